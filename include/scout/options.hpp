@@ -1,0 +1,55 @@
+// options.hpp: index-time settings of a Catalog (analysis, BM25, dense index, fusion).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "scout/analyzer.hpp"
+
+namespace scout {
+
+/// Weight of each tool-document field in BM25's term frequency and length (BM25F-style,
+/// Robertson, Zaragoza & Taylor 2004: weights scale term counts before saturation).
+struct FieldWeights {
+    float name = 3.0f;                ///< tool name words and title
+    float server = 1.0f;              ///< server name, category, environment label
+    float server_description = 0.5f;  ///< domain context (helps area-of-expertise queries)
+    float description = 1.0f;
+    float parameters = 0.5f;          ///< parameter names, descriptions and enum values
+};
+
+/// Okapi BM25. k1 = 1.2 and b = 0.75 are the classic defaults (Robertson & Zaragoza 2009).
+struct Bm25Options {
+    float k1 = 1.2f;
+    float b = 0.75f;
+    FieldWeights weights;
+};
+
+enum class DenseIndexKind : std::uint8_t { automatic, flat, hnsw };
+
+struct DenseOptions {
+    DenseIndexKind kind = DenseIndexKind::automatic;
+    /// With `automatic`, catalogs of at least this many tools use HNSW; smaller ones exact search.
+    std::size_t hnsw_min_tools = 10000;
+    std::size_t hnsw_m = 16;
+    std::size_t hnsw_ef_construction = 200;
+    std::size_t hnsw_ef_search = 64;
+    std::uint64_t seed = 42;  ///< HNSW level generation; fixed so rankings are reproducible
+};
+
+/// Reciprocal Rank Fusion (Cormack, Clarke & Buettcher, SIGIR 2009): score = sum 1 / (k + rank).
+struct FusionOptions {
+    double rrf_k = 60.0;
+    /// Each branch fetches top_k * fetch_factor candidates (the paper: 3).
+    std::size_t fetch_factor = 3;
+};
+
+struct CatalogOptions {
+    AnalyzerOptions analyzer;
+    Bm25Options bm25;
+    DenseOptions dense;
+    FusionOptions fusion;
+    std::size_t embed_batch = 16;  ///< texts per Embedder::embed call when indexing
+};
+
+}  // namespace scout

@@ -1,0 +1,13 @@
+// scout.hpp: umbrella header.
+#pragma once
+
+#include "scout/analyzer.hpp"
+#include "scout/catalog.hpp"
+#include "scout/catalog_loader.hpp"
+#include "scout/embedder.hpp"
+#include "scout/enhanced_name.hpp"
+#include "scout/options.hpp"
+#include "scout/searcher.hpp"
+#include "scout/status.hpp"
+#include "scout/tool_document.hpp"
+#include "scout/types.hpp"

@@ -1,0 +1,62 @@
+// searcher.hpp: the reader handle. A Searcher pins one immutable snapshot of the catalog, so
+// every search through it sees one generation, whatever commits happen meanwhile.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "scout/embedder.hpp"
+#include "scout/status.hpp"
+#include "scout/types.hpp"
+
+namespace scout {
+
+namespace detail {
+struct Snapshot;
+}
+
+/// Cheap to copy (two shared pointers). All methods are const and thread-safe. A Searcher keeps
+/// its snapshot alive; take a fresh one from Catalog::searcher() per request to see updates.
+class Searcher {
+public:
+    /// An empty searcher: every search reports `catalog_empty`.
+    Searcher();
+    Searcher(std::shared_ptr<const detail::Snapshot> snapshot, std::shared_ptr<Embedder> embedder);
+
+    /// Hybrid / BM25 / dense search. Errors: invalid_argument for an empty query, a query that is
+    /// not valid UTF-8 or longer than kMaxQueryBytes. An embedder failure is not an error: the
+    /// result says `degraded` and BM25 answers. O(postings of the query terms + N) for BM25,
+    /// O(N * dim) for exact dense search, O(log N) for HNSW.
+    [[nodiscard]] Result<SearchResult> search(std::string_view query,
+                                              const SearchOptions& options = {}) const;
+    /// Same, with a query vector the host already computed (dim must match the index).
+    [[nodiscard]] Result<SearchResult> search(std::string_view query,
+                                              std::span<const float> query_vector,
+                                              const SearchOptions& options = {}) const;
+
+    /// The tool an enhanced name (or a server-prefixed name) denotes, if it is indexed.
+    [[nodiscard]] std::optional<ToolKey> resolve(std::string_view enhanced_name) const;
+    /// Full description of one indexed tool, as a Hit with zero scores.
+    [[nodiscard]] std::optional<Hit> find(std::string_view server, std::string_view tool) const;
+    /// Every indexed tool allowed by the scope fields of `options` (servers, environment), in
+    /// (server, tool) order: the full list a gateway serves when tool search is off.
+    [[nodiscard]] std::vector<Hit> list_tools(const SearchOptions& options = {}) const;
+
+    [[nodiscard]] std::uint64_t generation() const noexcept;
+    /// Number of indexed (searchable) tools.
+    [[nodiscard]] std::size_t size() const noexcept;
+    /// True when the snapshot has a dense index (an embedder was set and indexing succeeded).
+    [[nodiscard]] bool has_dense() const noexcept;
+
+    static constexpr std::size_t kMaxQueryBytes = 16 * 1024;
+
+private:
+    std::shared_ptr<const detail::Snapshot> snapshot_;
+    std::shared_ptr<Embedder> embedder_;
+};
+
+}  // namespace scout

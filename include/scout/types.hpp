@@ -1,0 +1,107 @@
+// types.hpp: the value types of the public API: catalog entries, search options and hits.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace scout {
+
+/// Dense id of a tool inside one snapshot (0..N-1, in (server, tool) name order).
+/// Ids are only meaningful together with the snapshot generation that issued them.
+using ToolId = std::uint32_t;
+
+/// Lifecycle of an MCP server. Only ACTIVE servers are indexed and searchable.
+enum class ServerStatus : std::uint8_t { active, degraded, inactive, rejected };
+
+[[nodiscard]] std::string_view server_status_name(ServerStatus status) noexcept;
+/// Parses "ACTIVE"/"active", etc.; nullopt for anything else.
+[[nodiscard]] std::optional<ServerStatus> parse_server_status(std::string_view text) noexcept;
+
+/// A tool as MCP `tools/list` describes it. JSON-valued fields are kept as compact JSON text.
+struct ToolSpec {
+    std::string name;
+    std::string title;            ///< optional display title
+    std::string description;
+    std::string input_schema;     ///< JSON object text; empty means {"type":"object"}
+    std::string annotations;      ///< JSON object text; empty means none
+};
+
+/// An MCP server (backend) and its tools.
+struct ServerSpec {
+    std::string name;
+    std::string description;
+    std::string category;         ///< optional domain, e.g. "analytics"
+    std::string environment;      ///< optional label such as "prod" or "dev"
+    ServerStatus status = ServerStatus::active;
+    std::vector<ToolSpec> tools;
+};
+
+/// A whole catalog, as loaded from the catalog JSON format.
+struct CatalogSpec {
+    std::vector<ServerSpec> servers;
+};
+
+/// (server, tool) names of a tool: its identity across snapshots.
+struct ToolKey {
+    std::string server;
+    std::string tool;
+    friend bool operator==(const ToolKey&, const ToolKey&) = default;
+};
+
+/// Which retrieval branches a search runs.
+enum class Mode : std::uint8_t { hybrid, bm25, dense };
+
+[[nodiscard]] std::string_view mode_name(Mode mode) noexcept;
+[[nodiscard]] std::optional<Mode> parse_mode(std::string_view text) noexcept;
+
+/// Per-request search parameters.
+struct SearchOptions {
+    static constexpr std::size_t kDefaultTopK = 5;
+    static constexpr std::size_t kMaxTopK = 20;
+
+    std::size_t top_k = kDefaultTopK;  ///< clamped to [1, kMaxTopK]
+    /// Candidates each branch fetches before fusion; 0 means top_k * fusion fetch factor.
+    std::size_t fetch_k = 0;
+    Mode mode = Mode::hybrid;
+    /// Allowed servers (the caller's scope). nullopt = every active server; an empty list
+    /// allows nothing. Applied inside both branches, so top-k is taken over allowed tools only.
+    std::optional<std::vector<std::string>> servers;
+    /// Only servers whose environment label equals this (e.g. "prod"); nullopt = any.
+    std::optional<std::string> environment;
+    /// Upper bound on the query embedding; zero means wait for the embedder as long as it takes.
+    std::chrono::milliseconds embed_timeout{0};
+};
+
+/// One ranked tool. Ranks are 1-based within each branch; 0 means the branch did not return it.
+struct Hit {
+    ToolId id = 0;
+    std::string name;          ///< enhanced name, unique in the snapshot, valid for LLM tool APIs
+    std::string server;
+    std::string tool;
+    std::string title;
+    std::string description;
+    std::string input_schema;  ///< JSON text
+    std::string annotations;   ///< JSON text, empty if none
+    float score = 0;           ///< fused score (or the single branch's score)
+    float bm25_score = 0;
+    float dense_score = 0;
+    std::uint32_t bm25_rank = 0;
+    std::uint32_t dense_rank = 0;
+};
+
+/// What a search returns.
+struct SearchResult {
+    std::vector<Hit> hits;
+    Mode mode = Mode::hybrid;  ///< the mode that actually ran
+    bool degraded = false;     ///< the dense branch was wanted but unavailable; BM25 answered
+    std::string degraded_reason;
+    bool catalog_empty = false;  ///< nothing is indexed: a gateway should fall back to its full list
+    std::uint64_t generation = 0;
+};
+
+}  // namespace scout

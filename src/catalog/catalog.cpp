@@ -1,0 +1,154 @@
+// catalog.cpp: the writer. Staged state under one mutex; commit() builds the next snapshot
+// off to the side and publishes it through the slot, so searches never see a partial catalog.
+#include <mutex>
+#include <set>
+
+#include "catalog/validate.hpp"
+#include "scout/catalog.hpp"
+#include "snapshot/snapshot_builder.hpp"
+#include "snapshot/snapshot_slot.hpp"
+
+namespace scout {
+
+struct Catalog::Impl {
+    CatalogOptions options;
+    std::shared_ptr<Embedder> embedder;
+    detail::SnapshotSlot slot;
+
+    std::mutex write_mu;  // guards everything below
+    detail::StagedCatalog staged;
+    detail::EmbeddingCache cache;
+    std::uint64_t generation = 0;
+
+    static detail::StagedServer stage(ServerSpec spec) {
+        detail::StagedServer entry;
+        for (ToolSpec& tool : spec.tools) {
+            std::string name = tool.name;
+            entry.tools.emplace(std::move(name), std::move(tool));
+        }
+        spec.tools.clear();
+        entry.meta = std::move(spec);
+        return entry;
+    }
+};
+
+Catalog::Catalog(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Catalog::Catalog(Catalog&&) noexcept = default;
+Catalog& Catalog::operator=(Catalog&&) noexcept = default;
+Catalog::~Catalog() = default;
+
+Result<Catalog> Catalog::create(CatalogOptions options, std::shared_ptr<Embedder> embedder) {
+    if (options.bm25.k1 < 0 || options.bm25.b < 0 || options.bm25.b > 1) {
+        return Status{Errc::invalid_argument, "BM25 needs k1 >= 0 and 0 <= b <= 1"};
+    }
+    if (options.fusion.rrf_k < 0 || options.fusion.fetch_factor == 0) {
+        return Status{Errc::invalid_argument, "fusion needs rrf_k >= 0 and fetch_factor >= 1"};
+    }
+    auto impl = std::make_unique<Impl>();
+    impl->options = options;
+    impl->embedder = std::move(embedder);
+    auto empty = std::make_shared<detail::Snapshot>();
+    empty->options = options;
+    empty->analyzer = Analyzer(options.analyzer);
+    impl->slot.publish(std::move(empty));
+    return Catalog(std::move(impl));
+}
+
+Status Catalog::upsert_server(ServerSpec server) {
+    Status s = detail::validate_server(server);
+    if (!s.ok()) {
+        return s;
+    }
+    std::lock_guard lock(impl_->write_mu);
+    std::string name = server.name;
+    impl_->staged[std::move(name)] = Impl::stage(std::move(server));
+    return {};
+}
+
+Status Catalog::upsert_servers(const CatalogSpec& spec) {
+    std::set<std::string_view> seen;
+    for (const ServerSpec& server : spec.servers) {
+        if (!seen.insert(server.name).second) {
+            return {Errc::invalid_argument, "duplicate server name '" + server.name + "'"};
+        }
+        Status s = detail::validate_server(server);
+        if (!s.ok()) {
+            return s;
+        }
+    }
+    std::lock_guard lock(impl_->write_mu);
+    for (const ServerSpec& server : spec.servers) {
+        impl_->staged[server.name] = Impl::stage(server);
+    }
+    return {};
+}
+
+Status Catalog::remove_server(std::string_view server) {
+    std::lock_guard lock(impl_->write_mu);
+    auto it = impl_->staged.find(server);
+    if (it == impl_->staged.end()) {
+        return {Errc::not_found, "unknown server '" + std::string(server) + "'"};
+    }
+    impl_->staged.erase(it);
+    return {};
+}
+
+Status Catalog::set_server_status(std::string_view server, ServerStatus status) {
+    std::lock_guard lock(impl_->write_mu);
+    auto it = impl_->staged.find(server);
+    if (it == impl_->staged.end()) {
+        return {Errc::not_found, "unknown server '" + std::string(server) + "'"};
+    }
+    it->second.meta.status = status;
+    return {};
+}
+
+Status Catalog::upsert_tool(std::string_view server, ToolSpec tool) {
+    std::lock_guard lock(impl_->write_mu);
+    auto it = impl_->staged.find(server);
+    if (it == impl_->staged.end()) {
+        return {Errc::not_found, "unknown server '" + std::string(server) + "'"};
+    }
+    Status s = detail::validate_tool(it->second.meta, tool);
+    if (!s.ok()) {
+        return s;
+    }
+    std::string name = tool.name;
+    it->second.tools[std::move(name)] = std::move(tool);
+    return {};
+}
+
+Status Catalog::remove_tool(std::string_view server, std::string_view tool) {
+    std::lock_guard lock(impl_->write_mu);
+    auto it = impl_->staged.find(server);
+    if (it == impl_->staged.end()) {
+        return {Errc::not_found, "unknown server '" + std::string(server) + "'"};
+    }
+    auto t = it->second.tools.find(tool);
+    if (t == it->second.tools.end()) {
+        return {Errc::not_found, "server '" + std::string(server) + "' has no tool '" + std::string(tool) + "'"};
+    }
+    it->second.tools.erase(t);
+    return {};
+}
+
+Result<CommitInfo> Catalog::commit() {
+    std::lock_guard lock(impl_->write_mu);
+    try {
+        auto built = detail::build_snapshot(impl_->staged, impl_->options, impl_->embedder.get(),
+                                            impl_->cache, impl_->generation + 1);
+        ++impl_->generation;
+        impl_->slot.publish(std::move(built.snapshot));
+        return built.info;
+    } catch (const std::bad_alloc&) {
+        return Status{Errc::internal, "out of memory while building the index"};
+    } catch (const std::exception& e) {
+        return Status{Errc::internal, std::string("index build failed: ") + e.what()};
+    }
+}
+
+Searcher Catalog::searcher() const { return Searcher(impl_->slot.load(), impl_->embedder); }
+
+const CatalogOptions& Catalog::options() const noexcept { return impl_->options; }
+
+}  // namespace scout

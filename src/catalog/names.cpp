@@ -1,0 +1,86 @@
+// names.cpp: string names of the public enums (Errc, ServerStatus, Mode) and their parsers.
+#include <cctype>
+#include <string>
+
+#include "scout/status.hpp"
+#include "scout/types.hpp"
+
+namespace scout {
+
+std::string_view errc_name(Errc code) noexcept {
+    switch (code) {
+        case Errc::ok: return "ok";
+        case Errc::invalid_argument: return "invalid_argument";
+        case Errc::not_found: return "not_found";
+        case Errc::io_error: return "io_error";
+        case Errc::corrupt: return "corrupt";
+        case Errc::version_unsupported: return "version_unsupported";
+        case Errc::embedder_mismatch: return "embedder_mismatch";
+        case Errc::dimension_mismatch: return "dimension_mismatch";
+        case Errc::unavailable: return "unavailable";
+        case Errc::internal: return "internal";
+    }
+    return "unknown";
+}
+
+std::string Status::to_string() const {
+    if (ok()) {
+        return "ok";
+    }
+    return std::string(errc_name(code_)) + ": " + message_;
+}
+
+std::string_view server_status_name(ServerStatus status) noexcept {
+    switch (status) {
+        case ServerStatus::active: return "ACTIVE";
+        case ServerStatus::degraded: return "DEGRADED";
+        case ServerStatus::inactive: return "INACTIVE";
+        case ServerStatus::rejected: return "REJECTED";
+    }
+    return "UNKNOWN";
+}
+
+namespace {
+bool iequals(std::string_view a, std::string_view b) noexcept {
+    if (a.size() != b.size()) {
+        return false;
+    }
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        if (std::tolower(static_cast<unsigned char>(a[i])) !=
+            std::tolower(static_cast<unsigned char>(b[i]))) {
+            return false;
+        }
+    }
+    return true;
+}
+}  // namespace
+
+std::optional<ServerStatus> parse_server_status(std::string_view text) noexcept {
+    for (auto s : {ServerStatus::active, ServerStatus::degraded, ServerStatus::inactive,
+                   ServerStatus::rejected}) {
+        if (iequals(text, server_status_name(s))) {
+            return s;
+        }
+    }
+    return std::nullopt;
+}
+
+std::string_view mode_name(Mode mode) noexcept {
+    switch (mode) {
+        case Mode::hybrid: return "hybrid";
+        case Mode::bm25: return "bm25";
+        case Mode::dense: return "dense";
+    }
+    return "unknown";
+}
+
+std::optional<Mode> parse_mode(std::string_view text) noexcept {
+    for (auto m : {Mode::hybrid, Mode::bm25, Mode::dense}) {
+        if (iequals(text, mode_name(m))) {
+            return m;
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace scout

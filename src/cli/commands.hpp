@@ -1,0 +1,9 @@
+// commands.hpp: one entry point per `scout` subcommand; each returns the process exit code.
+#pragma once
+
+namespace scout::cli {
+
+int run_search(int argc, char** argv);
+int run_eval(int argc, char** argv);
+
+}  // namespace scout::cli

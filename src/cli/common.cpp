@@ -1,0 +1,115 @@
+// common.cpp: see common.hpp.
+#include <charconv>
+#include <iostream>
+
+#include "cli/common.hpp"
+#include "scout/catalog_loader.hpp"
+
+namespace scout::cli {
+namespace {
+
+std::optional<std::size_t> parse_size(const std::string& text) {
+    std::size_t value = 0;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || ptr != text.data() + text.size()) {
+        return std::nullopt;
+    }
+    return value;
+}
+
+}  // namespace
+
+const std::set<std::string>& catalog_options() {
+    static const std::set<std::string> options{"catalog", "embedder", "top-k", "mode", "server",
+                                               "environment", "embed-timeout-ms"};
+    return options;
+}
+
+Result<std::shared_ptr<Embedder>> make_embedder(const Args& args) {
+    const std::string spec = args.get("embedder").value_or("hashing");
+    if (spec == "none") {
+        return std::shared_ptr<Embedder>();
+    }
+    if (spec.rfind("hashing", 0) == 0) {
+        std::size_t dim = 256;
+        if (spec.size() > 7) {
+            auto parsed = spec[7] == ':' ? parse_size(spec.substr(8)) : std::nullopt;
+            if (!parsed || *parsed == 0 || *parsed > 65536) {
+                return Status{Errc::invalid_argument, "--embedder hashing:DIM needs 1 <= DIM <= 65536"};
+            }
+            dim = *parsed;
+        }
+        return std::shared_ptr<Embedder>(std::make_shared<HashingEmbedder>(dim));
+    }
+    return Status{Errc::invalid_argument, "unknown embedder '" + spec + "' (expected hashing[:DIM] or none)"};
+}
+
+Result<LoadedCatalog> load_catalog(const Args& args) {
+    auto path = args.get("catalog");
+    if (!path) {
+        return Status{Errc::invalid_argument, "--catalog FILE is required"};
+    }
+    auto spec = load_catalog_file(*path);
+    if (!spec) {
+        return spec.status();
+    }
+    auto embedder = make_embedder(args);
+    if (!embedder) {
+        return embedder.status();
+    }
+    auto catalog = Catalog::create({}, embedder.value());
+    if (!catalog) {
+        return catalog.status();
+    }
+    LoadedCatalog out;
+    out.catalog = std::make_unique<Catalog>(std::move(catalog.value()));
+    if (Status s = out.catalog->upsert_servers(spec.value()); !s.ok()) {
+        return Status{s.code(), *path + ": " + s.message()};
+    }
+    auto info = out.catalog->commit();
+    if (!info) {
+        return info.status();
+    }
+    out.info = info.value();
+    out.searcher = out.catalog->searcher();
+    return out;
+}
+
+Result<SearchOptions> search_options(const Args& args, bool read_mode) {
+    SearchOptions options;
+    if (auto k = args.get("top-k")) {
+        auto parsed = parse_size(*k);
+        if (!parsed) {
+            return Status{Errc::invalid_argument, "--top-k needs a whole number"};
+        }
+        options.top_k = *parsed;  // clamped to [1, 20] by the searcher
+    }
+    if (auto m = args.get("mode"); m && read_mode) {
+        auto mode = parse_mode(*m);
+        if (!mode) {
+            return Status{Errc::invalid_argument, "--mode must be hybrid, bm25 or dense"};
+        }
+        options.mode = *mode;
+    }
+    if (args.has("server")) {
+        options.servers = args.all("server");
+    }
+    if (auto env = args.get("environment")) {
+        options.environment = *env;
+    }
+    if (auto t = args.get("embed-timeout-ms")) {
+        auto parsed = parse_size(*t);
+        if (!parsed) {
+            return Status{Errc::invalid_argument, "--embed-timeout-ms needs a whole number"};
+        }
+        options.embed_timeout = std::chrono::milliseconds(*parsed);
+    }
+    return options;
+}
+
+int fail(const std::string& message) {
+    std::cerr << "scout: " << message << "\n";
+    return kExitBadInput;
+}
+
+}  // namespace scout::cli

@@ -1,0 +1,99 @@
+// eval_command.cpp: `scout eval --catalog FILE --queries FILE [--mode M|all] [--top-k K] [--json]`.
+#include <cstdio>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+#include "eval/evaluation.hpp"
+
+namespace scout::cli {
+namespace {
+
+nlohmann::json to_json(const eval::Report& r, Mode mode) {
+    return {{"mode", mode_name(mode)},
+            {"queries", r.queries},
+            {"evaluable", r.evaluable},
+            {"catalog_gaps", r.catalog_gaps},
+            {"degraded", r.degraded},
+            {"errors", r.errors},
+            {"hit_at_1", r.hit_at_1},
+            {"hit_at_5", r.hit_at_5},
+            {"hit_at_10", r.hit_at_10},
+            {"mrr", r.mrr},
+            {"recall_at_5", r.recall_at_5},
+            {"ndcg_at_5", r.ndcg_at_5},
+            {"latency_us", {{"p50", r.p50_us}, {"p95", r.p95_us}, {"p99", r.p99_us}}}};
+}
+
+void print_row(const eval::Report& r, Mode mode) {
+    std::printf("%-7s %6.3f %6.3f %6.3f %6.3f %6.3f %6.3f %9.1f %9.1f %9.1f\n",
+                std::string(mode_name(mode)).c_str(), r.hit_at_1, r.hit_at_5, r.hit_at_10, r.mrr,
+                r.recall_at_5, r.ndcg_at_5, r.p50_us, r.p95_us, r.p99_us);
+}
+
+}  // namespace
+
+int run_eval(int argc, char** argv) {
+    std::set<std::string> options = catalog_options();
+    options.insert("queries");
+    std::string error;
+    auto args = Args::parse(argc, argv, 2, {"json"}, options, error);
+    if (!args) {
+        return fail(error);
+    }
+    if (!args->positional().empty()) {
+        return fail("eval takes no positional arguments");
+    }
+    const bool all_modes = args->get("mode") == "all";
+    auto search = search_options(*args, /*read_mode=*/!all_modes);
+    if (!search) {
+        return fail(search.status().message());
+    }
+    const std::vector<Mode> modes =
+        all_modes ? std::vector<Mode>{Mode::bm25, Mode::dense, Mode::hybrid} : std::vector<Mode>{search->mode};
+    auto path = args->get("queries");
+    if (!path) {
+        return fail("--queries FILE is required");
+    }
+    auto queries = eval::load_queries(*path);
+    if (!queries) {
+        return fail(queries.status().message());
+    }
+    auto loaded = load_catalog(*args);
+    if (!loaded) {
+        return fail(loaded.status().message());
+    }
+    nlohmann::json reports = nlohmann::json::array();
+    if (!args->has("json")) {
+        std::printf("catalog: %zu servers, %zu tools indexed in %.1f ms (%zu embedded%s%s)\n",
+                    loaded->info.servers, loaded->info.tools, loaded->info.build_ms, loaded->info.embedded,
+                    loaded->info.dense_ready ? "" : "; dense unavailable: ",
+                    loaded->info.dense_ready ? "" : loaded->info.dense_error.c_str());
+        std::printf("queries: %zu (%zu evaluable, %zu catalog gaps)\n", queries->size(),
+                    static_cast<std::size_t>(std::count_if(queries->begin(), queries->end(),
+                                                           [](const auto& q) { return !q.relevant.empty(); })),
+                    static_cast<std::size_t>(std::count_if(queries->begin(), queries->end(),
+                                                           [](const auto& q) { return q.relevant.empty(); })));
+        std::printf("%-7s %6s %6s %6s %6s %6s %6s %9s %9s %9s\n", "mode", "H@1", "H@5", "H@10", "MRR",
+                    "R@5", "nDCG@5", "p50 us", "p95 us", "p99 us");
+    }
+    for (Mode mode : modes) {
+        eval::Options eo;
+        eo.search = search.value();
+        eo.search.mode = mode;
+        const eval::Report report = eval::evaluate(loaded->searcher, queries.value(), eo);
+        if (args->has("json")) {
+            reports.push_back(to_json(report, mode));
+        } else {
+            print_row(report, mode);
+        }
+    }
+    if (args->has("json")) {
+        std::cout << (reports.size() == 1 ? reports[0] : reports).dump(2) << "\n";
+    }
+    return kExitOk;
+}
+
+}  // namespace scout::cli

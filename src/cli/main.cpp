@@ -1,0 +1,45 @@
+// main.cpp: the `scout` command: search and evaluate MCP tool catalogs.
+#include <cstring>
+#include <exception>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: scout <command> [options]
+
+commands:
+  search --catalog FILE [--top-k K] [--mode hybrid|bm25|dense] [--json] QUERY...
+  eval   --catalog FILE --queries FILE [--top-k K] [--mode hybrid|bm25|dense|all] [--json]
+
+common options:
+  --embedder hashing[:DIM]|none   dense-branch embedder (default hashing:256)
+  --server NAME                   restrict results to this server (repeatable)
+  --environment LABEL             restrict results to servers with this environment label
+  --embed-timeout-ms MS           give up on the query embedding after MS and answer with BM25
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
+        std::cout << kUsage;
+        return argc < 2 ? scout::cli::kExitBadInput : scout::cli::kExitOk;
+    }
+    try {
+        const std::string command = argv[1];
+        if (command == "search") {
+            return scout::cli::run_search(argc, argv);
+        }
+        if (command == "eval") {
+            return scout::cli::run_eval(argc, argv);
+        }
+        std::cerr << "scout: unknown command '" << command << "'\n" << kUsage;
+        return scout::cli::kExitBadInput;
+    } catch (const std::exception& e) {
+        std::cerr << "scout: internal error: " << e.what() << "\n";
+        return scout::cli::kExitFailure;
+    }
+}

@@ -1,0 +1,143 @@
+// evaluation.cpp: see evaluation.hpp. Binary relevance throughout.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "eval/evaluation.hpp"
+#include "scout/catalog_loader.hpp"
+
+namespace scout::eval {
+
+Result<std::vector<LabelledQuery>> parse_queries(std::string_view text) {
+    using nlohmann::json;
+    try {
+        const json root = json::parse(text.begin(), text.end());
+        if (!root.is_object() || !root.contains("queries") || !root["queries"].is_array()) {
+            return Status{Errc::invalid_argument, "expected an object with a 'queries' array"};
+        }
+        std::vector<LabelledQuery> out;
+        const json& queries = root["queries"];
+        for (std::size_t i = 0; i < queries.size(); ++i) {
+            const json& q = queries[i];
+            const std::string where = "queries[" + std::to_string(i) + "]";
+            if (!q.is_object() || !q.contains("query") || !q["query"].is_string()) {
+                return Status{Errc::invalid_argument, where + ": 'query' must be a string"};
+            }
+            LabelledQuery lq;
+            lq.id = q.contains("id") && q["id"].is_string() ? q["id"].get<std::string>() : std::to_string(i);
+            lq.query = q["query"].get<std::string>();
+            if (q.contains("relevant")) {
+                if (!q["relevant"].is_array()) {
+                    return Status{Errc::invalid_argument, where + ": 'relevant' must be an array"};
+                }
+                for (const json& r : q["relevant"]) {
+                    if (!r.is_object() || !r.contains("server") || !r.contains("tool") ||
+                        !r["server"].is_string() || !r["tool"].is_string()) {
+                        return Status{Errc::invalid_argument,
+                                      where + ": each relevant entry needs string 'server' and 'tool'"};
+                    }
+                    lq.relevant.push_back({r["server"].get<std::string>(), r["tool"].get<std::string>()});
+                }
+            }
+            out.push_back(std::move(lq));
+        }
+        return out;
+    } catch (const json::exception& e) {
+        return Status{Errc::invalid_argument, std::string("malformed JSON: ") + e.what()};
+    }
+}
+
+Result<std::vector<LabelledQuery>> load_queries(const std::filesystem::path& path) {
+    auto text = read_text_file(path);
+    if (!text) {
+        return text.status();
+    }
+    auto queries = parse_queries(text.value());
+    if (!queries) {
+        return Status{queries.status().code(), path.string() + ": " + queries.status().message()};
+    }
+    return queries;
+}
+
+double quantile(std::vector<double> sample, double q) {
+    if (sample.empty()) {
+        return 0;
+    }
+    std::sort(sample.begin(), sample.end());
+    const double pos = q * static_cast<double>(sample.size() - 1);
+    const auto lo = static_cast<std::size_t>(std::floor(pos));
+    const std::size_t hi = std::min(lo + 1, sample.size() - 1);
+    return sample[lo] + (pos - static_cast<double>(lo)) * (sample[hi] - sample[lo]);
+}
+
+Report evaluate(const Searcher& searcher, const std::vector<LabelledQuery>& queries,
+                const Options& options) {
+    constexpr std::size_t kDepth = 20;
+    Report report;
+    report.queries = queries.size();
+    SearchOptions search = options.search;
+    const std::size_t user_k = std::clamp<std::size_t>(search.top_k, 1, SearchOptions::kMaxTopK);
+    search.fetch_k = search.fetch_k != 0 ? search.fetch_k : user_k * options.fetch_factor;
+    search.top_k = kDepth;
+    std::vector<double> latencies;
+    for (const LabelledQuery& q : queries) {
+        const auto started = std::chrono::steady_clock::now();
+        auto result = searcher.search(q.query, search);
+        latencies.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - started).count());
+        if (q.relevant.empty()) {
+            ++report.catalog_gaps;
+            continue;
+        }
+        ++report.evaluable;
+        if (!result) {
+            ++report.errors;
+            continue;
+        }
+        report.degraded += result->degraded ? 1 : 0;
+        const auto is_relevant = [&](const Hit& h) {
+            return std::any_of(q.relevant.begin(), q.relevant.end(),
+                               [&](const ToolKey& k) { return k.server == h.server && k.tool == h.tool; });
+        };
+        const auto& hits = result->hits;
+        std::size_t first = 0;  // 1-based rank of the first relevant hit, 0 if none
+        std::size_t relevant_in_5 = 0;
+        double dcg = 0;
+        for (std::size_t r = 0; r < hits.size(); ++r) {
+            if (!is_relevant(hits[r])) {
+                continue;
+            }
+            if (first == 0) {
+                first = r + 1;
+            }
+            if (r < 5) {
+                ++relevant_in_5;
+                dcg += 1.0 / std::log2(static_cast<double>(r) + 2.0);
+            }
+        }
+        double idcg = 0;
+        for (std::size_t r = 0; r < std::min<std::size_t>(q.relevant.size(), 5); ++r) {
+            idcg += 1.0 / std::log2(static_cast<double>(r) + 2.0);
+        }
+        report.hit_at_1 += (first == 1) ? 1 : 0;
+        report.hit_at_5 += (first != 0 && first <= 5) ? 1 : 0;
+        report.hit_at_10 += (first != 0 && first <= 10) ? 1 : 0;
+        report.mrr += first != 0 ? 1.0 / static_cast<double>(first) : 0.0;
+        report.recall_at_5 += static_cast<double>(relevant_in_5) / static_cast<double>(q.relevant.size());
+        report.ndcg_at_5 += idcg > 0 ? dcg / idcg : 0.0;
+    }
+    if (report.evaluable > 0) {
+        const auto n = static_cast<double>(report.evaluable);
+        for (double* m : {&report.hit_at_1, &report.hit_at_5, &report.hit_at_10, &report.mrr,
+                          &report.recall_at_5, &report.ndcg_at_5}) {
+            *m /= n;
+        }
+    }
+    report.p50_us = quantile(latencies, 0.50);
+    report.p95_us = quantile(latencies, 0.95);
+    report.p99_us = quantile(latencies, 0.99);
+    return report;
+}
+
+}  // namespace scout::eval

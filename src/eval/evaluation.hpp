@@ -1,0 +1,55 @@
+// evaluation.hpp: labelled queries -> retrieval quality (Hit@k, MRR, Recall@k, nDCG@k) and
+// latency percentiles. Shared by the CLI and the benchmark binaries.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "scout/searcher.hpp"
+#include "scout/status.hpp"
+#include "scout/types.hpp"
+
+namespace scout::eval {
+
+struct LabelledQuery {
+    std::string id;
+    std::string query;
+    std::vector<ToolKey> relevant;  ///< empty: a catalog gap (no tool should answer)
+};
+
+/// Reads the queries format {"queries": [{"id", "query", "relevant": [{"server", "tool"}]}]}.
+[[nodiscard]] Result<std::vector<LabelledQuery>> load_queries(const std::filesystem::path& path);
+[[nodiscard]] Result<std::vector<LabelledQuery>> parse_queries(std::string_view json);
+
+struct Report {
+    std::size_t queries = 0;
+    std::size_t evaluable = 0;
+    std::size_t catalog_gaps = 0;
+    std::size_t degraded = 0;  ///< searches answered by BM25 alone because dense failed
+    std::size_t errors = 0;    ///< searches that returned an error status
+    double hit_at_1 = 0;
+    double hit_at_5 = 0;
+    double hit_at_10 = 0;
+    double mrr = 0;            ///< over the top 20
+    double recall_at_5 = 0;
+    double ndcg_at_5 = 0;
+    double p50_us = 0;
+    double p95_us = 0;
+    double p99_us = 0;
+};
+
+struct Options {
+    SearchOptions search;  ///< top_k here is the user's k: branches fetch k x fetch_factor
+    std::size_t fetch_factor = 3;
+};
+
+/// Runs every query. Each search returns the top 20 of the same fused candidate pool a top_k
+/// search would see, so Hit@k for k <= top_k equals what the user's search returns.
+[[nodiscard]] Report evaluate(const Searcher& searcher, const std::vector<LabelledQuery>& queries,
+                              const Options& options);
+
+/// q-quantile (0..1) of a sample by linear interpolation; 0 for an empty sample.
+[[nodiscard]] double quantile(std::vector<double> sample, double q);
+
+}  // namespace scout::eval

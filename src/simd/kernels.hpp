@@ -1,0 +1,46 @@
+// kernels.hpp: the hot loops of both branches, one implementation per instruction set, chosen
+// once at startup (or forced with SCOUT_FORCE_ISA=scalar|sse2|avx2|avx512 for tests/benchmarks).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace scout::simd {
+
+/// Width of the blocks next_above() reports: callers inspect v[i, i + kScanBlock) after a hit.
+inline constexpr std::size_t kScanBlock = 16;
+
+struct Kernels {
+    const char* isa;
+    /// Inner product of a[0, n) and b[0, n).
+    float (*dot)(const float* a, const float* b, std::size_t n);
+    /// Smallest i >= begin such that some v[j] > threshold for j in [i, min(i + kScanBlock, n));
+    /// n if there is none. Lets a top-k scan skip whole blocks that cannot enter the heap.
+    std::size_t (*next_above)(const float* v, std::size_t begin, std::size_t n, float threshold);
+};
+
+/// The kernels in use: the best the CPU supports, unless SCOUT_FORCE_ISA names another.
+[[nodiscard]] const Kernels& active() noexcept;
+/// A named implementation, or nullptr when it is not built or not supported by this CPU.
+[[nodiscard]] const Kernels* find(std::string_view isa) noexcept;
+/// Every implementation this CPU can run, scalar first.
+[[nodiscard]] std::vector<std::string> available();
+
+namespace scalar {
+extern const Kernels kKernels;
+}
+#if defined(SCOUT_HAVE_X86_KERNELS)
+namespace sse2 {
+extern const Kernels kKernels;
+}
+namespace avx2 {
+extern const Kernels kKernels;
+}
+namespace avx512 {
+extern const Kernels kKernels;
+}
+#endif
+
+}  // namespace scout::simd

@@ -1,0 +1,54 @@
+// snapshot.hpp: one immutable generation of the index. Everything a search reads lives here;
+// once published it is never modified, only replaced, so readers need no locks.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "dense/dense_index.hpp"
+#include "scout/analyzer.hpp"
+#include "scout/enhanced_name.hpp"
+#include "scout/options.hpp"
+#include "scout/types.hpp"
+#include "sparse/bm25_index.hpp"
+
+namespace scout::detail {
+
+struct ServerRecord {
+    std::string name;
+    std::string description;
+    std::string category;
+    std::string environment;
+    ToolId first_tool = 0;  // the server's tools are the contiguous ids [first_tool, end_tool)
+    ToolId end_tool = 0;
+};
+
+struct ToolRecord {
+    std::string server;
+    std::string tool;
+    std::string enhanced_name;
+    std::string title;
+    std::string description;
+    std::string input_schema;
+    std::string annotations;
+    std::uint32_t server_index = 0;
+};
+
+struct Snapshot {
+    std::uint64_t generation = 0;
+    CatalogOptions options;
+    Analyzer analyzer;
+    std::vector<ServerRecord> servers;  // ACTIVE servers only, by name
+    std::vector<ToolRecord> tools;      // ToolId order: by (server, tool)
+    std::unordered_map<std::string, std::uint32_t> server_index;
+    EnhancedNames names;
+    Bm25Index bm25;
+    std::unique_ptr<DenseIndex> dense;  // null: no embedder, or indexing failed
+    std::string dense_error;            // why `dense` is null, when an embedder was set
+    std::string embedder_model;
+};
+
+}  // namespace scout::detail

@@ -1,0 +1,59 @@
+// bm25_index.hpp: the sparse branch. An immutable inverted index in CSR layout (one arena of
+// sorted docids and a parallel arena of precomputed BM25 impacts), searched term-at-a-time into
+// a per-thread accumulator, then a SIMD threshold scan feeding a bounded heap.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "scout/options.hpp"
+#include "util/bitset.hpp"
+#include "util/topk.hpp"
+
+namespace scout {
+
+using TermId = std::uint32_t;
+
+class Bm25Index {
+public:
+    /// Collects weighted term occurrences document by document (ids 0, 1, 2, ... in call order).
+    class Builder {
+    public:
+        /// Starts the next document.
+        void begin_document();
+        /// One occurrence of `term` in the current document, counted with `weight`
+        /// (the field weight: BM25F-style weighted term frequency and length).
+        void add(const std::string& term, float weight);
+        [[nodiscard]] Bm25Index build(const Bm25Options& options) &&;
+
+    private:
+        std::unordered_map<std::string, TermId> vocabulary_;
+        std::vector<std::vector<std::pair<ToolId, float>>> postings_;  // per term: (doc, weighted tf)
+        std::vector<float> doc_length_;
+    };
+
+    /// The k best documents for the analyzed query terms (repeated terms count repeatedly),
+    /// restricted to `allowed` when given. Only documents sharing a term score; scores > 0.
+    void search(std::span<const std::string> terms, std::size_t k, const Bitset* allowed,
+                std::vector<ScoredDoc>& out) const;
+
+    [[nodiscard]] std::size_t num_docs() const noexcept { return num_docs_; }
+    [[nodiscard]] std::size_t num_terms() const noexcept { return offsets_.empty() ? 0 : offsets_.size() - 1; }
+    [[nodiscard]] std::size_t num_postings() const noexcept { return docids_.size(); }
+    /// Bytes held by postings and dictionary (approximate for the hash map).
+    [[nodiscard]] std::size_t memory_bytes() const noexcept;
+    /// Document frequency of a term (0 if unknown); for tests and explanations.
+    [[nodiscard]] std::size_t doc_freq(const std::string& term) const;
+
+private:
+    std::unordered_map<std::string, TermId> vocabulary_;
+    std::vector<std::uint32_t> offsets_;  // term t's postings are [offsets_[t], offsets_[t + 1])
+    std::vector<ToolId> docids_;
+    std::vector<float> impacts_;
+    std::size_t num_docs_ = 0;
+};
+
+}  // namespace scout

@@ -1,0 +1,59 @@
+// topk.hpp: bounded collector of the k best (score, id) pairs. Order is total and deterministic:
+// higher score first, then lower id, so equal scores never make rankings flicker.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <limits>
+#include <vector>
+
+#include "scout/types.hpp"
+
+namespace scout {
+
+struct ScoredDoc {
+    ToolId id = 0;
+    float score = 0;
+};
+
+[[nodiscard]] inline bool ranks_before(const ScoredDoc& a, const ScoredDoc& b) noexcept {
+    return a.score > b.score || (a.score == b.score && a.id < b.id);
+}
+
+class TopK {
+public:
+    explicit TopK(std::size_t k) : k_(k) { heap_.reserve(k); }
+
+    /// Lowest score that can still enter; -inf while the heap is not full.
+    [[nodiscard]] float threshold() const noexcept {
+        return heap_.size() < k_ ? -std::numeric_limits<float>::infinity() : heap_.front().score;
+    }
+
+    void push(ToolId id, float score) {
+        if (k_ == 0) {
+            return;
+        }
+        const ScoredDoc doc{id, score};
+        if (heap_.size() < k_) {
+            heap_.push_back(doc);
+            std::push_heap(heap_.begin(), heap_.end(), ranks_before);  // worst on top
+        } else if (ranks_before(doc, heap_.front())) {
+            std::pop_heap(heap_.begin(), heap_.end(), ranks_before);
+            heap_.back() = doc;
+            std::push_heap(heap_.begin(), heap_.end(), ranks_before);
+        }
+    }
+
+    /// The collected docs, best first. Leaves the collector empty.
+    void drain_sorted(std::vector<ScoredDoc>& out) {
+        std::sort(heap_.begin(), heap_.end(), ranks_before);
+        out.assign(heap_.begin(), heap_.end());
+        heap_.clear();
+    }
+
+private:
+    std::size_t k_;
+    std::vector<ScoredDoc> heap_;
+};
+
+}  // namespace scout
