@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# setup.sh: installs scout's dependencies from Debian's packages, fetches and verifies the model
+# and tokenizer files (scripts/fetch.d/*.sh, cached in ~/.cache/scout), builds Release into
+# build/, and runs the main job: the evaluation of the bundled 49-query benchmark.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+sudo_cmd=""
+if [ "$(id -u)" -ne 0 ]; then sudo_cmd="sudo"; fi
+
+if [ "${SCOUT_SKIP_APT:-0}" != "1" ]; then
+  packages=$(grep -v '^\s*#' scripts/debian-packages.txt | grep -v '^\s*$' | tr '\n' ' ')
+  missing=""
+  for p in $packages; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+  done
+  if [ -n "$missing" ]; then
+    echo "setup: installing$missing"
+    $sudo_cmd apt-get update -qq
+    $sudo_cmd env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing
+  fi
+fi
+
+for fetcher in scripts/fetch.d/*.sh; do
+  [ -e "$fetcher" ] || continue
+  bash "$fetcher"
+done
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release ${SCOUT_CMAKE_ARGS:-}
+cmake --build build -j"$(nproc)"
+
+if [ "${SCOUT_SKIP_MAIN_JOB:-0}" != "1" ]; then
+  ./build/bin/scout eval --catalog data/enterprise_catalog.json --queries data/queries-49.json --mode all
+fi
