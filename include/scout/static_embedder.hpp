@@ -19,7 +19,8 @@ struct StaticEmbedderOptions {
     /// p(w) is estimated from the word's frequency rank in the vector file by Zipf's law, so the
     /// weights need no corpus and embeddings do not change as the catalog changes.
     double sif_a = 1e-3;
-    /// Out-of-vocabulary words are tried as their Porter stem, then split into in-vocabulary
+    /// Out-of-vocabulary words are tried as base forms ("deploying" -> "deploy") and their Porter
+    /// stem, then split into in-vocabulary
     /// pieces of at least 3 bytes ("filesystem" -> "file" + "system"); otherwise skipped.
     bool subword_fallback = true;
 };

@@ -74,6 +74,28 @@ std::vector<std::uint32_t> split_into_known(const detail::VectorTable& table, co
     return rows;
 }
 
+/// Base forms an inflected word may come from ("deploying" -> "deploy", "creating" -> "create",
+/// "running" -> "run", "queries" -> "query"), then its Porter stem. Tried in this order.
+std::vector<std::string> base_forms(const std::string& word) {
+    static const std::pair<std::string_view, std::string_view> kRules[] = {
+        {"ies", "y"}, {"ied", "y"}, {"es", ""}, {"s", ""}, {"ing", ""}, {"ing", "e"}, {"ed", ""}, {"ed", "e"}};
+    std::vector<std::string> out;
+    for (const auto& [suffix, replacement] : kRules) {
+        if (word.size() < suffix.size() + 3 || word.compare(word.size() - suffix.size(), suffix.size(), suffix) != 0) {
+            continue;
+        }
+        std::string base = word.substr(0, word.size() - suffix.size());
+        const bool doubled = replacement.empty() && base.size() >= 4 && base.back() == base[base.size() - 2];
+        out.push_back(base + std::string(replacement));
+        if (doubled) {
+            base.pop_back();
+            out.push_back(base);
+        }
+    }
+    out.push_back(porter_stem(word));
+    return out;
+}
+
 void add_word(const StaticEmbedder::Impl& impl, const std::string& word, float* out) {
     if (auto row = impl.table.find(word)) {
         impl.table.accumulate(*row, impl.weights[*row], out);
@@ -82,9 +104,11 @@ void add_word(const StaticEmbedder::Impl& impl, const std::string& word, float* 
     if (!impl.options.subword_fallback) {
         return;
     }
-    if (auto row = impl.table.find(porter_stem(word))) {
-        impl.table.accumulate(*row, impl.weights[*row], out);
-        return;
+    for (const std::string& base : base_forms(word)) {
+        if (auto row = impl.table.find(base)) {
+            impl.table.accumulate(*row, impl.weights[*row], out);
+            return;
+        }
     }
     const auto pieces = split_into_known(impl.table, word);
     for (std::uint32_t r : pieces) {
@@ -168,7 +192,7 @@ std::string StaticEmbedder::model_id() const {
     char hex[17];
     std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(impl_->table.checksum()));
     return "static-" + std::to_string(impl_->table.dim()) + "d-" + hex + "-sif" +
-           std::to_string(impl_->options.sif_a) + (impl_->options.subword_fallback ? "-sub" : "");
+           std::to_string(impl_->options.sif_a) + (impl_->options.subword_fallback ? "-sub2" : "");
 }
 
 std::size_t StaticEmbedder::dim() const { return impl_->table.dim(); }
