@@ -26,6 +26,8 @@ public:
     [[nodiscard]] std::string model_id() const override { return inner_->model_id(); }
     [[nodiscard]] std::size_t dim() const override { return inner_->dim(); }
     [[nodiscard]] Result<std::vector<float>> embed(std::span<const std::string> texts) override;
+    /// Forwards to the inner embedder and empties the cache when its model id changes.
+    void fit(std::span<const std::string> corpus) override;
 
     [[nodiscard]] std::size_t hits() const;
     [[nodiscard]] std::size_t misses() const;

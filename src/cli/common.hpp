@@ -32,6 +32,7 @@ public:
     [[nodiscard]] std::string model_id() const override { return inner_->model_id(); }
     [[nodiscard]] std::size_t dim() const override { return inner_->dim(); }
     [[nodiscard]] Result<std::vector<float>> embed(std::span<const std::string> texts) override;
+    void fit(std::span<const std::string> corpus) override { inner_->fit(corpus); }
     [[nodiscard]] std::size_t texts() const noexcept { return texts_.load(); }
     [[nodiscard]] double milliseconds() const noexcept { return static_cast<double>(nanos_.load()) / 1e6; }
 

@@ -10,12 +10,14 @@ CachingEmbedder::CachingEmbedder(std::shared_ptr<Embedder> inner, std::size_t ca
 
 Result<std::vector<float>> CachingEmbedder::embed(std::span<const std::string> texts) {
     const std::size_t dim = inner_->dim();
+    // Keys carry the model id: after the inner embedder is refitted, old vectors never match.
+    const std::string prefix = inner_->model_id() + '\0';
     std::vector<float> out(texts.size() * dim);
     std::vector<std::size_t> missing;
     {
         std::lock_guard lock(mutex_);
         for (std::size_t i = 0; i < texts.size(); ++i) {
-            auto it = entries_.find(texts[i]);
+            auto it = entries_.find(prefix + texts[i]);
             if (it == entries_.end() || it->second.vector.size() != dim) {
                 missing.push_back(i);
                 continue;
@@ -49,20 +51,31 @@ Result<std::vector<float>> CachingEmbedder::embed(std::span<const std::string> t
         if (capacity_ == 0) {
             continue;
         }
-        auto it = entries_.find(batch[j]);
+        const std::string key = prefix + batch[j];
+        auto it = entries_.find(key);
         if (it != entries_.end()) {
             it->second.vector.assign(first, first + static_cast<std::ptrdiff_t>(dim));
             order_.splice(order_.begin(), order_, it->second.position);
             continue;
         }
-        order_.push_front(batch[j]);
-        entries_.emplace(batch[j], Entry{std::vector<float>(first, first + static_cast<std::ptrdiff_t>(dim)), order_.begin()});
+        order_.push_front(key);
+        entries_.emplace(key, Entry{std::vector<float>(first, first + static_cast<std::ptrdiff_t>(dim)), order_.begin()});
         if (entries_.size() > capacity_) {
             entries_.erase(order_.back());
             order_.pop_back();
         }
     }
     return out;
+}
+
+void CachingEmbedder::fit(std::span<const std::string> corpus) {
+    const std::string before = inner_->model_id();
+    inner_->fit(corpus);
+    if (inner_->model_id() != before) {
+        std::lock_guard lock(mutex_);
+        entries_.clear();
+        order_.clear();
+    }
 }
 
 std::size_t CachingEmbedder::hits() const {

@@ -1,16 +1,20 @@
-// static_embedder.cpp: SIF pooling of static word vectors. Words come from the same analyzer
+// static_embedder.cpp: SIF x catalog-IDF pooling of static word vectors. Words come from the same analyzer
 // chain as BM25 (identifier splitting, lowercasing, stop words) but unstemmed, since the
 // vocabularies of GloVe and word2vec hold surface forms.
 #include "scout/static_embedder.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "embed/vector_table.hpp"
 #include "scout/analyzer.hpp"
+#include "util/hash.hpp"
 
 namespace scout {
 
@@ -18,9 +22,17 @@ struct StaticEmbedder::Impl {
     detail::VectorTable table;
     StaticEmbedderOptions options;
     std::string name;
-    std::vector<float> weights;  // SIF weight of each row
+    std::vector<float> sif;  // SIF weight of each row
     Analyzer analyzer{AnalyzerOptions{.split_identifiers = true, .remove_stop_words = true, .stem = false,
                                       .max_token_bytes = 64}};
+};
+
+/// One consistent set of word weights: SIF, times IDF after fit().
+struct StaticEmbedder::Weights {
+    std::vector<float> per_row;
+    std::string suffix;  // appended to model_id()
+    std::size_t documents = 0;
+    std::unordered_map<std::uint32_t, std::uint32_t> df;  // row -> documents containing it
 };
 
 namespace {
@@ -96,25 +108,27 @@ std::vector<std::string> base_forms(const std::string& word) {
     return out;
 }
 
-void add_word(const StaticEmbedder::Impl& impl, const std::string& word, float* out) {
+/// (row, share of the word's weight) pairs a word stands for; empty when unknown.
+using Pieces = std::vector<std::pair<std::uint32_t, float>>;
+
+Pieces resolve(const StaticEmbedder::Impl& impl, const std::string& word) {
     if (auto row = impl.table.find(word)) {
-        impl.table.accumulate(*row, impl.weights[*row], out);
-        return;
+        return {{*row, 1.0f}};
     }
     if (!impl.options.subword_fallback) {
-        return;
+        return {};
     }
     for (const std::string& base : base_forms(word)) {
         if (auto row = impl.table.find(base)) {
-            impl.table.accumulate(*row, impl.weights[*row], out);
-            return;
+            return {{*row, 1.0f}};
         }
     }
-    const auto pieces = split_into_known(impl.table, word);
-    for (std::uint32_t r : pieces) {
-        // The pieces share one word's worth of weight.
-        impl.table.accumulate(r, impl.weights[r] / static_cast<float>(pieces.size()), out);
+    Pieces out;
+    const auto rows = split_into_known(impl.table, word);
+    for (std::uint32_t r : rows) {
+        out.emplace_back(r, 1.0f / static_cast<float>(rows.size()));  // the pieces share one word's weight
     }
+    return out;
 }
 
 std::string base_name(const std::string& path) {
@@ -130,7 +144,7 @@ std::string base_name(const std::string& path) {
 Result<std::shared_ptr<StaticEmbedder>> make(detail::VectorTable table, std::string name,
                                              StaticEmbedderOptions options) {
     auto impl = std::make_shared<StaticEmbedder::Impl>();
-    impl->weights = sif_weights(table.size(), options.sif_a);
+    impl->sif = sif_weights(table.size(), options.sif_a);
     impl->table = std::move(table);
     impl->options = options;
     impl->name = std::move(name);
@@ -139,9 +153,83 @@ Result<std::shared_ptr<StaticEmbedder>> make(detail::VectorTable table, std::str
 
 }  // namespace
 
+StaticEmbedder::StaticEmbedder(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {
+    auto w = std::make_shared<Weights>();
+    w->per_row = impl_->sif;
+    weights_ = std::move(w);
+}
+
+std::shared_ptr<const StaticEmbedder::Weights> StaticEmbedder::weights() const {
+    std::lock_guard lock(mutex_);
+    return weights_;
+}
+
+void StaticEmbedder::fit(std::span<const std::string> corpus) {
+    if (!impl_->options.catalog_idf || corpus.empty()) {
+        return;
+    }
+    auto next = std::make_shared<Weights>();
+    next->documents = corpus.size();
+    std::vector<std::string> words;
+    std::unordered_set<std::uint32_t> rows;
+    for (const std::string& text : corpus) {
+        words.clear();
+        rows.clear();
+        impl_->analyzer.analyze(text, words);
+        for (const std::string& w : words) {
+            for (const auto& [row, share] : resolve(*impl_, w)) {
+                rows.insert(row);
+            }
+        }
+        for (std::uint32_t r : rows) {
+            ++next->df[r];
+        }
+    }
+    const auto current = weights();
+    if (current->documents != 0) {
+        // Drift: change in document count, and the L1 change of the document frequencies
+        // relative to their total mass (one edited tool moves it by about 2 / documents).
+        const double n_old = static_cast<double>(current->documents);
+        double mass = 0;
+        double moved = 0;
+        for (const auto& [row, count] : current->df) {
+            mass += count;
+            auto it = next->df.find(row);
+            moved += std::abs(static_cast<double>(count) - (it == next->df.end() ? 0.0 : it->second));
+        }
+        for (const auto& [row, count] : next->df) {
+            moved += current->df.count(row) == 0 ? count : 0;
+        }
+        const double drift = impl_->options.refit_drift;
+        if (std::abs(static_cast<double>(next->documents) - n_old) <= drift * n_old && moved <= drift * mass) {
+            return;  // close enough: keep the weights (and the cached document vectors)
+        }
+    }
+    // Robertson-Sparck Jones IDF, ln((N + 1) / (df + 0.5)): ~0 for words in every document,
+    // the maximum for words no document has (query words carry their full meaning).
+    const double n = static_cast<double>(next->documents);
+    const auto idf_unseen = static_cast<float>(std::log((n + 1.0) / 0.5));
+    next->per_row.assign(impl_->sif.size(), 0.0f);
+    for (std::size_t r = 0; r < next->per_row.size(); ++r) {
+        next->per_row[r] = impl_->sif[r] * idf_unseen;
+    }
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> sorted(next->df.begin(), next->df.end());
+    std::sort(sorted.begin(), sorted.end());
+    std::uint64_t h = mix64(next->documents);
+    for (const auto& [row, count] : sorted) {
+        next->per_row[row] = impl_->sif[row] * static_cast<float>(std::log((n + 1.0) / (count + 0.5)));
+        h = mix64(h ^ ((static_cast<std::uint64_t>(row) << 32U) | count));
+    }
+    char hex[17];
+    std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(h));
+    next->suffix = std::string("-idf") + hex;
+    std::lock_guard lock(mutex_);
+    weights_ = std::move(next);
+}
+
 Result<std::shared_ptr<StaticEmbedder>> StaticEmbedder::load(const std::string& path, StaticEmbedderOptions options) {
-    if (!(options.sif_a > 0.0) || !std::isfinite(options.sif_a)) {
-        return Status{Errc::invalid_argument, "sif_a must be positive"};
+    if (!(options.sif_a > 0.0) || !std::isfinite(options.sif_a) || !(options.refit_drift >= 0.0)) {
+        return Status{Errc::invalid_argument, "sif_a must be positive and refit_drift not negative"};
     }
     auto table = detail::read_vectors(path);
     if (!table) {
@@ -192,7 +280,7 @@ std::string StaticEmbedder::model_id() const {
     char hex[17];
     std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(impl_->table.checksum()));
     return "static-" + std::to_string(impl_->table.dim()) + "d-" + hex + "-sif" +
-           std::to_string(impl_->options.sif_a) + (impl_->options.subword_fallback ? "-sub2" : "");
+           std::to_string(impl_->options.sif_a) + (impl_->options.subword_fallback ? "-sub2" : "") + weights()->suffix;
 }
 
 std::size_t StaticEmbedder::dim() const { return impl_->table.dim(); }
@@ -201,6 +289,8 @@ std::size_t StaticEmbedder::vocabulary_size() const { return impl_->table.size()
 
 Result<std::vector<float>> StaticEmbedder::embed(std::span<const std::string> texts) {
     const std::size_t dim = impl_->table.dim();
+    const auto weights_now = weights();
+    const std::vector<float>& weight = weights_now->per_row;
     std::vector<float> out(texts.size() * dim, 0.0f);
     std::vector<std::string> words;
     for (std::size_t t = 0; t < texts.size(); ++t) {
@@ -208,7 +298,9 @@ Result<std::vector<float>> StaticEmbedder::embed(std::span<const std::string> te
         impl_->analyzer.analyze(texts[t], words);
         float* row = out.data() + t * dim;
         for (const std::string& w : words) {
-            add_word(*impl_, w, row);
+            for (const auto& [r, share] : resolve(*impl_, w)) {
+                impl_->table.accumulate(r, weight[r] * share, row);
+            }
         }
         float norm = 0.0f;
         for (std::size_t i = 0; i < dim; ++i) {

@@ -260,3 +260,61 @@ TEST_CASE("load_default reports a missing model and converts a downloaded packag
     CHECK(cached.value()->model_id() == converted.value()->model_id());
     ::unsetenv("SCOUT_CACHE_DIR");
 }
+
+TEST_CASE("fit() weighs words by their IDF over the corpus and renames the model", "[embed]") {
+    TempDir dir;
+    auto e = load_ok(dir.write("g.txt", kGlove));
+    const std::string before = e->model_id();
+    // "file" is in every document, "weather" in one: after fitting, "weather" dominates.
+    const std::vector<std::string> corpus = {"file weather", "file system", "file deploy", "file get"};
+    e->fit(corpus);
+    CHECK(e->model_id() != before);
+    const auto v = embed_one(*e, "file weather");
+    CHECK(std::fabs(v[2]) > 5 * std::fabs(v[0]));
+
+    // Statistics that barely move are kept (same id); a much larger corpus refits.
+    std::vector<std::string> large;
+    for (int i = 0; i < 10; ++i) {
+        large.insert(large.end(), corpus.begin(), corpus.end());
+    }
+    e->fit(large);
+    const std::string fitted = e->model_id();
+    large[0] = "file forecast";
+    e->fit(large);
+    CHECK(e->model_id() == fitted);
+    large.insert(large.end(), corpus.begin(), corpus.end());
+    large.insert(large.end(), corpus.begin(), corpus.end());
+    e->fit(large);  // 48 documents instead of 40
+    CHECK(e->model_id() != fitted);
+
+    auto no_idf = StaticEmbedder::load(dir.file("g.txt"), {.catalog_idf = false});
+    REQUIRE(no_idf.ok());
+    const std::string plain = no_idf.value()->model_id();
+    no_idf.value()->fit(corpus);
+    CHECK(no_idf.value()->model_id() == plain);
+}
+
+TEST_CASE("static embedder: concurrency of fit and embed", "[embed][concurrency]") {
+    TempDir dir;
+    auto e = load_ok(dir.write("g.txt", kGlove));
+    std::atomic<bool> done{false};
+    std::atomic<int> failures{0};
+    std::thread reader([&] {
+        const std::vector<std::string> texts = {"get weather", "file system"};
+        while (!done) {
+            auto out = e->embed(texts);
+            if (!out.ok() || out->size() != 2 * e->dim()) {
+                ++failures;
+            }
+            (void)e->model_id();
+        }
+    });
+    std::vector<std::string> corpus = {"file weather"};
+    for (int i = 0; i < 50; ++i) {
+        corpus.push_back(i % 2 == 0 ? "deploy forecast" : "get system");
+        e->fit(corpus);
+    }
+    done = true;
+    reader.join();
+    CHECK(failures == 0);
+}
