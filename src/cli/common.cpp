@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/common.hpp"
+#include "cli/index_options.hpp"
 #include "scout/catalog_loader.hpp"
 #include "scout/caching_embedder.hpp"
 #include "scout/http_embedder.hpp"
@@ -61,10 +62,14 @@ Result<std::shared_ptr<Embedder>> make_http_embedder(const Args& args) {
 }  // namespace
 
 const std::set<std::string>& catalog_options() {
-    static const std::set<std::string> options{"catalog",        "embedder",       "embedder-url",
-                                               "embedder-model", "embedder-dimensions", "top-k",
-                                               "mode",           "server",         "environment",
-                                               "embed-timeout-ms"};
+    static const std::set<std::string> options = [] {
+        std::set<std::string> names{"catalog",        "embedder",         "embedder-url",
+                                    "embedder-model", "embedder-dimensions", "top-k",
+                                    "mode",           "server",           "environment",
+                                    "embed-timeout-ms"};
+        names.insert(index_option_names().begin(), index_option_names().end());
+        return names;
+    }();
     return options;
 }
 
@@ -107,12 +112,16 @@ Result<LoadedCatalog> load_catalog(const Args& args) {
     if (!embedder) {
         return embedder.status();
     }
+    auto options = index_options(args);
+    if (!options) {
+        return options.status();
+    }
     LoadedCatalog out;
     if (embedder.value()) {
         // Repeated queries (eval runs each one per mode) skip the model.
         out.meter = std::make_shared<MeteredEmbedder>(std::make_shared<CachingEmbedder>(embedder.value(), 4096));
     }
-    auto catalog = Catalog::create({}, out.meter);
+    auto catalog = Catalog::create(options.value(), out.meter);
     if (!catalog) {
         return catalog.status();
     }
