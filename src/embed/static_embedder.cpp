@@ -256,10 +256,14 @@ std::string StaticEmbedder::default_source_path() { return cache_dir() + "/" + k
 Result<std::shared_ptr<StaticEmbedder>> StaticEmbedder::load_default(StaticEmbedderOptions options) {
     const std::string model = default_model_path();
     std::error_code ec;
-    if (std::filesystem::exists(model, ec)) {
-        return load(model, options);
-    }
     const std::string source = default_source_path();
+    if (std::filesystem::exists(model, ec)) {
+        auto cached = load(model, options);
+        // A converted file from another scout version, or damaged: convert again if we can.
+        if (cached || !std::filesystem::exists(source, ec)) {
+            return cached;
+        }
+    }
     if (!std::filesystem::exists(source, ec)) {
         return Status{Errc::not_found, "no static embedding model: neither " + model + " nor " + source +
                                            " exists (run scripts/fetch.d/10-static-embeddings.sh)"};

@@ -34,6 +34,28 @@ T get(const char* p) {
 
 std::uint64_t word_hash(std::string_view word) noexcept { return mix64(fnv1a(word)); }
 
+/// Checksum of the .scout format: four independent lanes of (h ^ w) * prime over 8-byte
+/// little-endian words (so the multiplies pipeline; byte-serial FNV-1a is ~10x slower on tens
+/// of megabytes), the tail bytes zero-padded, then the lanes and the length mixed together.
+std::uint64_t checksum64(std::string_view data, std::uint64_t seed = kFnvOffset) noexcept {
+    constexpr std::uint64_t kPrime = 1099511628211ULL;
+    std::uint64_t lane[4] = {seed, seed ^ 1U, seed ^ 2U, seed ^ 3U};
+    std::size_t i = 0;
+    for (; i + 32 <= data.size(); i += 32) {
+        for (int k = 0; k < 4; ++k) {
+            std::uint64_t w;
+            std::memcpy(&w, data.data() + i + 8 * k, 8);
+            lane[k] = (lane[k] ^ w) * kPrime;
+        }
+    }
+    for (int k = 0; i < data.size(); i += 8, ++k) {
+        std::uint64_t w = 0;
+        std::memcpy(&w, data.data() + i, std::min<std::size_t>(8, data.size() - i));
+        lane[k % 4] = (lane[k % 4] ^ w) * kPrime;
+    }
+    return mix64(mix64(mix64(mix64(lane[0]) ^ lane[1]) ^ lane[2]) ^ lane[3] ^ data.size());
+}
+
 }  // namespace
 
 Status VectorTable::add(std::string_view word, const float* values, std::size_t dim) {
@@ -113,9 +135,9 @@ void VectorTable::finish() {
         finish();
         return;
     }
-    std::uint64_t h = fnv1a(std::string_view(words_));
-    h = fnv1a(std::string_view(reinterpret_cast<const char*>(values_.data()), values_.size()), h);
-    h = fnv1a(std::string_view(reinterpret_cast<const char*>(scales_.data()), scales_.size() * sizeof(float)), h);
+    std::uint64_t h = checksum64(std::string_view(words_));
+    h = checksum64(std::string_view(reinterpret_cast<const char*>(values_.data()), values_.size()), h);
+    h = checksum64(std::string_view(reinterpret_cast<const char*>(scales_.data()), scales_.size() * sizeof(float)), h);
     checksum_ = h;
 }
 
@@ -156,7 +178,7 @@ Status VectorTable::save(const std::string& path) const {
     out += words_;
     out.append(reinterpret_cast<const char*>(scales_.data()), scales_.size() * sizeof(float));
     out.append(reinterpret_cast<const char*>(values_.data()), values_.size());
-    put<std::uint64_t>(out, fnv1a(out));
+    put<std::uint64_t>(out, checksum64(out));
 
     const std::string tmp = path + ".tmp";
     {
@@ -178,7 +200,13 @@ Result<VectorTable> read_scout_vectors(const std::string& path) {
     if (!f) {
         return Status{Errc::io_error, "cannot open " + path};
     }
-    const std::string data((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    f.seekg(0, std::ios::end);
+    const std::streamoff file_size = f.tellg();
+    f.seekg(0, std::ios::beg);
+    std::string data(file_size > 0 ? static_cast<std::size_t>(file_size) : 0, '\0');
+    if (file_size < 0 || !f.read(data.data(), static_cast<std::streamsize>(data.size()))) {
+        return Status{Errc::io_error, "cannot read " + path};
+    }
     const auto corrupt = [&](const std::string& why) { return Status{Errc::corrupt, path + ": " + why}; };
     if (data.size() < kHeaderBytes + 8 || std::memcmp(data.data(), kScoutVectorMagic, 8) != 0) {
         return corrupt("not a .scout vector file");
@@ -200,7 +228,7 @@ Result<VectorTable> read_scout_vectors(const std::string& path) {
                        std::to_string(expected));
     }
     const std::size_t body = data.size() - 8;
-    if (get<std::uint64_t>(data.data() + body) != fnv1a(std::string_view(data.data(), body))) {
+    if (get<std::uint64_t>(data.data() + body) != checksum64(std::string_view(data.data(), body))) {
         return corrupt("checksum mismatch");
     }
     VectorTable table;

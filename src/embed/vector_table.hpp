@@ -37,7 +37,7 @@ public:
     [[nodiscard]] std::string_view word(std::uint32_t row) const noexcept;
 
     /// The compact binary format (see docs/readme/embedders.md): header, words, scales,
-    /// int8 rows, FNV-1a checksum. Written to `path` + ".tmp" then renamed, so a reader never
+    /// int8 rows, a 64-bit checksum. Written to `path` + ".tmp" then renamed, so a reader never
     /// sees half a file.
     [[nodiscard]] Status save(const std::string& path) const;
 
@@ -55,7 +55,8 @@ private:
 
 /// Magic bytes that open a .scout vector file.
 inline constexpr char kScoutVectorMagic[8] = {'S', 'C', 'O', 'U', 'T', 'V', 'E', 'C'};
-inline constexpr std::uint32_t kScoutVectorVersion = 1;
+/// 2: four-lane checksum (1, never released, used byte-serial FNV-1a).
+inline constexpr std::uint32_t kScoutVectorVersion = 2;
 
 /// Reads any supported format, chosen by content: the .scout binary; the wink-embeddings JSON
 /// package; word2vec binary; word2vec / fastText .vec text (with a "count dim" header line);

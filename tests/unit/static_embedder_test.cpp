@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
@@ -317,4 +318,18 @@ TEST_CASE("static embedder: concurrency of fit and embed", "[embed][concurrency]
     done = true;
     reader.join();
     CHECK(failures == 0);
+}
+
+TEST_CASE("load_default converts again when the cached binary is damaged", "[embed]") {
+    TempDir dir;
+    ::setenv("SCOUT_CACHE_DIR", dir.file("cache").c_str(), 1);
+    const std::string source = StaticEmbedder::default_source_path();
+    std::filesystem::create_directories(std::filesystem::path(source).parent_path());
+    std::ofstream(source) << R"({"dimensions":2,"wordIndex":3,"vectors":{"alpha":[1,0,1,0],"beta":[0,1,1,1]}})";
+    std::ofstream(StaticEmbedder::default_model_path()) << "SCOUTVEC but not really";
+    auto repaired = StaticEmbedder::load_default();
+    REQUIRE(repaired.ok());
+    CHECK(repaired.value()->vocabulary_size() == 2);
+    CHECK(StaticEmbedder::load(StaticEmbedder::default_model_path()).ok());
+    ::unsetenv("SCOUT_CACHE_DIR");
 }
