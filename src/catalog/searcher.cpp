@@ -4,7 +4,7 @@
 
 #include "analysis/utf8.hpp"
 #include "embed/query_embedding.hpp"
-#include "fusion/rrf.hpp"
+#include "fusion/fusion.hpp"
 #include "scout/searcher.hpp"
 #include "snapshot/snapshot.hpp"
 
@@ -73,12 +73,13 @@ struct Branches {
     bool ran_dense = false;
 };
 
-SearchResult assemble(const Snapshot& snap, const Branches& b, std::size_t k, double rrf_k) {
+SearchResult assemble(const Snapshot& snap, const Branches& b, std::size_t k, const FusionOptions& fusion) {
     SearchResult result;
     result.generation = snap.generation;
     if (b.ran_bm25 && b.ran_dense) {
         const std::vector<ScoredDoc> lists[2] = {b.bm25, b.dense};
-        for (const FusedDoc& f : rrf_fuse(lists, rrf_k, k)) {
+        const double weights[2] = {fusion.bm25_weight, fusion.dense_weight};
+        for (const FusedDoc& f : fuse(lists, weights, fusion, k)) {
             Hit hit = make_hit(snap, f.id);
             hit.score = static_cast<float>(f.score);
             hit.bm25_rank = f.ranks[0];
@@ -121,7 +122,8 @@ Result<SearchResult> run_search(const Snapshot& snap, const std::shared_ptr<Embe
     const std::size_t k = std::clamp<std::size_t>(options.top_k, 1, SearchOptions::kMaxTopK);
     // Branches feeding RRF fetch `fetch` each (the pool fusion ranks); a branch that answers
     // alone returns its top k directly.
-    const std::size_t fetch = options.fetch_k != 0 ? options.fetch_k : k * snap.options.fusion.fetch_factor;
+    const std::size_t fetch_factor = options.fusion ? options.fusion->fetch_factor : snap.options.fusion.fetch_factor;
+    const std::size_t fetch = options.fetch_k != 0 ? options.fetch_k : k * std::max<std::size_t>(fetch_factor, 1);
     const std::size_t solo_fetch = std::max(k, fetch);
     const std::optional<Bitset> allowed = scope_filter(snap, options);
     const Bitset* filter = allowed ? &*allowed : nullptr;
@@ -164,7 +166,7 @@ Result<SearchResult> run_search(const Snapshot& snap, const std::shared_ptr<Embe
         snap.bm25.search(terms, b.ran_dense ? fetch : solo_fetch, filter, b.bm25);
         b.ran_bm25 = true;
     }
-    SearchResult result = assemble(snap, b, k, snap.options.fusion.rrf_k);
+    SearchResult result = assemble(snap, b, k, options.fusion.value_or(snap.options.fusion));
     result.degraded = !degraded_reason.empty();
     result.degraded_reason = std::move(degraded_reason);
     result.mode = b.ran_bm25 && b.ran_dense ? Mode::hybrid : (b.ran_dense ? Mode::dense : Mode::bm25);
