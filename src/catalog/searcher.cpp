@@ -106,6 +106,46 @@ SearchResult assemble(const Snapshot& snap, const Branches& b, std::size_t k, co
     return result;
 }
 
+/// Tools the whole query names exactly: an enhanced name, else a plain tool name (in scope).
+std::vector<ToolId> exact_name_matches(const Snapshot& snap, std::string_view query, const Bitset* filter) {
+    while (!query.empty() && (query.front() == ' ' || query.front() == '`' || query.front() == '"')) {
+        query.remove_prefix(1);
+    }
+    while (!query.empty() && (query.back() == ' ' || query.back() == '`' || query.back() == '"')) {
+        query.remove_suffix(1);
+    }
+    std::vector<ToolId> out;
+    if (query.empty() || query.find(' ') != std::string_view::npos) {
+        return out;
+    }
+    const auto allowed = [&](ToolId id) { return filter == nullptr || filter->test(id); };
+    if (auto it = snap.tools_by_name.find(std::string(query)); it != snap.tools_by_name.end()) {
+        std::copy_if(it->second.begin(), it->second.end(), std::back_inserter(out), allowed);
+    } else if (auto id = snap.names.resolve(query); id && allowed(static_cast<ToolId>(*id))) {
+        out.push_back(static_cast<ToolId>(*id));
+    }
+    return out;
+}
+
+/// Moves the exactly named tools to the front, keeping the ranked order of everything else.
+void put_exact_first(const Snapshot& snap, const std::vector<ToolId>& exact, std::size_t k,
+                     std::vector<Hit>& hits) {
+    std::vector<Hit> front;
+    for (ToolId id : exact) {
+        auto it = std::find_if(hits.begin(), hits.end(), [&](const Hit& h) { return h.id == id; });
+        if (it != hits.end()) {
+            front.push_back(std::move(*it));
+            hits.erase(it);
+        } else {
+            front.push_back(make_hit(snap, id));
+        }
+    }
+    hits.insert(hits.begin(), std::make_move_iterator(front.begin()), std::make_move_iterator(front.end()));
+    if (hits.size() > k) {
+        hits.resize(k);
+    }
+}
+
 Result<SearchResult> run_search(const Snapshot& snap, const std::shared_ptr<Embedder>& embedder,
                                 std::string_view query, const std::vector<float>* given_vector,
                                 const SearchOptions& options) {
@@ -167,6 +207,12 @@ Result<SearchResult> run_search(const Snapshot& snap, const std::shared_ptr<Embe
         b.ran_bm25 = true;
     }
     SearchResult result = assemble(snap, b, k, options.fusion.value_or(snap.options.fusion));
+    if (options.exact_name_first) {
+        const std::vector<ToolId> exact = exact_name_matches(snap, query, filter);
+        if (!exact.empty()) {
+            put_exact_first(snap, exact, k, result.hits);
+        }
+    }
     result.degraded = !degraded_reason.empty();
     result.degraded_reason = std::move(degraded_reason);
     result.mode = b.ran_bm25 && b.ran_dense ? Mode::hybrid : (b.ran_dense ? Mode::dense : Mode::bm25);
