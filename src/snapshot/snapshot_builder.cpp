@@ -4,6 +4,7 @@
 #include <cmath>
 #include <exception>
 
+#include "analysis/lexicon.hpp"
 #include "scout/tool_document.hpp"
 #include "snapshot/snapshot_builder.hpp"
 #include "util/hash.hpp"
@@ -118,6 +119,9 @@ BuildOutput build_snapshot(const StagedCatalog& staged, const CatalogOptions& op
     snap->generation = generation;
     snap->options = options;
     snap->analyzer = Analyzer(options.analyzer);
+    if (options.expansion.lexicon) {
+        (void)default_lexicon();  // built here, so no search pays for it
+    }
 
     Bm25Index::Builder bm25;
     std::vector<std::string> texts;
