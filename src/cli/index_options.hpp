@@ -14,7 +14,8 @@ namespace scout::cli {
 const std::set<std::string>& index_option_names();
 
 /// CatalogOptions from `--bm25 k1=1.2,b=0.75,name=3,server=1,server_description=0.5,
-/// description=1,parameters=0.5` (any subset) and `--stem on|off`; defaults otherwise.
+/// description=1,parameters=0.5` (any subset), `--stem on|off|both` and
+/// `--fusion rrf|weighted_rrf|score_blend[,k=60][,bm25=W][,dense=W][,fetch=3]`; defaults otherwise.
 [[nodiscard]] Result<CatalogOptions> index_options(const Args& args);
 
 }  // namespace scout::cli
