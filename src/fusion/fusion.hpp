@@ -1,4 +1,5 @@
-// fusion.hpp: ranked lists from the branches -> one ranking (RRF, weighted RRF, score blend).
+// fusion.hpp: ranked lists from the branches -> one ranking (RRF, weighted RRF, score blend,
+// BM25-anchored blend).
 #pragma once
 
 #include <cstdint>
@@ -21,6 +22,10 @@ struct FusedDoc {
 /// Plain RRF: score(d) = sum over lists containing d of 1 / (k + rank).
 [[nodiscard]] std::vector<FusedDoc> rrf_fuse(std::span<const std::vector<ScoredDoc>> lists, double k,
                                              std::size_t top_k);
+
+/// How clearly a ranked list (scores descending) picks its top-1: (s1 - s2) / (s1 - s_last),
+/// in [0, 1]; 1 for a single candidate, 0 for an empty or flat list.
+[[nodiscard]] double list_confidence(std::span<const ScoredDoc> list);
 
 /// Fuses lists[i] with weights[i] by `options.method` (plain RRF ignores the weights). Returns the
 /// best `top_k`, ordered by score desc, then best single rank, then id asc: deterministic and
