@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 #include "scout/analyzer.hpp"
 
@@ -54,6 +55,9 @@ enum class FusionMethod : std::uint8_t {
     /// top-1 stays first, so dense evidence reorders and fills the rest of the list.
     anchored,
 };
+
+/// "rrf", "weighted_rrf", "score_blend" or "anchored".
+[[nodiscard]] std::string_view fusion_method_name(FusionMethod method) noexcept;
 
 /// Defaults chosen by measurement on the public datasets (docs/readme/quality.md): with the
 /// offline static embedder the dense branch is much weaker than BM25, and plain RRF (the

@@ -18,6 +18,8 @@ Status set_fusion(CatalogOptions& options, const std::string& spec) {
             else if (item == "weighted_rrf") options.fusion.method = FusionMethod::weighted_rrf;
             else if (item == "score_blend") options.fusion.method = FusionMethod::score_blend;
             else if (item == "anchored") options.fusion.method = FusionMethod::anchored;
+            else if (item == "all") {}  // eval compares every method; elsewhere the default
+
             else return {Errc::invalid_argument, "--fusion: unknown method '" + item + "'"};
             continue;
         }

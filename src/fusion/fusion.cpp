@@ -127,6 +127,22 @@ double list_confidence(std::span<const ScoredDoc> list) {
     return top > last ? std::clamp((top - second) / (top - last), 0.0, 1.0) : 0.0;
 }
 
+std::size_t auto_k_cut(std::span<const float> scores, double ratio) {
+    if (scores.size() < 2) {
+        return scores.size();
+    }
+    const double top = scores.front();
+    const double last = scores.back();
+    if (!(top > last)) {
+        return scores.size();
+    }
+    std::size_t n = 1;
+    while (n < scores.size() && (static_cast<double>(scores[n]) - last) / (top - last) >= ratio) {
+        ++n;
+    }
+    return n;
+}
+
 std::vector<FusedDoc> rrf_fuse(std::span<const std::vector<ScoredDoc>> lists, double k, std::size_t top_k) {
     const std::vector<double> ones(lists.size(), 1.0);
     return fuse(lists, ones, FusionOptions{.method = FusionMethod::rrf, .rrf_k = k}, top_k);

@@ -27,6 +27,11 @@ struct FusedDoc {
 /// in [0, 1]; 1 for a single candidate, 0 for an empty or flat list.
 [[nodiscard]] double list_confidence(std::span<const ScoredDoc> list);
 
+/// How many leading entries of a ranked score list (descending) to keep for automatic top-k:
+/// those whose score, min-max normalized over the list, is >= `ratio`. At least 1 for a
+/// non-empty list; all of a flat list.
+[[nodiscard]] std::size_t auto_k_cut(std::span<const float> scores, double ratio);
+
 /// Fuses lists[i] with weights[i] by `options.method` (plain RRF ignores the weights). Returns the
 /// best `top_k`, ordered by score desc, then best single rank, then id asc: deterministic and
 /// independent of list order.

@@ -139,3 +139,16 @@ TEST_CASE("anchored blend with an empty anchor blends the other lists", "[fusion
     CHECK(fused[0].score == Approx(0.5));
     CHECK(fused[1].score == Approx(0.0));
 }
+
+TEST_CASE("auto_k_cut keeps the hits within `ratio` of the top, min-max normalized", "[fusion]") {
+    const std::vector<float> winner = {10.f, 3.f, 2.9f, 2.f};  // normalized 1, .125, .11, 0
+    CHECK(scout::auto_k_cut(winner, 0.5) == 1);
+    const std::vector<float> graded = {10.f, 9.f, 7.f, 4.f, 2.f};  // 1, .875, .625, .25, 0
+    CHECK(scout::auto_k_cut(graded, 0.5) == 3);
+    CHECK(scout::auto_k_cut(graded, 0.9) == 1);
+    CHECK(scout::auto_k_cut(graded, 0.2) == 4);
+    const std::vector<float> flat = {1.f, 1.f, 1.f};
+    CHECK(scout::auto_k_cut(flat, 0.5) == 3);
+    CHECK(scout::auto_k_cut(std::vector<float>{}, 0.5) == 0);
+    CHECK(scout::auto_k_cut(std::vector<float>{4.f}, 0.5) == 1);
+}
