@@ -13,6 +13,7 @@ constexpr const char* kUsage = R"(usage: scout <command> [options]
 commands:
   search --catalog FILE [--top-k K] [--mode hybrid|bm25|dense] [--json] QUERY...
   eval   --catalog FILE --queries FILE [--top-k K] [--mode hybrid|bm25|dense|all] [--json]
+  tokens --encoding cl100k_base|o200k_base --file FILE   (prints the token count)
 
 common options:
   --embedder hashing[:DIM]|none   dense-branch embedder (default hashing:256)
@@ -35,6 +36,9 @@ int main(int argc, char** argv) {
         }
         if (command == "eval") {
             return scout::cli::run_eval(argc, argv);
+        }
+        if (command == "tokens") {
+            return scout::cli::run_tokens(argc, argv);
         }
         std::cerr << "scout: unknown command '" << command << "'\n" << kUsage;
         return scout::cli::kExitBadInput;
