@@ -9,5 +9,6 @@
 #include "scout/options.hpp"
 #include "scout/searcher.hpp"
 #include "scout/status.hpp"
+#include "scout/token_counter.hpp"
 #include "scout/tool_document.hpp"
 #include "scout/types.hpp"
