@@ -70,9 +70,9 @@ struct SearchOptions {
     Mode mode = Mode::hybrid;
     /// Allowed servers (the caller's scope). nullopt = every active server; an empty list
     /// allows nothing. Applied inside both branches, so top-k is taken over allowed tools only.
-    std::optional<std::vector<std::string>> servers;
+    std::optional<std::vector<std::string>> servers = std::nullopt;
     /// Only servers whose environment label equals this (e.g. "prod"); nullopt = any.
-    std::optional<std::string> environment;
+    std::optional<std::string> environment = std::nullopt;
     /// Upper bound on the query embedding; zero means wait for the embedder as long as it takes.
     std::chrono::milliseconds embed_timeout{0};
 };
