@@ -113,7 +113,8 @@ TEST_CASE("malformed UTF-8 counts as U+FFFD per bad byte and never crashes", "[t
     }
     CHECK(counter->encode("a\xff" "b") == counter->encode("a\xEF\xBF\xBD" "b"));
     CHECK(counter->count("\xC3") == counter->count("\xEF\xBF\xBD"));
-    const std::string junk("\x80\xC0\xF5\xED\xA0\x80 \xF0\x9F\x98", 12);
+    constexpr char kJunk[] = "\x80\xC0\xF5\xED\xA0\x80 \xF0\x9F\x98";
+    const std::string junk(kJunk, sizeof(kJunk) - 1);
     CHECK(counter->count(junk) > 0);
     CHECK(counter->count(std::string(5000, ' ')) > 0);
     CHECK(counter->count(std::string(3000, '!')) > 0);
