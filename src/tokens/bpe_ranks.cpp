@@ -1,8 +1,11 @@
 // bpe_ranks.cpp: .tiktoken parsing (base64 decode, validation) and the BPE merge loop.
 #include "tokens/bpe_ranks.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
+#include <functional>
+#include <queue>
 
 namespace scout::tokens {
 namespace {
@@ -73,6 +76,7 @@ Result<BpeRanks> BpeRanks::parse(std::string_view text, const std::string& origi
         if (!base64_decode(line.substr(0, space), token)) {
             return Status{Errc::corrupt, where() + "bad base64 token"};
         }
+        table.max_token_bytes_ = std::max(table.max_token_bytes_, token.size());
         if (!table.ranks_.emplace(token, rank).second) {
             return Status{Errc::corrupt, where() + "repeated token"};
         }
@@ -91,27 +95,55 @@ std::uint32_t BpeRanks::rank(std::string_view bytes) const {
 }
 
 std::vector<std::size_t> BpeRanks::merge(std::string_view piece) const {
-    // parts[i] starts part i; pair_rank[i] is the rank of part i joined with part i+1.
-    // Merge the lowest-ranked pair (leftmost on ties) until no pair has a rank. Quadratic in the
-    // piece length, which is short for text (pieces are words, numbers, punctuation runs).
-    std::vector<std::size_t> parts(piece.size() + 1);
-    for (std::size_t i = 0; i <= piece.size(); ++i) parts[i] = i;
-    const auto pair_rank = [&](std::size_t i) {
-        return i + 2 < parts.size() ? rank(piece.substr(parts[i], parts[i + 2] - parts[i])) : kNoRank;
-    };
-    std::vector<std::uint32_t> ranks(parts.size());
-    for (std::size_t i = 0; i < ranks.size(); ++i) ranks[i] = pair_rank(i);
-    while (parts.size() > 2) {
-        std::size_t best = 0;
-        for (std::size_t i = 1; i + 1 < ranks.size(); ++i) {
-            if (ranks[i] < ranks[best]) best = i;
-        }
-        if (ranks[best] == kNoRank) break;
-        parts.erase(parts.begin() + static_cast<std::ptrdiff_t>(best) + 1);
-        ranks.erase(ranks.begin() + static_cast<std::ptrdiff_t>(best) + 1);
-        ranks[best] = pair_rank(best);
-        if (best > 0) ranks[best - 1] = pair_rank(best - 1);
+    // tiktoken's byte_pair_merge: repeatedly join the adjacent pair of parts whose concatenation
+    // has the lowest rank (leftmost on ties) until no pair has a rank. A min-heap keyed by
+    // (rank, start offset) with lazily invalidated entries makes it O(n log n), so a long piece
+    // (a megabyte of punctuation) cannot stall the counter.
+    const std::size_t n = piece.size();
+    std::vector<std::size_t> next(n + 1);
+    std::vector<std::size_t> prev(n + 1);
+    std::vector<std::uint32_t> version(n + 1, 0);
+    for (std::size_t i = 0; i <= n; ++i) {
+        next[i] = i + 1;
+        prev[i] = i == 0 ? 0 : i - 1;
     }
+    // Parts are named by their start offset: part i spans [i, next[i]); n is the end sentinel.
+    const auto pair_rank = [&](std::size_t i) -> std::uint32_t {
+        if (i >= n || next[i] >= n) return kNoRank;
+        const std::size_t len = next[next[i]] - i;
+        return len > max_token_bytes_ ? kNoRank : rank(piece.substr(i, len));
+    };
+    struct Entry {
+        std::uint32_t rank;
+        std::size_t pos;
+        std::uint32_t version;
+        bool operator>(const Entry& o) const { return rank != o.rank ? rank > o.rank : pos > o.pos; }
+    };
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap;
+    for (std::size_t i = 0; i + 1 < n; ++i) {
+        if (const std::uint32_t r = pair_rank(i); r != kNoRank) heap.push({r, i, 0});
+    }
+    std::vector<bool> alive(n + 1, true);
+    while (!heap.empty()) {
+        const Entry e = heap.top();
+        heap.pop();
+        if (!alive[e.pos] || e.version != version[e.pos]) continue;  // stale
+        const std::size_t i = e.pos;
+        const std::size_t j = next[i];
+        alive[j] = false;
+        next[i] = next[j];
+        prev[next[j]] = i;
+        ++version[i];
+        if (const std::uint32_t r = pair_rank(i); r != kNoRank) heap.push({r, i, version[i]});
+        if (i > 0) {
+            const std::size_t p = prev[i];
+            ++version[p];
+            if (const std::uint32_t r = pair_rank(p); r != kNoRank) heap.push({r, p, version[p]});
+        }
+    }
+    std::vector<std::size_t> parts;
+    for (std::size_t i = 0; i < n; i = next[i]) parts.push_back(i);
+    parts.push_back(n);
     return parts;
 }
 

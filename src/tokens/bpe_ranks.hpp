@@ -38,6 +38,7 @@ private:
     [[nodiscard]] std::vector<std::size_t> merge(std::string_view piece) const;
 
     std::unordered_map<std::string, std::uint32_t, Hash, std::equal_to<>> ranks_;
+    std::size_t max_token_bytes_ = 0;  ///< longer concatenations cannot have a rank
 };
 
 }  // namespace scout::tokens

@@ -3,6 +3,7 @@
 // rank-file validation. Cases that need the rank files skip with a warning when they are absent.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -118,6 +119,22 @@ TEST_CASE("malformed UTF-8 counts as U+FFFD per bad byte and never crashes", "[t
     CHECK(counter->count(junk) > 0);
     CHECK(counter->count(std::string(5000, ' ')) > 0);
     CHECK(counter->count(std::string(3000, '!')) > 0);
+}
+
+TEST_CASE("a very long piece is merged in n log n time with the reference result", "[tokens]") {
+    auto cl = counter_or_skip(scout::TokenEncoding::cl100k_base);
+    auto o2 = counter_or_skip(scout::TokenEncoding::o200k_base);
+    if (!cl || !o2) {
+        return;
+    }
+    std::string text(200000, '!');
+    text += 'a';
+    for (int i = 0; i < 50000; ++i) text += "ab-";
+    // Expected counts from gpt-tokenizer 3.4.0 (countTokens), which needs about 90 s for this text.
+    const auto t0 = std::chrono::steady_clock::now();
+    CHECK(cl->count(text) == 75001);
+    CHECK(o2->count(text) == 62502);
+    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20));
 }
 
 TEST_CASE("rank files are validated", "[tokens]") {
