@@ -1,6 +1,7 @@
 // eval_main.cpp: scout-bench-eval: retrieval quality of every dataset in bm25, dense and hybrid
 // mode (Hit@1, Hit@5, MRR, Recall@5, nDCG@5, latency percentiles), then the token table: the
 // full tools/list versus the meta-tools plus one tool_search result, at 650 and 2,000+ tools.
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <iostream>

@@ -48,7 +48,7 @@ char32_t decode_at(std::string_view text, std::size_t i, std::size_t n) {
 /// The per-position view the matchers need: classes are looked up once per code point.
 class Scanner {
 public:
-    Scanner(std::u32string_view cps) : cps_(cps), cls_(cps.size()) {
+    explicit Scanner(std::u32string_view cps) : cps_(cps), cls_(cps.size()) {
         for (std::size_t i = 0; i < cps.size(); ++i) {
             cls_[i] = cp_class(cps[i]);
         }

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <string>
 
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "scout/catalog_loader.hpp"
@@ -61,8 +63,9 @@ TEST_CASE("scout tokens rejects bad input", "[cli]") {
 TEST_CASE("scout synth writes a deterministic grown catalog", "[cli]") {
     const auto dir = std::filesystem::temp_directory_path();
     const std::string base = " --catalog " + source_dir() + "/data/enterprise_catalog.json";
-    const std::string a = (dir / "scout_synth_a.json").string();
-    const std::string b = (dir / "scout_synth_b.json").string();
+    const std::string pid = std::to_string(::getpid());  // concurrent test processes
+    const std::string a = (dir / ("scout_synth_a_" + pid + ".json")).string();
+    const std::string b = (dir / ("scout_synth_b_" + pid + ".json")).string();
     REQUIRE(run("synth --seed 3 --servers 120 --tools 1000 --out " + a + base).code == 0);
     REQUIRE(run("synth --seed 3 --servers 120 --tools 1000 --out " + b + base).code == 0);
     const auto ta = scout::read_text_file(a);

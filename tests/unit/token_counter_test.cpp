@@ -9,6 +9,8 @@
 #include <fstream>
 #include <optional>
 
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "scout/catalog_loader.hpp"
@@ -41,7 +43,8 @@ std::optional<scout::TokenCounter> counter_or_skip(scout::TokenEncoding encoding
 }
 
 std::filesystem::path write_temp(const std::string& name, const std::string& content) {
-    const auto path = std::filesystem::temp_directory_path() / name;
+    // The pid keeps concurrent test processes (ctest -j) from sharing a file.
+    const auto path = std::filesystem::temp_directory_path() / (std::to_string(::getpid()) + "_" + name);
     std::ofstream(path, std::ios::binary) << content;
     return path;
 }
