@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/common.hpp"
+#include "cli/index_options.hpp"
 #include "datasets.hpp"
 #include "eval/token_table.hpp"
 #include "meta_tools.hpp"
@@ -23,6 +24,7 @@ constexpr const char* kUsage = R"(usage: scout-bench-eval [options]
   --datasets DIR        public datasets (default: ROOT/../shared/datasets); missing ones are skipped
   --only NAME           run only this dataset (repeatable)
   --embedder SPEC       dense embedder, as for `scout --embedder` (default: the CLI default)
+  --bm25, --stem, --fusion   index settings, as for `scout eval`
   --top-k K             the k of tool_search in the token table (default 5)
   --synthetic-seed N, --synthetic-servers N, --synthetic-tools N   growth of the enterprise
                         catalog (default 42, 220, 2200)
@@ -98,10 +100,10 @@ nlohmann::json to_json(const std::vector<QualityRow>& quality, const std::vector
 
 int run(int argc, char** argv) {
     std::string error;
-    auto args = scout::cli::Args::parse(argc, argv, 1, {"json", "no-tokens", "help"},
-                                        {"root", "datasets", "only", "embedder", "top-k", "synthetic-seed",
-                                         "synthetic-servers", "synthetic-tools"},
-                                        error);
+    std::set<std::string> options{"root", "datasets", "only", "embedder", "top-k", "synthetic-seed",
+                                  "synthetic-servers", "synthetic-tools"};
+    options.insert(scout::cli::index_option_names().begin(), scout::cli::index_option_names().end());
+    auto args = scout::cli::Args::parse(argc, argv, 1, {"json", "no-tokens", "help"}, options, error);
     if (!args || args->has("help") || !args->positional().empty()) {
         std::cerr << (args ? "" : "scout-bench-eval: " + error + "\n") << kUsage;
         return args && args->has("help") ? 0 : 2;
@@ -116,9 +118,12 @@ int run(int argc, char** argv) {
         return scout::cli::fail("numeric options need whole numbers");
     }
     synthetic.seed = seed;
-    // The one place the dense embedder is chosen: the CLI's own factory and default.
+    // The embedder and index settings come from the CLI's own factories and defaults, so the
+    // benchmark measures exactly what `scout eval` would.
     auto embedder = scout::cli::make_embedder(*args);
     if (!embedder) return scout::cli::fail(embedder.status().message());
+    auto catalog_options = scout::cli::index_options(*args);
+    if (!catalog_options) return scout::cli::fail(catalog_options.status().message());
     auto list = bench::load_datasets(root, shared, synthetic);
     if (!list) return scout::cli::fail(list.status().message());
     const std::vector<std::string> only = args->all("only");
@@ -128,7 +133,7 @@ int run(int argc, char** argv) {
     std::vector<std::string> notes = list->notes;
     for (const bench::Dataset& d : list->datasets) {
         if (!only.empty() && std::find(only.begin(), only.end(), d.name) == only.end()) continue;
-        auto catalog = Catalog::create({}, embedder.value());
+        auto catalog = Catalog::create(catalog_options.value(), embedder.value());
         if (!catalog) return scout::cli::fail(catalog.status().message());
         if (Status s = catalog->upsert_servers(d.catalog); !s.ok()) {
             notes.push_back(d.name + ": skipped: " + s.message());
@@ -141,6 +146,7 @@ int run(int argc, char** argv) {
         for (Mode mode : {Mode::bm25, Mode::dense, Mode::hybrid}) {
             eval::Options eo;
             eo.search.mode = mode;
+            eo.fetch_factor = catalog_options->fusion.fetch_factor;
             quality.push_back({d.name, info->tools, mode, eval::evaluate(searcher, d.queries, eo)});
         }
         if (args->has("no-tokens") || d.name.rfind("enterprise", 0) != 0) continue;

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "dense/dense_index.hpp"
-#include "fusion/rrf.hpp"
+#include "fusion/fusion.hpp"
 #include "scout/analyzer.hpp"
 #include "scout/catalog.hpp"
 #include "scout/embedder.hpp"

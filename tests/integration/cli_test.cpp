@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -31,7 +32,8 @@ Run run(const std::string& args) {
 }
 
 std::filesystem::path write_temp(const std::string& name, const std::string& content) {
-    const auto dir = std::filesystem::temp_directory_path() / "scout_cli_test";
+    // One directory per process: ctest runs the cases of this file in parallel processes.
+    const auto dir = std::filesystem::temp_directory_path() / ("scout_cli_test_" + std::to_string(getpid()));
     std::filesystem::create_directories(dir);
     const auto path = dir / name;
     std::ofstream(path, std::ios::binary) << content;
