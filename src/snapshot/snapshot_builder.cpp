@@ -168,6 +168,7 @@ BuildOutput build_snapshot(const StagedCatalog& staged, const CatalogOptions& op
         auto vectors = std::make_shared<VectorStore>();
         Status s;
         try {
+            embedder->fit(texts);  // corpus statistics first, so model_id() names the fitted model
             snap->embedder_model = embedder->model_id();
             s = embed_documents(texts, options, *embedder, cache, *vectors, out.info.embedded);
         } catch (const std::exception& e) {
