@@ -131,6 +131,7 @@ int run(int argc, char** argv) {
     std::vector<QualityRow> quality;
     std::vector<TokenTableRow> tokens;
     std::vector<std::string> notes = list->notes;
+    notes.push_back("embedder: " + (embedder.value() ? embedder.value()->model_id() : std::string("none (BM25 only)")));
     for (const bench::Dataset& d : list->datasets) {
         if (!only.empty() && std::find(only.begin(), only.end(), d.name) == only.end()) continue;
         auto catalog = Catalog::create(catalog_options.value(), embedder.value());

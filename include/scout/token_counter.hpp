@@ -42,7 +42,8 @@ public:
     [[nodiscard]] static Result<TokenCounter> load_default(TokenEncoding encoding);
 
     /// $SCOUT_TOKENIZER_DIR if set, else $SCOUT_CACHE_DIR/tokenizer, else
-    /// $HOME/.cache/scout/tokenizer (where scripts/fetch.d/20-tokenizer.sh installs the files).
+    /// $XDG_CACHE_HOME/scout/tokenizer, else $HOME/.cache/scout/tokenizer (the places
+    /// scripts/fetch.d/20-tokenizer.sh installs the files).
     [[nodiscard]] static std::filesystem::path default_rank_dir();
 
     /// Token ids of `text`.

@@ -43,6 +43,9 @@ std::filesystem::path TokenCounter::default_rank_dir() {
     if (const char* cache = std::getenv("SCOUT_CACHE_DIR"); cache != nullptr && *cache != '\0') {
         return std::filesystem::path(cache) / "tokenizer";
     }
+    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {
+        return std::filesystem::path(xdg) / "scout" / "tokenizer";
+    }
     const char* home = std::getenv("HOME");
     return std::filesystem::path(home != nullptr ? home : ".") / ".cache" / "scout" / "tokenizer";
 }
