@@ -28,6 +28,8 @@ public:
     [[nodiscard]] Result<std::vector<float>> embed(std::span<const std::string> texts) override;
     /// Forwards to the inner embedder and empties the cache when its model id changes.
     void fit(std::span<const std::string> corpus) override;
+    /// The wrapped embedder's word vectors.
+    [[nodiscard]] std::shared_ptr<const WordVectors> word_vectors() const override;
 
     [[nodiscard]] std::size_t hits() const;
     [[nodiscard]] std::size_t misses() const;

@@ -2,13 +2,28 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "scout/status.hpp"
 
 namespace scout {
+
+/// Read-only vectors of single words, the optional capability of a word-vector embedder that
+/// lets the catalog expand queries with related catalog words. Thread-safe; immutable.
+class WordVectors {
+public:
+    virtual ~WordVectors() = default;
+    /// Number of components of every vector.
+    [[nodiscard]] virtual std::size_t dim() const = 0;
+    /// Writes the vector of one analyzed, unstemmed, lowercase word to out[0, dim()) (any
+    /// length; callers normalize). False, leaving `out` unspecified, when the model has no
+    /// vector for it.
+    [[nodiscard]] virtual bool lookup(std::string_view word, float* out) const = 0;
+};
 
 /// Turns texts into fixed-size vectors. Implementations must be thread-safe: searches on
 /// several threads embed their queries concurrently. `embed` may fail with a Status or even
@@ -29,6 +44,9 @@ public:
     /// catalog's vector cache is keyed by model id. Called from the committing thread, possibly
     /// while other threads embed queries. Default: nothing.
     virtual void fit(std::span<const std::string> corpus) { (void)corpus; }
+    /// Optional capability: the model's word vectors, which Catalog::commit uses to relate
+    /// query words to the catalog's own words (ExpansionOptions::neighbours). Default: none.
+    [[nodiscard]] virtual std::shared_ptr<const WordVectors> word_vectors() const { return nullptr; }
 };
 
 /// Deterministic feature-hashing embedder: signed hashes of analyzed words and character

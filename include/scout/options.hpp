@@ -77,6 +77,13 @@ struct ExpansionOptions {
     bool lexicon = true;
     /// Weight of an added word relative to the query's own words (1).
     float weight = 0.2f;
+    /// Word-vector neighbour expansion (needs an embedder with word_vectors(), e.g.
+    /// StaticEmbedder): each query word adds up to this many of its nearest catalog words
+    /// (cosine >= neighbour_min_similarity) to the BM25 query, each weighted
+    /// neighbour_weight x cosine. 0 turns it off.
+    std::size_t neighbours = 3;
+    float neighbour_weight = 0.1f;
+    float neighbour_min_similarity = 0.6f;
 };
 
 struct CatalogOptions {

@@ -65,6 +65,9 @@ public:
     [[nodiscard]] Result<std::vector<float>> embed(std::span<const std::string> texts) override;
     /// Learns document frequencies of the corpus's words (with catalog_idf); see refit_drift.
     void fit(std::span<const std::string> corpus) override;
+    /// The word vectors, looked up like embed() resolves words (base forms, then known pieces
+    /// sharing one word's weight, with subword_fallback). Shares the model; outlives *this.
+    [[nodiscard]] std::shared_ptr<const WordVectors> word_vectors() const override;
 
     [[nodiscard]] std::size_t vocabulary_size() const;
 

@@ -1,6 +1,7 @@
 // searcher.cpp: one query through the pipeline: validate -> scope bitset -> BM25 and dense
 // branches (each fetching top_k x fetch_factor over the allowed tools) -> RRF -> hits.
 #include <algorithm>
+#include <unordered_set>
 
 #include "analysis/lexicon.hpp"
 #include "analysis/utf8.hpp"
@@ -107,7 +108,8 @@ SearchResult assemble(const Snapshot& snap, const Branches& b, std::size_t k, co
     return result;
 }
 
-/// The query's own terms (weight 1) plus lexicon expansions (weight options.weight).
+/// The query's own terms (weight 1) plus lexicon expansions (weight options.weight) and
+/// word-vector neighbours from the catalog's vocabulary (weight neighbour_weight x cosine).
 std::vector<QueryTerm> bm25_query(const Snapshot& snap, std::string_view query) {
     std::vector<std::string> words;
     snap.analyzer.analyze(query, words);
@@ -124,6 +126,15 @@ std::vector<QueryTerm> bm25_query(const Snapshot& snap, std::string_view query) 
                 terms.push_back({std::move(w), expansion.weight});
             }
         }
+    }
+    if (snap.neighbours && expansion.neighbours > 0) {
+        std::unordered_set<std::string> present;
+        for (const QueryTerm& t : terms) {
+            present.insert(t.term);
+        }
+        words.clear();
+        snap.surface_analyzer.analyze(query, words);
+        snap.neighbours->expand(words, expansion, present, terms);
     }
     return terms;
 }

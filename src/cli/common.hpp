@@ -33,6 +33,7 @@ public:
     [[nodiscard]] std::size_t dim() const override { return inner_->dim(); }
     [[nodiscard]] Result<std::vector<float>> embed(std::span<const std::string> texts) override;
     void fit(std::span<const std::string> corpus) override { inner_->fit(corpus); }
+    [[nodiscard]] std::shared_ptr<const WordVectors> word_vectors() const override { return inner_->word_vectors(); }
     [[nodiscard]] std::size_t texts() const noexcept { return texts_.load(); }
     [[nodiscard]] double milliseconds() const noexcept { return static_cast<double>(nanos_.load()) / 1e6; }
 

@@ -56,7 +56,7 @@ Status set_bm25_value(CatalogOptions& options, const std::string& key, float val
 }  // namespace
 
 const std::set<std::string>& index_option_names() {
-    static const std::set<std::string> names{"bm25", "stem", "fusion", "expand"};
+    static const std::set<std::string> names{"bm25", "stem", "fusion", "expand", "neighbours"};
     return names;
 }
 
@@ -97,6 +97,25 @@ Result<CatalogOptions> index_options(const Args& args) {
             }
             options.expansion.weight = w;
         }
+    }
+    if (auto spec = args.get("neighbours")) {
+        // N[,weight[,min_similarity]]; N = 0 or "off" turns neighbour expansion off.
+        float values[3] = {static_cast<float>(options.expansion.neighbours), options.expansion.neighbour_weight,
+                           options.expansion.neighbour_min_similarity};
+        std::stringstream items(*spec == "off" ? std::string("0") : *spec);
+        std::string item;
+        std::size_t i = 0;
+        while (std::getline(items, item, ',')) {
+            char* end = nullptr;
+            const float v = std::strtof(item.c_str(), &end);
+            if (i == 3 || item.empty() || end != item.c_str() + item.size() || !(v >= 0.0f) || !(v <= 64.0f)) {
+                return Status{Errc::invalid_argument, "--neighbours takes off or N[,weight[,min_similarity]]"};
+            }
+            values[i++] = v;
+        }
+        options.expansion.neighbours = static_cast<std::size_t>(values[0]);
+        options.expansion.neighbour_weight = values[1];
+        options.expansion.neighbour_min_similarity = values[2];
     }
     if (auto stem = args.get("stem")) {
         if (*stem != "on" && *stem != "off" && *stem != "both") {

@@ -68,6 +68,8 @@ Result<std::vector<float>> CachingEmbedder::embed(std::span<const std::string> t
     return out;
 }
 
+std::shared_ptr<const WordVectors> CachingEmbedder::word_vectors() const { return inner_->word_vectors(); }
+
 void CachingEmbedder::fit(std::span<const std::string> corpus) {
     const std::string before = inner_->model_id();
     inner_->fit(corpus);

@@ -131,6 +131,27 @@ Pieces resolve(const StaticEmbedder::Impl& impl, const std::string& word) {
     return out;
 }
 
+/// A view of the model's words for query expansion; keeps the model alive.
+class StaticWordVectors final : public WordVectors {
+public:
+    explicit StaticWordVectors(std::shared_ptr<const StaticEmbedder::Impl> impl) : impl_(std::move(impl)) {}
+    [[nodiscard]] std::size_t dim() const override { return impl_->table.dim(); }
+    [[nodiscard]] bool lookup(std::string_view word, float* out) const override {
+        const Pieces pieces = resolve(*impl_, std::string(word));
+        if (pieces.empty()) {
+            return false;
+        }
+        std::fill(out, out + impl_->table.dim(), 0.0f);
+        for (const auto& [row, share] : pieces) {
+            impl_->table.accumulate(row, share, out);
+        }
+        return true;
+    }
+
+private:
+    std::shared_ptr<const StaticEmbedder::Impl> impl_;
+};
+
 std::string base_name(const std::string& path) {
     std::string stem = std::filesystem::path(path).stem().string();
     for (char& c : stem) {
@@ -288,6 +309,10 @@ std::string StaticEmbedder::model_id() const {
 }
 
 std::size_t StaticEmbedder::dim() const { return impl_->table.dim(); }
+
+std::shared_ptr<const WordVectors> StaticEmbedder::word_vectors() const {
+    return std::make_shared<StaticWordVectors>(impl_);
+}
 
 std::size_t StaticEmbedder::vocabulary_size() const { return impl_->table.size(); }
 

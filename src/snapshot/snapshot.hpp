@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "dense/dense_index.hpp"
+#include "expansion/neighbour_expander.hpp"
 #include "scout/analyzer.hpp"
 #include "scout/enhanced_name.hpp"
 #include "scout/options.hpp"
@@ -41,6 +42,7 @@ struct Snapshot {
     std::uint64_t generation = 0;
     CatalogOptions options;
     Analyzer analyzer;
+    Analyzer surface_analyzer;  // analyzer without stemming: words as word vectors know them
     std::vector<ServerRecord> servers;  // ACTIVE servers only, by name
     std::vector<ToolRecord> tools;      // ToolId order: by (server, tool)
     std::unordered_map<std::string, std::uint32_t> server_index;
@@ -50,6 +52,7 @@ struct Snapshot {
     std::unique_ptr<DenseIndex> dense;  // null: no embedder, or indexing failed
     std::string dense_error;            // why `dense` is null, when an embedder was set
     std::string embedder_model;
+    std::shared_ptr<const NeighbourExpander> neighbours;  // null: off, or no word vectors
 };
 
 }  // namespace scout::detail

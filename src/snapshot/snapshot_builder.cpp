@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <set>
 
 #include "analysis/lexicon.hpp"
 #include "scout/tool_document.hpp"
@@ -42,6 +43,32 @@ void index_field(Bm25Index::Builder& bm25, const Analyzer& analyzer, const std::
     for (const std::string& term : scratch) {
         bm25.add(term, weight);
     }
+}
+
+/// The distinct unstemmed words of a document's fields, for neighbour expansion.
+void collect_words(const Analyzer& surface, const ToolDocument& doc, std::set<std::string>& words,
+                   std::vector<std::string>& scratch) {
+    for (const std::string* field : {&doc.name, &doc.server, &doc.server_description, &doc.description,
+                                     &doc.parameters}) {
+        scratch.clear();
+        surface.analyze(*field, scratch);
+        words.insert(scratch.begin(), scratch.end());
+    }
+}
+
+/// Catalog words with the index terms of each; words of under 3 bytes or with digits are left
+/// out (their vectors relate them to little of use).
+std::shared_ptr<const NeighbourExpander> build_neighbours(const Analyzer& index_analyzer,
+                                                          std::shared_ptr<const WordVectors> vectors,
+                                                          const std::set<std::string>& words) {
+    std::vector<CatalogWord> entries;
+    for (const std::string& w : words) {
+        if (w.size() < 3 || std::any_of(w.begin(), w.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+            continue;
+        }
+        entries.push_back({w, index_analyzer.analyze(w)});
+    }
+    return NeighbourExpander::build(std::move(vectors), std::move(entries));
 }
 
 /// Embeds the documents the cache does not know; fills `vectors` (unit rows) or returns an error.
@@ -119,6 +146,18 @@ BuildOutput build_snapshot(const StagedCatalog& staged, const CatalogOptions& op
     snap->generation = generation;
     snap->options = options;
     snap->analyzer = Analyzer(options.analyzer);
+    AnalyzerOptions surface_options = options.analyzer;
+    surface_options.stem = false;
+    snap->surface_analyzer = Analyzer(surface_options);
+    std::shared_ptr<const WordVectors> word_vectors;
+    if (embedder != nullptr && options.expansion.neighbours > 0) {
+        try {
+            word_vectors = embedder->word_vectors();
+        } catch (const std::exception&) {
+            word_vectors = nullptr;  // an optional capability: without it there is no expansion
+        }
+    }
+    std::set<std::string> catalog_words;
     if (options.expansion.lexicon) {
         (void)default_lexicon();  // built here, so no search pays for it
     }
@@ -146,6 +185,9 @@ BuildOutput build_snapshot(const StagedCatalog& staged, const CatalogOptions& op
             index_field(bm25, snap->analyzer, doc->server_description, w.server_description, scratch);
             index_field(bm25, snap->analyzer, doc->description, w.description, scratch);
             index_field(bm25, snap->analyzer, doc->parameters, w.parameters, scratch);
+            if (word_vectors) {
+                collect_words(snap->surface_analyzer, *doc, catalog_words, scratch);
+            }
             texts.push_back(doc->text());
             keys.push_back({server.meta.name, tool.name});
             snap->tools.push_back({server.meta.name, tool.name, {}, tool.title, tool.description,
@@ -157,6 +199,9 @@ BuildOutput build_snapshot(const StagedCatalog& staged, const CatalogOptions& op
         snap->servers.push_back(std::move(record));
     }
     snap->bm25 = std::move(bm25).build(options.bm25);
+    if (word_vectors) {
+        snap->neighbours = build_neighbours(snap->analyzer, std::move(word_vectors), catalog_words);
+    }
     snap->names = EnhancedNames(keys);
     for (std::size_t i = 0; i < snap->tools.size(); ++i) {
         snap->tools[i].enhanced_name = snap->names.name(i);
