@@ -26,6 +26,8 @@ common options:
   --server NAME                   restrict results to this server (repeatable)
   --environment LABEL             restrict results to servers with this environment label
   --embed-timeout-ms MS           give up on the query embedding after MS and answer with BM25
+  --neighbours off|N[,W[,MIN]]    word-vector expansion: each query word adds its N nearest
+                                  catalog words (cosine >= MIN) at weight W x cosine (3,0.1,0.6)
 )";
 
 }  // namespace
