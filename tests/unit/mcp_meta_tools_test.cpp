@@ -31,7 +31,8 @@ Catalog make_catalog() {
     Catalog catalog = std::move(created.value());
     ServerSpec everything{"everything", "Reference server", "", "dev", scout::ServerStatus::active,
                           {tool("echo", "Echoes back the input message", R"({"readOnlyHint":true})"),
-                           tool("add", "Adds two numbers and returns the sum")}};
+                           tool("add", "Adds two numbers and returns the sum"),
+                           tool("do_it", "Run the default action of the reference server")}};
     ServerSpec github{"github", "Source hosting", "", "prod", scout::ServerStatus::active,
                       {tool("create_issue", "Open a new issue in a repository"),
                        tool("echo_webhook", "Send a test webhook event to a repository")}};
@@ -126,10 +127,10 @@ TEST_CASE("tool_search clamps top_k and validates arguments", "[mcp]") {
     MetaTools meta(Connector{});
     Searcher s = catalog.searcher();
     CHECK(matches(meta.tool_search(s, {{"query", "a"}, {"top_k", 0}})).size() <= 1);
-    CHECK(matches(meta.tool_search(s, {{"query", "send add echo issue email"}, {"top_k", 2}}))
+    CHECK(matches(meta.tool_search(s, {{"query", "send add echo issue email default"}, {"top_k", 2}}))
               .size() == 2);
-    CHECK(matches(meta.tool_search(s, {{"query", "send add echo issue email"}, {"top_k", 500}}))
-              .size() == 6);
+    CHECK(matches(meta.tool_search(s, {{"query", "send add echo issue email default"}, {"top_k", 500}}))
+              .size() == 7);
     CHECK(meta.tool_search(s, {{"query", ""}})["isError"] == true);
     CHECK(meta.tool_search(s, Json::object())["isError"] == true);
     CHECK(meta.tool_search(s, Json::array())["isError"] == true);
@@ -145,24 +146,24 @@ TEST_CASE("scope and environment binding filter tool_search", "[mcp]") {
     MetaTools meta(c);
     Searcher s = catalog.searcher();
     for (const Json& m : matches(meta.tool_search(
-             s, {{"query", "send email add echo issue"}, {"scope", "my_servers"}, {"top_k", 20}}))) {
+             s, {{"query", "send email add echo issue default"}, {"scope", "my_servers"}, {"top_k", 20}}))) {
         CHECK(m["server"] == "github");
     }
     CHECK(matches(meta.tool_search(
-                      s, {{"query", "send email add echo issue"}, {"scope", "all_servers"}, {"top_k", 20}}))
-              .size() == 6);
+                      s, {{"query", "send email add echo issue default"}, {"scope", "all_servers"}, {"top_k", 20}}))
+              .size() == 7);
 
     Connector dev;
     dev.environment = "dev";
     MetaTools dev_meta(dev);
-    const Json m = matches(dev_meta.tool_search(s, {{"query", "send email add echo issue"}, {"top_k", 20}}));
-    REQUIRE(m.size() == 2);
+    const Json m = matches(dev_meta.tool_search(s, {{"query", "send email add echo issue default"}, {"top_k", 20}}));
+    REQUIRE(m.size() == 3);
     for (const Json& hit : m) {
         CHECK(hit["server"] == "everything");
     }
     dev.bind_environment = false;
-    CHECK(matches(MetaTools(dev).tool_search(s, {{"query", "send email add echo issue"}, {"top_k", 20}}))
-              .size() == 6);
+    CHECK(matches(MetaTools(dev).tool_search(s, {{"query", "send email add echo issue default"}, {"top_k", 20}}))
+              .size() == 7);
 }
 
 TEST_CASE("an exact tool name is returned first", "[mcp]") {
@@ -170,14 +171,18 @@ TEST_CASE("an exact tool name is returned first", "[mcp]") {
     MetaTools meta(Connector{});
     Searcher s = catalog.searcher();
     // "github_echo_webhook" is an enhanced name; plain "send_email" is unique; "add" is not.
-    CHECK(matches(meta.tool_search(s, {{"query", "github_echo_webhook"}}))[0]["name"] ==
+    CHECK(matches(meta.tool_search(s, {{"query", "github_echo_webhook"}})).at(0)["name"] ==
           "github_echo_webhook");
     Json r = meta.tool_search(s, {{"query", "send_email"}, {"top_k", 3}});
-    CHECK(matches(r)[0]["name"] == "mail_send_email");
+    CHECK(matches(r).at(0)["name"] == "mail_send_email");
     std::set<std::string> names;
     for (const Json& m : matches(r)) {
         CHECK(names.insert(m["name"].get<std::string>()).second);  // no duplicate
     }
+    // Both words of "do_it" are stop words: only the exact-name rule can find it.
+    CHECK(matches(meta.tool_search(s, {{"query", "do_it"}})).at(0)["name"] == "everything_do_it");
+    CHECK(matches(meta.tool_search(s, {{"query", "everything_do_it"}, {"top_k", 1}})).at(0)["name"] ==
+          "everything_do_it");
     // Outside the environment scope, the exact name is not short-circuited in.
     Connector dev;
     dev.environment = "dev";
@@ -260,7 +265,7 @@ TEST_CASE("tools/list injects the meta-tools only when search is on and the inde
     c.tool_search_enabled = false;
     MetaTools full(c);
     Json all = full.list_tools(catalog.searcher());
-    REQUIRE(all["tools"].size() == 6);
+    REQUIRE(all["tools"].size() == 7);
     std::set<std::string> names;
     for (const Json& t : all["tools"]) {
         names.insert(t["name"].get<std::string>());
