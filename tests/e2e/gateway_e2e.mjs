@@ -118,6 +118,10 @@ async function main() {
   ctx.client.__dir = dir;
   try {
     await scenarios[scenario](ctx.client, ctx);
+    // Under the sanitizer builds, a report on the gateway's stderr is a failure too.
+    if (/(Address|Thread|UndefinedBehavior)Sanitizer|runtime error:/.test(ctx.stderr())) {
+      throw new Error('the gateway reported a sanitizer error');
+    }
     console.log(`PASS ${scenario}`);
   } catch (e) {
     console.error(`FAIL ${scenario}: ${e.stack}\n--- gateway stderr ---\n${ctx.stderr()}`);

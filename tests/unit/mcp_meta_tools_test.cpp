@@ -145,8 +145,10 @@ TEST_CASE("scope and environment binding filter tool_search", "[mcp]") {
     c.my_servers = std::vector<std::string>{"github"};
     MetaTools meta(c);
     Searcher s = catalog.searcher();
-    for (const Json& m : matches(meta.tool_search(
-             s, {{"query", "send email add echo issue default"}, {"scope", "my_servers"}, {"top_k", 20}}))) {
+    const Json mine = meta.tool_search(
+        s, {{"query", "send email add echo issue default"}, {"scope", "my_servers"}, {"top_k", 20}});
+    REQUIRE_FALSE(matches(mine).empty());
+    for (const Json& m : matches(mine)) {
         CHECK(m["server"] == "github");
     }
     CHECK(matches(meta.tool_search(
@@ -186,7 +188,8 @@ TEST_CASE("an exact tool name is returned first", "[mcp]") {
     // Outside the environment scope, the exact name is not short-circuited in.
     Connector dev;
     dev.environment = "dev";
-    for (const Json& m : matches(MetaTools(dev).tool_search(s, {{"query", "mail_send_email"}}))) {
+    const Json dev_result = MetaTools(dev).tool_search(s, {{"query", "mail_send_email"}});
+    for (const Json& m : matches(dev_result)) {
         CHECK(m["server"] != "mail");
     }
 }
@@ -248,7 +251,8 @@ TEST_CASE("a DEGRADED server's tools cannot be executed", "[mcp]") {
     Json r = meta.execute_tool(catalog.searcher(), {{"tool_name", "echo"}, {"server_name", "everything"}}, fake.fn());
     CHECK(r["isError"] == true);
     CHECK(fake.calls.empty());
-    for (const Json& m : matches(meta.tool_search(catalog.searcher(), {{"query", "echo"}, {"top_k", 20}}))) {
+    const Json after = meta.tool_search(catalog.searcher(), {{"query", "echo"}, {"top_k", 20}});
+    for (const Json& m : matches(after)) {
         CHECK(m["server"] != "everything");
     }
 }
