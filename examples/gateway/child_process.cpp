@@ -6,6 +6,9 @@
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include <cerrno>
 #include <cstring>
@@ -79,6 +82,7 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(
         }
         return Status{Errc::io_error, std::string("pipe: ") + std::strerror(errno)};
     }
+    [[maybe_unused]] const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
     if (pid < 0) {
         for (int fd : {in_pipe[0], in_pipe[1], out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) {
@@ -87,6 +91,14 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(
         return Status{Errc::io_error, std::string("fork: ") + std::strerror(errno)};
     }
     if (pid == 0) {
+#ifdef __linux__
+        // If the gateway dies without stopping it (SIGKILL), the backend goes too. The signal is
+        // tied to the forking thread, which supervises this child for its whole life.
+        ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (::getppid() != parent) {
+            ::_exit(127);
+        }
+#endif
         ::dup2(in_pipe[0], STDIN_FILENO);
         ::dup2(out_pipe[1], STDOUT_FILENO);
         ::signal(SIGPIPE, SIG_DFL);
