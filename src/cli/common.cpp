@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/common.hpp"
+#include "cli/index_options.hpp"
 #include "scout/catalog_loader.hpp"
 
 namespace scout::cli {
@@ -20,8 +21,12 @@ std::optional<std::size_t> parse_size(const std::string& text) {
 }  // namespace
 
 const std::set<std::string>& catalog_options() {
-    static const std::set<std::string> options{"catalog", "embedder", "top-k", "mode", "server",
-                                               "environment", "embed-timeout-ms"};
+    static const std::set<std::string> options = [] {
+        std::set<std::string> names{"catalog", "embedder", "top-k", "mode", "server", "environment",
+                                    "embed-timeout-ms"};
+        names.insert(index_option_names().begin(), index_option_names().end());
+        return names;
+    }();
     return options;
 }
 
@@ -57,7 +62,11 @@ Result<LoadedCatalog> load_catalog(const Args& args) {
     if (!embedder) {
         return embedder.status();
     }
-    auto catalog = Catalog::create({}, embedder.value());
+    auto options = index_options(args);
+    if (!options) {
+        return options.status();
+    }
+    auto catalog = Catalog::create(options.value(), embedder.value());
     if (!catalog) {
         return catalog.status();
     }
