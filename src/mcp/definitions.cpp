@@ -81,6 +81,7 @@ MetaTools::MetaTools(Connector connector) : connector_(std::move(connector)) {}
 SearchOptions MetaTools::scope_options(Scope scope) const {
     SearchOptions options;
     options.mode = connector_.mode;
+    options.exact_name_first = true;  // a query that names a tool gets that tool first
     options.servers = connector_.allowed_servers;
     if (scope == Scope::my_servers && connector_.my_servers) {
         if (!options.servers) {

@@ -1,6 +1,6 @@
 // tool_search.cpp: the tool_search handler. Validates the arguments, maps the scope to search
-// options, runs the hybrid search, puts an exact-name match first, and answers with a text block
-// plus the same matches as structuredContent.
+// options, runs the hybrid search (whose exact-name rule puts a tool named by the whole query
+// first, within scope), and answers with a text block plus the same matches as structuredContent.
 #include <algorithm>
 #include <cmath>
 
@@ -8,39 +8,6 @@
 
 namespace scout::mcp {
 namespace {
-
-bool is_identifier_like(std::string_view q) {
-    return !q.empty() && q.size() <= 256 &&
-           std::none_of(q.begin(), q.end(), [](char ch) {
-               return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r';
-           });
-}
-
-/// The tool a query names exactly: an enhanced name, or a plain tool name that only one tool
-/// in scope carries. The plain-name check lists the scope, so it only runs for one-word queries.
-std::optional<Hit> exact_match(const Searcher& searcher,
-                               const SearchOptions& options,
-                               std::string_view query) {
-    if (!is_identifier_like(query)) {
-        return std::nullopt;
-    }
-    if (auto key = searcher.resolve(query)) {
-        if (auto hit = searcher.find(key->server, key->tool);
-            hit && hit->name == query && detail::in_scope(searcher, options, *key)) {
-            return hit;
-        }
-    }
-    std::optional<Hit> only;
-    for (Hit& hit : searcher.list_tools(options)) {
-        if (hit.tool == query) {
-            if (only) {
-                return std::nullopt;  // ambiguous: let ranking decide
-            }
-            only = std::move(hit);
-        }
-    }
-    return only;
-}
 
 Result<std::size_t> read_top_k(const Json& args) {
     auto it = args.find("top_k");
@@ -89,17 +56,8 @@ Json MetaTools::tool_search(const Searcher& searcher, const Json& args) const {
     if (!result) {
         return error_result("tool_search failed: " + result.status().message());
     }
-    std::vector<Hit> hits = std::move(result->hits);
-    if (auto exact = exact_match(searcher, options, query)) {
-        std::erase_if(hits, [&](const Hit& h) { return h.name == exact->name; });
-        hits.insert(hits.begin(), std::move(*exact));
-        if (hits.size() > *top_k) {
-            hits.resize(*top_k);
-        }
-    }
-
     Json matches = Json::array();
-    for (const Hit& hit : hits) {
+    for (const Hit& hit : result->hits) {
         matches.push_back(detail::match_json(hit));
     }
     Json structured{{"query", query}, {"matches", std::move(matches)}};
