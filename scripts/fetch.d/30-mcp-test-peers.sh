@@ -7,6 +7,15 @@ set -euo pipefail
 src="$(cd "$(dirname "$0")/../.." && pwd)/tests/e2e"
 dest="${SCOUT_MCP_PEERS:-${XDG_CACHE_HOME:-$HOME/.cache}/scout/mcp-peers}"
 
+# Stock Debian's nodejs comes without npm; NodeSource's bundles it (and conflicts with the
+# Debian package), so Debian's npm is installed only when none is there.
+if command -v node >/dev/null 2>&1 && ! command -v npm >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 &&
+   [ "${SCOUT_SKIP_APT:-0}" != "1" ]; then
+  sudo_cmd=""
+  if [ "$(id -u)" -ne 0 ]; then sudo_cmd="sudo"; fi
+  $sudo_cmd env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm >&2 ||
+    echo "mcp-peers: could not install npm" >&2
+fi
 if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
   echo "mcp-peers: node/npm not found; the gateway end-to-end tests will be skipped" >&2
   exit 0
