@@ -93,6 +93,18 @@ const scenarios = {
     check(ran.structuredContent?.tool === 'turbo_encabulator_calibrate', 'the upstream result (structuredContent) passes through unmodified');
   },
 
+  async environment(client) {
+    const { tools } = await client.listTools(undefined, CALL);
+    check(/environment: prod/.test(tools[0].description) && /Only tools of the prod environment/.test(tools[0].description),
+      'the connector\'s environment label is in the tool_search description');
+    const m = await search(client, 'echo back the message', { top_k: 20 });
+    check(m.length > 0 && !m.some((x) => x.server === 'everything'), 'a prod connector never finds the dev backend\'s tools');
+    const r = await execute(client, 'echo', 'everything', { message: 'x' });
+    check(r.isError === true, 'nor can it execute them');
+    check(has(await search(client, 'create entities in the knowledge graph', { top_k: 3 }), 'memory', 'create_entities'),
+      'prod backends are searchable');
+  },
+
   async expose_all(client) {
     const { tools } = await client.listTools(undefined, CALL);
     const names = tools.map((t) => t.name);
@@ -109,9 +121,11 @@ async function main() {
   const dir = tempDir();
   const extra = scenario === 'list_changed'
     ? { fake: { command: process.execPath, args: [path.join(here, 'fake_backend.mjs')] } } : {};
-  const config = writeConfig(dir, extra);
+  const config = writeConfig(dir, extra, scenario === 'environment'
+    ? { everything: 'dev', filesystem: 'prod', memory: 'prod' } : {});
   const args = ['--config', config, '--embedder', 'hashing'];
   if (scenario === 'expose_all') args.push('--expose', 'all');
+  if (scenario === 'environment') args.push('--environment', 'prod');
   // A long first backoff keeps the DEGRADED window wide enough to observe reliably.
   if (scenario === 'restart') args.push('--restart-backoff-ms', '1500');
   const ctx = await connectGateway(gateway, args);

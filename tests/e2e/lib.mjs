@@ -32,8 +32,9 @@ export function tempDir() {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'scout-gw-e2e-'));
 }
 
-/// A Claude-Desktop-style config with the three reference servers (plus `extra` entries).
-export function writeConfig(dir, extra = {}) {
+/// A Claude-Desktop-style config with the three reference servers (plus `extra` entries);
+/// `labels` maps server names to environment labels.
+export function writeConfig(dir, extra = {}, labels = {}) {
   const root = path.join(dir, 'files');
   fs.mkdirSync(root, { recursive: true });
   fs.writeFileSync(path.join(root, 'notes.txt'), 'scout end-to-end test file\n');
@@ -49,6 +50,7 @@ export function writeConfig(dir, extra = {}) {
       ...extra,
     },
   };
+  for (const [name, label] of Object.entries(labels)) config.mcpServers[name].environment = label;
   const file = path.join(dir, 'servers.json');
   fs.writeFileSync(file, JSON.stringify(config, null, 2));
   return file;
