@@ -9,7 +9,9 @@
 
 namespace scout::gateway {
 
-/// "hashing[:DIM]" (the default) or "none" (BM25 only). invalid_argument for anything else.
+/// "static[:PATH]" (the default: the word-vector model of ~/.cache/scout, or BM25 alone when it is
+/// missing), "hashing[:DIM]", or "none" (BM25 only); query embeddings are cached.
+/// invalid_argument for anything else.
 [[nodiscard]] Result<std::shared_ptr<Embedder>> make_embedder(const std::string& spec);
 
 }  // namespace scout::gateway

@@ -19,7 +19,8 @@ constexpr const char* kUsage =
     "usage: scout-gateway --config servers.json [options]\n"
     "  --config FILE            backends, as {\"mcpServers\": {name: {command, args, env}}}\n"
     "  --expose search|all      serve the two meta-tools (default) or every tool, prefixed\n"
-    "  --embedder hashing[:DIM]|none   dense branch embedder (default hashing)\n"
+    "  --embedder static[:PATH]|hashing[:DIM]|none   dense branch embedder (default static;\n"
+    "                           BM25 only when the static model is not installed)\n"
     "  --environment LABEL      this connector's environment; searches see only its servers\n"
     "  --templates FILE         JSON file overriding the meta-tool description templates\n"
     "  --startup-timeout-ms N   wait at most N ms for backends before serving (default 30000)\n"
@@ -51,7 +52,7 @@ bool parse_ms(const std::string& text, std::chrono::milliseconds& out) {
 int main(int argc, char** argv) {
     using namespace scout;
     std::string config_path;
-    std::string embedder_spec = "hashing";
+    std::string embedder_spec = "static";
     std::string templates_path;
     mcp::Connector connector;
     gateway::BackendTimings timings;

@@ -123,7 +123,7 @@ async function main() {
     ? { fake: { command: process.execPath, args: [path.join(here, 'fake_backend.mjs')] } } : {};
   const config = writeConfig(dir, extra, scenario === 'environment'
     ? { everything: 'dev', filesystem: 'prod', memory: 'prod' } : {});
-  const args = ['--config', config, '--embedder', 'hashing'];
+  const args = ['--config', config];  // the default embedder, as a user gets it
   if (scenario === 'expose_all') args.push('--expose', 'all');
   if (scenario === 'environment') args.push('--environment', 'prod');
   // A long first backoff keeps the DEGRADED window wide enough to observe reliably.
