@@ -13,6 +13,8 @@ constexpr const char* kUsage = R"(usage: scout <command> [options]
 commands:
   search --catalog FILE [--top-k K] [--mode hybrid|bm25|dense] [--json] QUERY...
   eval   --catalog FILE --queries FILE [--top-k K] [--mode hybrid|bm25|dense|all] [--json]
+  tokens --encoding cl100k_base|o200k_base --file FILE   (prints the token count)
+  synth  [--catalog FILE] [--seed N] [--servers N] [--tools N] [--out FILE]
 
 common options:
   --embedder static[:PATH]|http|hashing[:DIM]|none
@@ -40,6 +42,12 @@ int main(int argc, char** argv) {
         }
         if (command == "eval") {
             return scout::cli::run_eval(argc, argv);
+        }
+        if (command == "tokens") {
+            return scout::cli::run_tokens(argc, argv);
+        }
+        if (command == "synth") {
+            return scout::cli::run_synth(argc, argv);
         }
         std::cerr << "scout: unknown command '" << command << "'\n" << kUsage;
         return scout::cli::kExitBadInput;
