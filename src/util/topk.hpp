@@ -22,7 +22,15 @@ struct ScoredDoc {
 
 class TopK {
 public:
-    explicit TopK(std::size_t k) : k_(k) { heap_.reserve(k); }
+    explicit TopK(std::size_t k = 0) : k_(k) { heap_.reserve(k); }
+
+    /// Empties the collector for a new k, keeping its capacity (thread-local scratch reuses one
+    /// collector, so steady-state searches do not allocate).
+    void reset(std::size_t k) {
+        k_ = k;
+        heap_.clear();
+        heap_.reserve(k);
+    }
 
     /// Lowest score that can still enter; -inf while the heap is not full.
     [[nodiscard]] float threshold() const noexcept {

@@ -1,0 +1,93 @@
+// int8_scan.cpp: the quantized dense scan. Each vector is stored as int8 codes with one scale
+// per row (symmetric, largest |component| -> 127); the query is quantized the same way, so a
+// row's approximate score is q_scale * row_scale * <q_codes, row_codes> with an exact integer
+// inner product. A pool of the best approximate candidates is re-scored in fp32, which makes
+// returned scores exact and, with a pool several times k, the top-k almost always identical.
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "dense/dense_index.hpp"
+#include "simd/kernels.hpp"
+
+namespace scout {
+
+float quantize_int8(const float* v, std::size_t dim, std::int8_t* codes) noexcept {
+    float max_abs = 0.0f;
+    for (std::size_t d = 0; d < dim; ++d) {
+        max_abs = std::max(max_abs, std::fabs(v[d]));
+    }
+    if (!(max_abs > 0.0f) || !std::isfinite(max_abs)) {
+        std::fill(codes, codes + dim, std::int8_t{0});
+        return 0.0f;
+    }
+    const float inv = 127.0f / max_abs;
+    for (std::size_t d = 0; d < dim; ++d) {
+        const float c = std::clamp(std::nearbyint(v[d] * inv), -127.0f, 127.0f);
+        codes[d] = static_cast<std::int8_t>(c);
+    }
+    return max_abs / 127.0f;
+}
+
+Int8Store quantize_int8(const VectorStore& vectors) {
+    Int8Store store;
+    store.dim = vectors.dim;
+    store.codes.resize(vectors.size() * vectors.dim);
+    store.scales.resize(vectors.size());
+    for (std::size_t i = 0; i < vectors.size(); ++i) {
+        store.scales[i] = quantize_int8(vectors.row(i), vectors.dim, store.codes.data() + i * vectors.dim);
+    }
+    return store;
+}
+
+void int8_search(const VectorStore& vectors, const Int8Store& codes, const float* query,
+                 std::size_t k, std::size_t pool, const Bitset* allowed, std::vector<ScoredDoc>& out) {
+    const simd::Kernels& kern = simd::active();
+    const std::size_t n = codes.size();
+    const std::size_t dim = codes.dim;
+    thread_local std::vector<std::int8_t> qcodes;
+    thread_local TopK candidates;
+    thread_local TopK top;
+    qcodes.resize(dim);
+    // The query's own scale is a positive constant factor: it cannot change the order.
+    (void)quantize_int8(query, dim, qcodes.data());
+    candidates.reset(std::max(pool, k));
+
+    std::array<const std::int8_t*, simd::kRowGroup> rows{};
+    std::array<ToolId, simd::kRowGroup> ids{};
+    std::array<std::int32_t, simd::kRowGroup> dots{};
+    std::size_t filled = 0;
+    const auto offer = [&](std::size_t r, std::int32_t dot) {
+        const float approx = codes.scales[ids[r]] * static_cast<float>(dot);
+        if (approx >= candidates.threshold()) {
+            candidates.push(ids[r], approx);
+        }
+    };
+    for (std::size_t i = 0; i < n; ++i) {
+        if (allowed != nullptr && !allowed->test(static_cast<ToolId>(i))) {
+            continue;
+        }
+        rows[filled] = codes.row(i);
+        ids[filled] = static_cast<ToolId>(i);
+        if (++filled == simd::kRowGroup) {
+            kern.dot_rows_i8(qcodes.data(), rows.data(), dim, dots.data());
+            for (std::size_t r = 0; r < simd::kRowGroup; ++r) {
+                offer(r, dots[r]);
+            }
+            filled = 0;
+        }
+    }
+    for (std::size_t r = 0; r < filled; ++r) {
+        offer(r, kern.dot_i8(qcodes.data(), rows[r], dim));
+    }
+    candidates.drain_sorted(out);
+
+    // Exact re-scoring of the pool.
+    top.reset(k);
+    for (const ScoredDoc& c : out) {
+        top.push(c.id, kern.dot(query, vectors.row(c.id), vectors.dim));
+    }
+    top.drain_sorted(out);
+}
+
+}  // namespace scout
