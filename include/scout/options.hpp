@@ -34,11 +34,11 @@ struct DenseOptions {
     /// cost about the same, at 200k HNSW is several times faster.
     std::size_t hnsw_min_tools = 20000;
     /// Exact search scans int8 copies of the vectors (4x less memory traffic), then re-scores
-    /// the best max(k * int8_rescore_factor, 64) candidates exactly in fp32. Returned scores are
+    /// the best max(k * int8_rescore_factor, 32) candidates exactly in fp32. Returned scores are
     /// exact; the top-k differs from the fp32 scan only if a true top-k vector falls outside the
     /// re-scored pool. Off by default: the fp32 scan is exact by construction.
     bool int8_scan = false;
-    std::size_t int8_rescore_factor = 8;
+    std::size_t int8_rescore_factor = 3;
     /// HNSW with a scope filter: when at least this fraction of the tools is allowed, search the
     /// graph for k / fraction * 2 candidates and keep the allowed ones (exact scan if too few
     /// survive); below it, scan the allowed vectors exactly.

@@ -32,7 +32,8 @@ void exact_search(const VectorStore& vectors, const float* query, std::size_t k,
     const simd::Kernels& kern = simd::active();
     const std::size_t n = vectors.size();
     const std::size_t dim = vectors.dim;
-    thread_local TopK top;
+    thread_local TopKBuffer scratch;  // one TLS lookup, not one per row (see int8_scan.cpp)
+    TopKBuffer& top = scratch;
     top.reset(k);
     std::array<const float*, simd::kRowGroup> rows{};
     std::array<ToolId, simd::kRowGroup> ids{};
@@ -47,9 +48,7 @@ void exact_search(const VectorStore& vectors, const float* query, std::size_t k,
         if (++filled == simd::kRowGroup) {
             kern.dot_rows(query, rows.data(), dim, scores.data());
             for (std::size_t r = 0; r < simd::kRowGroup; ++r) {
-                if (scores[r] >= top.threshold()) {
-                    top.push(ids[r], scores[r]);
-                }
+                top.push(ids[r], scores[r]);
             }
             filled = 0;
         }
@@ -75,7 +74,7 @@ public:
     void search(const float* query, std::size_t k, const Bitset* allowed,
                 std::vector<ScoredDoc>& out) const override {
         if (options_.int8_scan) {
-            const std::size_t pool = std::max<std::size_t>(k * options_.int8_rescore_factor, 64);
+            const std::size_t pool = std::max<std::size_t>(k * options_.int8_rescore_factor, 32);
             int8_search(*vectors_, codes_, query, k, pool, allowed, out);
         } else {
             exact_search(*vectors_, query, k, allowed, out);

@@ -45,9 +45,18 @@ void int8_search(const VectorStore& vectors, const Int8Store& codes, const float
     const simd::Kernels& kern = simd::active();
     const std::size_t n = codes.size();
     const std::size_t dim = codes.dim;
-    thread_local std::vector<std::int8_t> qcodes;
-    thread_local TopK candidates;
-    thread_local TopK top;
+    // One lookup of the thread-local scratch: in position-independent code every access to a
+    // thread_local may cost a __tls_get_addr call, too much inside the row loop.
+    struct Scratch {
+        std::vector<std::int8_t> qcodes;
+        TopKBuffer candidates;
+        TopK top;
+    };
+    thread_local Scratch scratch;
+    Scratch& s = scratch;
+    std::vector<std::int8_t>& qcodes = s.qcodes;
+    TopKBuffer& candidates = s.candidates;
+    TopK& top = s.top;
     qcodes.resize(dim);
     // The query's own scale is a positive constant factor: it cannot change the order.
     (void)quantize_int8(query, dim, qcodes.data());
@@ -58,10 +67,7 @@ void int8_search(const VectorStore& vectors, const Int8Store& codes, const float
     std::array<std::int32_t, simd::kRowGroup> dots{};
     std::size_t filled = 0;
     const auto offer = [&](std::size_t r, std::int32_t dot) {
-        const float approx = codes.scales[ids[r]] * static_cast<float>(dot);
-        if (approx >= candidates.threshold()) {
-            candidates.push(ids[r], approx);
-        }
+        candidates.push(ids[r], codes.scales[ids[r]] * static_cast<float>(dot));
     };
     for (std::size_t i = 0; i < n; ++i) {
         if (allowed != nullptr && !allowed->test(static_cast<ToolId>(i))) {
@@ -80,7 +86,7 @@ void int8_search(const VectorStore& vectors, const Int8Store& codes, const float
     for (std::size_t r = 0; r < filled; ++r) {
         offer(r, kern.dot_i8(qcodes.data(), rows[r], dim));
     }
-    candidates.drain_sorted(out);
+    candidates.drain_unordered(out);
 
     // Exact re-scoring of the pool.
     top.reset(k);

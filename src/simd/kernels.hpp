@@ -23,7 +23,8 @@ struct Kernels {
     /// out[r] = dot(q, rows[r], n) for the kRowGroup rows; each out[r] is bit-identical to
     /// dot(q, rows[r], n) (same summation order), so batched and single scans rank alike.
     void (*dot_rows)(const float* q, const float* const* rows, std::size_t n, float* out);
-    /// Exact integer inner product of two int8 vectors (the quantized dense scan).
+    /// Exact integer inner product of two int8 vectors (the quantized dense scan). Codes must
+    /// lie in [-127, 127] (the AVX2 kernel negates them; -128 has no negation).
     std::int32_t (*dot_i8)(const std::int8_t* a, const std::int8_t* b, std::size_t n);
     /// out[r] = dot_i8(q, rows[r], n) for the kRowGroup rows.
     void (*dot_rows_i8)(const std::int8_t* q, const std::int8_t* const* rows, std::size_t n,

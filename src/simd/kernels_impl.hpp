@@ -7,6 +7,9 @@
 #include <cstdint>
 
 #include <xsimd/xsimd.hpp>
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
 
 #include "simd/kernels.hpp"
 
@@ -79,35 +82,74 @@ void dot_rows(const float* q, const float* const* rows, std::size_t n, float* ou
     }
 }
 
-// The int8 kernels are plain loops: integer sums are exact in any order, and at -O3 with this
-// file's ISA flags GCC turns them into widening multiply-adds (pmovsxbw + pmaddwd).
-template <class Arch>
-std::int32_t dot_i8(const std::int8_t* a, const std::int8_t* b, std::size_t n) {
+// int8 inner products. With AVX2 (this TU's flags decide): a.b = |a| . (sign(a) * b), so
+// maddubs multiplies unsigned |q| by signed sign(q)*r into int16 pairs (at most 2 * 127 * 127,
+// no saturation because codes stay in [-127, 127]), and madd with ones widens to int32. 32 codes
+// per step; the four-row variant loads and prepares the query once for four rows. Integer sums
+// are exact, so every variant returns the same value. Without AVX2, a plain loop.
+#if defined(__AVX2__)
+inline std::int32_t hsum_i32(__m256i v) noexcept {
+    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1));
+    return _mm_cvtsi128_si32(s);
+}
+
+inline __m256i madd_i8(__m256i q_abs, __m256i q, const std::int8_t* r, __m256i acc) noexcept {
+    const __m256i ones = _mm256_set1_epi16(1);
+    const __m256i rv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r));
+    const __m256i prod16 = _mm256_maddubs_epi16(q_abs, _mm256_sign_epi8(rv, q));
+    return _mm256_add_epi32(acc, _mm256_madd_epi16(prod16, ones));
+}
+#endif
+
+inline std::int32_t dot_i8_tail(const std::int8_t* a, const std::int8_t* b, std::size_t i, std::size_t n) noexcept {
     std::int32_t sum = 0;
-    for (std::size_t i = 0; i < n; ++i) {
+    for (; i < n; ++i) {
         sum += static_cast<std::int32_t>(a[i]) * static_cast<std::int32_t>(b[i]);
     }
     return sum;
 }
 
 template <class Arch>
-void dot_rows_i8(const std::int8_t* q, const std::int8_t* const* rows, std::size_t n, std::int32_t* out) {
-    const std::int8_t* r0 = rows[0];
-    const std::int8_t* r1 = rows[1];
-    const std::int8_t* r2 = rows[2];
-    const std::int8_t* r3 = rows[3];
-    std::int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        const auto qi = static_cast<std::int32_t>(q[i]);
-        s0 += qi * static_cast<std::int32_t>(r0[i]);
-        s1 += qi * static_cast<std::int32_t>(r1[i]);
-        s2 += qi * static_cast<std::int32_t>(r2[i]);
-        s3 += qi * static_cast<std::int32_t>(r3[i]);
+std::int32_t dot_i8(const std::int8_t* a, const std::int8_t* b, std::size_t n) {
+    std::size_t i = 0;
+    std::int32_t sum = 0;
+#if defined(__AVX2__)
+    __m256i acc = _mm256_setzero_si256();
+    for (; i + 32 <= n; i += 32) {
+        const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + i));
+        acc = madd_i8(_mm256_abs_epi8(q), q, b + i, acc);
     }
-    out[0] = s0;
-    out[1] = s1;
-    out[2] = s2;
-    out[3] = s3;
+    sum = hsum_i32(acc);
+#endif
+    return sum + dot_i8_tail(a, b, i, n);
+}
+
+template <class Arch>
+void dot_rows_i8(const std::int8_t* q, const std::int8_t* const* rows, std::size_t n, std::int32_t* out) {
+    std::size_t i = 0;
+    for (std::size_t r = 0; r < kRowGroup; ++r) {
+        out[r] = 0;
+    }
+#if defined(__AVX2__)
+    __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;
+    for (; i + 32 <= n; i += 32) {
+        const __m256i qv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + i));
+        const __m256i qa = _mm256_abs_epi8(qv);
+        a0 = madd_i8(qa, qv, rows[0] + i, a0);
+        a1 = madd_i8(qa, qv, rows[1] + i, a1);
+        a2 = madd_i8(qa, qv, rows[2] + i, a2);
+        a3 = madd_i8(qa, qv, rows[3] + i, a3);
+    }
+    out[0] = hsum_i32(a0);
+    out[1] = hsum_i32(a1);
+    out[2] = hsum_i32(a2);
+    out[3] = hsum_i32(a3);
+#endif
+    for (std::size_t r = 0; r < kRowGroup; ++r) {
+        out[r] += dot_i8_tail(q, rows[r], i, n);
+    }
 }
 
 template <class Arch>

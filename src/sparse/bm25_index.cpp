@@ -15,7 +15,9 @@ void Bm25Index::Builder::add(const std::string& term, float weight) {
         return;
     }
     const auto doc = static_cast<ToolId>(doc_length_.size() - 1);
-    auto [it, inserted] = vocabulary_.emplace(term, static_cast<TermId>(postings_.size()));
+    // try_emplace hashes first and builds a node only for a new term (emplace would copy the
+    // string into a node on every call).
+    auto [it, inserted] = vocabulary_.try_emplace(term, static_cast<TermId>(postings_.size()));
     if (inserted) {
         postings_.emplace_back();
     }

@@ -18,7 +18,8 @@ struct Scratch {
     std::vector<float> acc;  // all zeros between searches
     std::vector<ToolId> touched;
     std::vector<std::pair<TermId, float>> query;
-    TopK top;
+    TopK top;            // the scan route: a tight threshold lets next_above skip more
+    TopKBuffer buffer;   // the touched-list route: cheap pushes for many candidates
 };
 
 Scratch& scratch() {
@@ -80,15 +81,16 @@ void Bm25Index::search(std::span<const std::string> terms, std::size_t k, const 
                 acc[d] += qtf * impacts_[p];
             }
         }
+        s.buffer.reset(k);
         for (const ToolId d : s.touched) {
             const float score = acc[d];
             acc[d] = 0.0f;
             // >= : an equal score with a lower id still ranks before the current worst.
-            if (score > 0.0f && score >= top.threshold() && admits(allowed, d)) {
-                top.push(d, score);
+            if (score > 0.0f && score >= s.buffer.threshold() && admits(allowed, d)) {
+                s.buffer.push(d, score);
             }
         }
-        top.drain_sorted(out);
+        s.buffer.drain_sorted(out);
         return;
     }
 
