@@ -23,7 +23,8 @@ float quantize_int8(const float* v, std::size_t dim, std::int8_t* codes) noexcep
     }
     const float inv = 127.0f / max_abs;
     for (std::size_t d = 0; d < dim; ++d) {
-        const float c = std::clamp(std::nearbyint(v[d] * inv), -127.0f, 127.0f);
+        // lrint: one conversion instruction (nearbyint is a libm call per component).
+        const long c = std::clamp(std::lrint(v[d] * inv), -127L, 127L);
         codes[d] = static_cast<std::int8_t>(c);
     }
     return max_abs / 127.0f;
@@ -65,26 +66,47 @@ void int8_search(const VectorStore& vectors, const Int8Store& codes, const float
     std::array<const std::int8_t*, simd::kRowGroup> rows{};
     std::array<ToolId, simd::kRowGroup> ids{};
     std::array<std::int32_t, simd::kRowGroup> dots{};
-    std::size_t filled = 0;
-    const auto offer = [&](std::size_t r, std::int32_t dot) {
-        candidates.push(ids[r], codes.scales[ids[r]] * static_cast<float>(dot));
-    };
-    for (std::size_t i = 0; i < n; ++i) {
-        if (allowed != nullptr && !allowed->test(static_cast<ToolId>(i))) {
-            continue;
+    const float* scales = codes.scales.data();
+    const auto offer = [&](ToolId id, std::int32_t dot) {
+        const float approx = scales[id] * static_cast<float>(dot);
+        if (approx >= candidates.threshold()) {
+            candidates.push(id, approx);
         }
-        rows[filled] = codes.row(i);
-        ids[filled] = static_cast<ToolId>(i);
-        if (++filled == simd::kRowGroup) {
+    };
+    std::size_t i = 0;
+    if (allowed == nullptr) {
+        // Unfiltered: consecutive rows, no gathering.
+        for (; i + simd::kRowGroup <= n; i += simd::kRowGroup) {
+            for (std::size_t r = 0; r < simd::kRowGroup; ++r) {
+                rows[r] = codes.row(i + r);
+            }
             kern.dot_rows_i8(qcodes.data(), rows.data(), dim, dots.data());
             for (std::size_t r = 0; r < simd::kRowGroup; ++r) {
-                offer(r, dots[r]);
+                offer(static_cast<ToolId>(i + r), dots[r]);
             }
-            filled = 0;
         }
-    }
-    for (std::size_t r = 0; r < filled; ++r) {
-        offer(r, kern.dot_i8(qcodes.data(), rows[r], dim));
+        for (; i < n; ++i) {
+            offer(static_cast<ToolId>(i), kern.dot_i8(qcodes.data(), codes.row(i), dim));
+        }
+    } else {
+        std::size_t filled = 0;
+        for (; i < n; ++i) {
+            if (!allowed->test(static_cast<ToolId>(i))) {
+                continue;
+            }
+            rows[filled] = codes.row(i);
+            ids[filled] = static_cast<ToolId>(i);
+            if (++filled == simd::kRowGroup) {
+                kern.dot_rows_i8(qcodes.data(), rows.data(), dim, dots.data());
+                for (std::size_t r = 0; r < simd::kRowGroup; ++r) {
+                    offer(ids[r], dots[r]);
+                }
+                filled = 0;
+            }
+        }
+        for (std::size_t r = 0; r < filled; ++r) {
+            offer(ids[r], kern.dot_i8(qcodes.data(), rows[r], dim));
+        }
     }
     candidates.drain_unordered(out);
 

@@ -96,10 +96,15 @@ inline std::int32_t hsum_i32(__m256i v) noexcept {
 }
 
 inline __m256i madd_i8(__m256i q_abs, __m256i q, const std::int8_t* r, __m256i acc) noexcept {
-    const __m256i ones = _mm256_set1_epi16(1);
     const __m256i rv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r));
+#if defined(__AVX512VNNI__) && defined(__AVX512VL__)
+    // One instruction for multiply, pairwise add, widen and accumulate.
+    return _mm256_dpbusd_epi32(acc, q_abs, _mm256_sign_epi8(rv, q));
+#else
+    const __m256i ones = _mm256_set1_epi16(1);
     const __m256i prod16 = _mm256_maddubs_epi16(q_abs, _mm256_sign_epi8(rv, q));
     return _mm256_add_epi32(acc, _mm256_madd_epi16(prod16, ones));
+#endif
 }
 #endif
 

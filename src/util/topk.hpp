@@ -65,7 +65,7 @@ private:
 };
 
 /// Top-k for long scans where many candidates beat an early threshold: candidates at or above a
-/// running threshold are appended to a buffer of 2k, which is cut back to its k best
+/// running threshold are appended to a buffer of 4k, which is cut back to its k best
 /// (nth_element) when full. O(1) amortized per candidate instead of a heap's O(log k); the
 /// result is the same exact top-k under the same total order (score desc, id asc).
 class TopKBuffer {
@@ -75,7 +75,7 @@ public:
         k_ = k;
         threshold_ = -std::numeric_limits<float>::infinity();
         buf_.clear();
-        buf_.reserve(2 * k + 1);
+        buf_.reserve(4 * k + 1);
     }
 
     /// Lowest score that can still enter (equal scores may, by id).
@@ -86,7 +86,7 @@ public:
             return;
         }
         buf_.push_back({id, score});
-        if (buf_.size() >= 2 * k_) {
+        if (buf_.size() >= 4 * k_) {
             compact();
         }
     }
