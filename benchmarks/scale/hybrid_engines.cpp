@@ -15,7 +15,7 @@
 
 #include "bench_common.hpp"
 #include "hnsw_peer.hpp"
-#include "fusion/rrf.hpp"
+#include "fusion/fusion.hpp"
 #include "scout/catalog.hpp"
 #include "scout/searcher.hpp"
 

@@ -49,11 +49,31 @@ struct DenseOptions {
     std::uint64_t seed = 42;  ///< HNSW level generation; fixed so rankings are reproducible
 };
 
-/// Reciprocal Rank Fusion (Cormack, Clarke & Buettcher, SIGIR 2009): score = sum 1 / (k + rank).
+/// How the BM25 and dense lists become one ranking.
+enum class FusionMethod : std::uint8_t {
+    /// Reciprocal Rank Fusion (Cormack, Clarke & Buettcher, SIGIR 2009): sum 1 / (k + rank).
+    rrf,
+    /// RRF with a weight per branch: sum w / (k + rank).
+    weighted_rrf,
+    /// Min-max normalized scores combined with the branch weights (CombSUM, Fox & Shaw 1994);
+    /// uses how far apart the scores are, not only their order.
+    score_blend,
+};
+
 struct FusionOptions {
+    FusionMethod method = FusionMethod::rrf;
     double rrf_k = 60.0;
     /// Each branch fetches top_k * fetch_factor candidates (the paper: 3).
     std::size_t fetch_factor = 3;
+    double bm25_weight = 1.0;   ///< weighted_rrf and score_blend
+    double dense_weight = 1.0;  ///< weighted_rrf and score_blend
+};
+
+/// Query expansion for the BM25 branch with the built-in lexicon of tool language.
+struct ExpansionOptions {
+    bool lexicon = true;
+    /// Weight of an added word relative to the query's own words (1).
+    float weight = 0.2f;
 };
 
 struct CatalogOptions {
@@ -61,6 +81,7 @@ struct CatalogOptions {
     Bm25Options bm25;
     DenseOptions dense;
     FusionOptions fusion;
+    ExpansionOptions expansion;
     std::size_t embed_batch = 16;  ///< texts per Embedder::embed call when indexing
 };
 

@@ -2,9 +2,10 @@
 // branches (each fetching top_k x fetch_factor over the allowed tools) -> RRF -> hits.
 #include <algorithm>
 
+#include "analysis/lexicon.hpp"
 #include "analysis/utf8.hpp"
 #include "embed/query_embedding.hpp"
-#include "fusion/rrf.hpp"
+#include "fusion/fusion.hpp"
 #include "scout/searcher.hpp"
 #include "snapshot/snapshot.hpp"
 
@@ -73,13 +74,14 @@ struct Branches {
     bool ran_dense = false;
 };
 
-SearchResult assemble(const Snapshot& snap, Branches& b, std::size_t k, double rrf_k) {
+SearchResult assemble(const Snapshot& snap, Branches& b, std::size_t k, const FusionOptions& fusion) {
     SearchResult result;
     result.generation = snap.generation;
     result.hits.reserve(k);
     if (b.ran_bm25 && b.ran_dense) {
         const std::vector<ScoredDoc> lists[2] = {std::move(b.bm25), std::move(b.dense)};
-        for (const FusedDoc& f : rrf_fuse(lists, rrf_k, k)) {
+        const double weights[2] = {fusion.bm25_weight, fusion.dense_weight};
+        for (const FusedDoc& f : fuse(lists, weights, fusion, k)) {
             Hit hit = make_hit(snap, f.id);
             hit.score = static_cast<float>(f.score);
             hit.bm25_rank = f.ranks[0];
@@ -106,6 +108,67 @@ SearchResult assemble(const Snapshot& snap, Branches& b, std::size_t k, double r
     return result;
 }
 
+/// The query's own terms (weight 1) plus lexicon expansions (weight options.weight).
+std::vector<QueryTerm> bm25_query(const Snapshot& snap, std::string_view query) {
+    std::vector<std::string> words;
+    snap.analyzer.analyze(query, words);
+    std::vector<QueryTerm> terms;
+    for (std::string& w : words) {
+        terms.push_back({std::move(w), 1.0f});
+    }
+    const ExpansionOptions& expansion = snap.options.expansion;
+    if (expansion.lexicon && expansion.weight > 0.0f) {
+        for (const std::string& phrase : default_lexicon().expansions(query)) {
+            words.clear();
+            snap.analyzer.analyze(phrase, words);
+            for (std::string& w : words) {
+                terms.push_back({std::move(w), expansion.weight});
+            }
+        }
+    }
+    return terms;
+}
+
+/// Tools the whole query names exactly: an enhanced name, else a plain tool name (in scope).
+std::vector<ToolId> exact_name_matches(const Snapshot& snap, std::string_view query, const Bitset* filter) {
+    while (!query.empty() && (query.front() == ' ' || query.front() == '`' || query.front() == '"')) {
+        query.remove_prefix(1);
+    }
+    while (!query.empty() && (query.back() == ' ' || query.back() == '`' || query.back() == '"')) {
+        query.remove_suffix(1);
+    }
+    std::vector<ToolId> out;
+    if (query.empty() || query.find(' ') != std::string_view::npos) {
+        return out;
+    }
+    const auto allowed = [&](ToolId id) { return filter == nullptr || filter->test(id); };
+    if (auto it = snap.tools_by_name.find(std::string(query)); it != snap.tools_by_name.end()) {
+        std::copy_if(it->second.begin(), it->second.end(), std::back_inserter(out), allowed);
+    } else if (auto id = snap.names.resolve(query); id && allowed(static_cast<ToolId>(*id))) {
+        out.push_back(static_cast<ToolId>(*id));
+    }
+    return out;
+}
+
+/// Moves the exactly named tools to the front, keeping the ranked order of everything else.
+void put_exact_first(const Snapshot& snap, const std::vector<ToolId>& exact, std::size_t k,
+                     std::vector<Hit>& hits) {
+    std::vector<Hit> front;
+    for (ToolId id : exact) {
+        auto it = std::find_if(hits.begin(), hits.end(), [&](const Hit& h) { return h.id == id; });
+        if (it != hits.end()) {
+            front.push_back(std::move(*it));
+            hits.erase(it);
+        } else {
+            front.push_back(make_hit(snap, id));
+        }
+    }
+    hits.insert(hits.begin(), std::make_move_iterator(front.begin()), std::make_move_iterator(front.end()));
+    if (hits.size() > k) {
+        hits.resize(k);
+    }
+}
+
 Result<SearchResult> run_search(const Snapshot& snap, const std::shared_ptr<Embedder>& embedder,
                                 std::string_view query, const std::span<const float>* given_vector,
                                 const SearchOptions& options) {
@@ -122,7 +185,8 @@ Result<SearchResult> run_search(const Snapshot& snap, const std::shared_ptr<Embe
     const std::size_t k = std::clamp<std::size_t>(options.top_k, 1, SearchOptions::kMaxTopK);
     // Branches feeding RRF fetch `fetch` each (the pool fusion ranks); a branch that answers
     // alone returns its top k directly.
-    const std::size_t fetch = options.fetch_k != 0 ? options.fetch_k : k * snap.options.fusion.fetch_factor;
+    const std::size_t fetch_factor = options.fusion ? options.fusion->fetch_factor : snap.options.fusion.fetch_factor;
+    const std::size_t fetch = options.fetch_k != 0 ? options.fetch_k : k * std::max<std::size_t>(fetch_factor, 1);
     const std::size_t solo_fetch = std::max(k, fetch);
     const std::optional<Bitset> allowed = scope_filter(snap, options);
     const Bitset* filter = allowed ? &*allowed : nullptr;
@@ -160,12 +224,17 @@ Result<SearchResult> run_search(const Snapshot& snap, const std::shared_ptr<Embe
         }
     }
     if (options.mode != Mode::dense || !b.ran_dense) {
-        std::vector<std::string> terms;
-        snap.analyzer.analyze(query, terms);
-        snap.bm25.search(terms, b.ran_dense ? fetch : solo_fetch, filter, b.bm25);
+        const std::vector<QueryTerm> terms = bm25_query(snap, query);
+        snap.bm25.search(std::span<const QueryTerm>(terms), b.ran_dense ? fetch : solo_fetch, filter, b.bm25);
         b.ran_bm25 = true;
     }
-    SearchResult result = assemble(snap, b, k, snap.options.fusion.rrf_k);
+    SearchResult result = assemble(snap, b, k, options.fusion.value_or(snap.options.fusion));
+    if (options.exact_name_first) {
+        const std::vector<ToolId> exact = exact_name_matches(snap, query, filter);
+        if (!exact.empty()) {
+            put_exact_first(snap, exact, k, result.hits);
+        }
+    }
     result.degraded = !degraded_reason.empty();
     result.degraded_reason = std::move(degraded_reason);
     result.mode = b.ran_bm25 && b.ran_dense ? Mode::hybrid : (b.ran_dense ? Mode::dense : Mode::bm25);

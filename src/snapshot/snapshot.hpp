@@ -45,6 +45,7 @@ struct Snapshot {
     std::vector<ToolRecord> tools;      // ToolId order: by (server, tool)
     std::unordered_map<std::string, std::uint32_t> server_index;
     EnhancedNames names;
+    std::unordered_map<std::string, std::vector<ToolId>> tools_by_name;  // plain tool name -> ids
     Bm25Index bm25;
     std::unique_ptr<DenseIndex> dense;  // null: no embedder, or indexing failed
     std::string dense_error;            // why `dense` is null, when an embedder was set

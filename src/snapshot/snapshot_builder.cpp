@@ -4,6 +4,7 @@
 #include <cmath>
 #include <exception>
 
+#include "analysis/lexicon.hpp"
 #include "scout/tool_document.hpp"
 #include "snapshot/snapshot_builder.hpp"
 #include "util/hash.hpp"
@@ -118,6 +119,9 @@ BuildOutput build_snapshot(const StagedCatalog& staged, const CatalogOptions& op
     snap->generation = generation;
     snap->options = options;
     snap->analyzer = Analyzer(options.analyzer);
+    if (options.expansion.lexicon) {
+        (void)default_lexicon();  // built here, so no search pays for it
+    }
 
     Bm25Index::Builder bm25;
     std::vector<std::string> texts;
@@ -156,6 +160,7 @@ BuildOutput build_snapshot(const StagedCatalog& staged, const CatalogOptions& op
     snap->names = EnhancedNames(keys);
     for (std::size_t i = 0; i < snap->tools.size(); ++i) {
         snap->tools[i].enhanced_name = snap->names.name(i);
+        snap->tools_by_name[snap->tools[i].tool].push_back(static_cast<ToolId>(i));
     }
 
     BuildOutput out;
@@ -163,6 +168,7 @@ BuildOutput build_snapshot(const StagedCatalog& staged, const CatalogOptions& op
         auto vectors = std::make_shared<VectorStore>();
         Status s;
         try {
+            embedder->fit(texts);  // corpus statistics first, so model_id() names the fitted model
             snap->embedder_model = embedder->model_id();
             s = embed_documents(texts, options, *embedder, cache, *vectors, out.info.embedded);
         } catch (const std::exception& e) {

@@ -17,6 +17,12 @@ namespace scout {
 
 using TermId = std::uint32_t;
 
+/// An analyzed query term and how much its matches count (1 for the query's own words).
+struct QueryTerm {
+    std::string term;
+    float weight = 1.0f;
+};
+
 class Bm25Index {
 public:
     /// Collects weighted term occurrences document by document (ids 0, 1, 2, ... in call order).
@@ -39,6 +45,9 @@ public:
     /// restricted to `allowed` when given. Only documents sharing a term score; scores > 0.
     void search(std::span<const std::string> terms, std::size_t k, const Bitset* allowed,
                 std::vector<ScoredDoc>& out) const;
+    /// Same with a weight per term: a term's impacts are multiplied by the sum of its weights.
+    void search(std::span<const QueryTerm> terms, std::size_t k, const Bitset* allowed,
+                std::vector<ScoredDoc>& out) const;
 
     [[nodiscard]] std::size_t num_docs() const noexcept { return num_docs_; }
     [[nodiscard]] std::size_t num_terms() const noexcept { return offsets_.empty() ? 0 : offsets_.size() - 1; }
@@ -49,6 +58,11 @@ public:
     [[nodiscard]] std::size_t doc_freq(const std::string& term) const;
 
 private:
+    /// The search itself, over plain terms (weight 1) or weighted ones; bm25_search.cpp.
+    template <class Term>
+    void search_terms(std::span<const Term> terms, std::size_t k, const Bitset* allowed,
+                      std::vector<ScoredDoc>& out) const;
+
     std::unordered_map<std::string, TermId> vocabulary_;
     std::vector<std::uint32_t> offsets_;  // term t's postings are [offsets_[t], offsets_[t + 1])
     std::vector<ToolId> docids_;

@@ -33,28 +33,49 @@ bool admits(const Bitset* allowed, std::size_t doc) noexcept {
 
 }  // namespace
 
+namespace {
+
+const std::string& term_of(const std::string& t) noexcept { return t; }
+const std::string& term_of(const QueryTerm& t) noexcept { return t.term; }
+float weight_of(const std::string&) noexcept { return 1.0f; }
+float weight_of(const QueryTerm& t) noexcept { return t.weight; }
+
+}  // namespace
+
 void Bm25Index::search(std::span<const std::string> terms, std::size_t k, const Bitset* allowed,
                        std::vector<ScoredDoc>& out) const {
+    search_terms(terms, k, allowed, out);
+}
+
+void Bm25Index::search(std::span<const QueryTerm> terms, std::size_t k, const Bitset* allowed,
+                       std::vector<ScoredDoc>& out) const {
+    search_terms(terms, k, allowed, out);
+}
+
+template <class Term>
+void Bm25Index::search_terms(std::span<const Term> terms, std::size_t k, const Bitset* allowed,
+                             std::vector<ScoredDoc>& out) const {
     out.clear();
     if (num_docs_ == 0 || k == 0) {
         return;
     }
     Scratch& s = scratch();
-    // Distinct query terms with their counts, and the postings they will touch.
+    // Distinct query terms with their summed weights, and the postings they will touch.
     s.query.clear();
     std::size_t postings = 0;
-    for (const std::string& term : terms) {
-        auto it = vocabulary_.find(term);
-        if (it == vocabulary_.end()) {
+    for (const Term& qt : terms) {
+        const float weight = weight_of(qt);
+        auto it = vocabulary_.find(term_of(qt));
+        if (it == vocabulary_.end() || !(weight > 0.0f)) {
             continue;
         }
         auto same = std::find_if(s.query.begin(), s.query.end(),
                                  [&](const auto& q) { return q.first == it->second; });
         if (same == s.query.end()) {
-            s.query.emplace_back(it->second, 1.0f);
+            s.query.emplace_back(it->second, weight);
             postings += offsets_[it->second + 1] - offsets_[it->second];
         } else {
-            same->second += 1.0f;
+            same->second += weight;
         }
     }
     if (s.query.empty()) {

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -31,7 +32,8 @@ Run run(const std::string& args) {
 }
 
 std::filesystem::path write_temp(const std::string& name, const std::string& content) {
-    const auto dir = std::filesystem::temp_directory_path() / "scout_cli_test";
+    // One directory per process: ctest runs the cases of this file in parallel processes.
+    const auto dir = std::filesystem::temp_directory_path() / ("scout_cli_test_" + std::to_string(getpid()));
     std::filesystem::create_directories(dir);
     const auto path = dir / name;
     std::ofstream(path, std::ios::binary) << content;
@@ -53,7 +55,7 @@ const char* kQueries = R"({"queries":[
 
 TEST_CASE("scout search --json prints the documented shape", "[cli]") {
     const auto catalog = write_temp("catalog.json", kCatalog);
-    const Run r = run("search --catalog " + catalog.string() + " --json --top-k 2 open a pull request");
+    const Run r = run("search --catalog " + catalog.string() + " --embedder hashing --json --top-k 2 open a pull request");
     REQUIRE(r.code == 0);
     const auto j = nlohmann::json::parse(r.out);
     CHECK(j["query"] == "open a pull request");

@@ -191,3 +191,47 @@ TEST_CASE("upsert_tool replaces one tool and the change is visible after commit"
     REQUIRE(c.commit().ok());
     CHECK(c.searcher().search("zebra", {.mode = Mode::bm25})->hits.empty());
 }
+
+TEST_CASE("a query that names a tool exactly gets it first", "[search]") {
+    const Catalog c = make();
+    auto by_enhanced = c.searcher().search("teams_list_channels");
+    REQUIRE(by_enhanced.ok());
+    CHECK(by_enhanced->hits[0].name == "teams_list_channels");
+    // A plain name shared by two servers puts both first; a scope keeps only its own.
+    auto shared = c.searcher().search(" `list_tables` ", {.top_k = 3});
+    REQUIRE(shared.ok());
+    REQUIRE(shared->hits.size() == 3);
+    CHECK(shared->hits[0].tool == "list_tables");
+    CHECK(shared->hits[1].tool == "list_tables");
+    CHECK(shared->hits[0].server != shared->hits[1].server);
+    auto scoped = c.searcher().search("list_tables", {.servers = std::vector<std::string>{"github"}});
+    REQUIRE(scoped.ok());
+    for (const Hit& h : scoped->hits) {
+        CHECK(h.server == "github");
+    }
+    // Without the short-circuit, a plain name shared by servers ranks by score only: the
+    // second hit is then not forced to be the other list_tables.
+    auto off = c.searcher().search("list_tables", {.top_k = 20, .mode = Mode::bm25, .exact_name_first = false});
+    REQUIRE(off.ok());
+    CHECK(off->hits.size() > 2);
+    auto top1 = c.searcher().search("merge_pull_request", {.top_k = 1});
+    REQUIRE(top1->hits.size() == 1);
+    CHECK(top1->hits[0].tool == "merge_pull_request");
+}
+
+TEST_CASE("lexicon expansion bridges abbreviations in the BM25 branch", "[search]") {
+    const Catalog with = make(nullptr);
+    auto r = with.searcher().search("raise a PR", {.mode = Mode::bm25});
+    REQUIRE(r.ok());
+    REQUIRE_FALSE(r->hits.empty());
+    CHECK(r->hits[0].server == "github");
+    CatalogOptions off;
+    off.expansion.lexicon = false;
+    auto without = Catalog::create(off);
+    REQUIRE(without.ok());
+    REQUIRE(without->upsert_servers(testing::small_catalog()).ok());
+    REQUIRE(without->commit().ok());
+    auto none = without->searcher().search("raise a PR", {.mode = Mode::bm25});
+    REQUIRE(none.ok());
+    CHECK(none->hits.empty());
+}

@@ -28,9 +28,17 @@ TEST_CASE("without identifier splitting, joiners stay inside tokens", "[analyzer
 }
 
 TEST_CASE("stop words are removed and words stemmed when enabled", "[analyzer]") {
-    const Analyzer a(AnalyzerOptions{});
+    const Analyzer a(AnalyzerOptions{.keep_surface = false});
     CHECK(a.analyze("List all of the running pods in the cluster") ==
           Terms{"list", "all", "run", "pod", "cluster"});
+}
+
+TEST_CASE("keep_surface emits the word and its marked stem", "[analyzer]") {
+    const Analyzer a(AnalyzerOptions{});
+    CHECK(a.options().keep_surface);
+    CHECK(a.analyze("running pods") == Terms{"running", "~run", "pods", "~pod"});
+    // A stem never collides with a surface word: "~run" vs "run".
+    CHECK(a.analyze("run") == Terms{"run", "~run"});
 }
 
 TEST_CASE("split_words renders identifiers for people", "[analyzer]") {

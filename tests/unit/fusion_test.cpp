@@ -1,7 +1,7 @@
-// rrf_test.cpp: Reciprocal Rank Fusion arithmetic, ties and permutation invariance.
+// fusion_test.cpp: RRF arithmetic, ties and permutation invariance; weighted RRF; score blend.
 #include <catch2/catch.hpp>
 
-#include "fusion/rrf.hpp"
+#include "fusion/fusion.hpp"
 
 using scout::ScoredDoc;
 
@@ -48,4 +48,38 @@ TEST_CASE("RRF truncates to top_k and handles empty input", "[rrf]") {
     const std::vector<std::vector<ScoredDoc>> lists = {{{1, 1.f}, {2, 1.f}, {3, 1.f}}, {}};
     CHECK(scout::rrf_fuse(lists, 60.0, 2).size() == 2);
     CHECK(scout::rrf_fuse(std::vector<std::vector<ScoredDoc>>{}, 60.0, 5).empty());
+}
+
+TEST_CASE("weighted RRF scales each list's votes", "[rrf]") {
+    const std::vector<std::vector<ScoredDoc>> lists = {{{1, 5.f}, {2, 4.f}}, {{2, .9f}, {1, .1f}}};
+    const double weights[2] = {1.0, 0.25};
+    const auto fused = scout::fuse(lists, weights, {.method = scout::FusionMethod::weighted_rrf, .rrf_k = 60}, 10);
+    REQUIRE(fused.size() == 2);
+    CHECK(fused[0].id == 1);
+    CHECK(fused[0].score == Approx(1.0 / 61 + 0.25 / 62));
+    CHECK(fused[1].score == Approx(1.0 / 62 + 0.25 / 61));
+    // Plain RRF ignores the weights: both tie, lower id first.
+    const auto plain = scout::fuse(lists, weights, {.method = scout::FusionMethod::rrf, .rrf_k = 60}, 10);
+    CHECK(plain[0].score == Approx(plain[1].score));
+}
+
+TEST_CASE("score blend uses min-max normalized scores", "[rrf]") {
+    // bm25: 1 -> 10, 2 -> 9, 3 -> 0 ; dense: 3 -> 0.9, 1 -> 0.5, 2 -> 0.1
+    const std::vector<std::vector<ScoredDoc>> lists = {{{1, 10.f}, {2, 9.f}, {3, 0.f}},
+                                                       {{3, .9f}, {1, .5f}, {2, .1f}}};
+    const double weights[2] = {1.0, 1.0};
+    const auto fused = scout::fuse(lists, weights, {.method = scout::FusionMethod::score_blend}, 10);
+    REQUIRE(fused.size() == 3);
+    CHECK(fused[0].id == 1);
+    CHECK(fused[0].score == Approx(1.0 + 0.5));
+    CHECK(fused[1].id == 3);
+    CHECK(fused[1].score == Approx(0.0 + 1.0));
+    CHECK(fused[2].id == 2);
+    CHECK(fused[2].score == Approx(0.9 + 0.0));
+    // A flat list (all equal) contributes its full weight to each of its docs.
+    const std::vector<std::vector<ScoredDoc>> flat = {{{4, 2.f}, {5, 2.f}}};
+    const double one[1] = {0.5};
+    const auto f = scout::fuse(flat, one, {.method = scout::FusionMethod::score_blend}, 10);
+    CHECK(f[0].score == Approx(0.5));
+    CHECK(f[1].score == Approx(0.5));
 }
