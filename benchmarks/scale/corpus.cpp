@@ -14,6 +14,7 @@
 #include "scout/analyzer.hpp"
 #include "scout/catalog_loader.hpp"
 #include "scout/embedder.hpp"
+#include "scout/searcher.hpp"
 
 namespace scout::bench {
 namespace {
@@ -179,7 +180,7 @@ Corpus load_real(const std::string& dir, std::size_t dim) {
                 words.push_back(it->second);
             }
         }
-        if (text.empty() || words.empty()) {
+        if (text.empty() || words.empty() || text.size() > Searcher::kMaxQueryBytes) {
             continue;
         }
         auto v = embedder.embed(std::span<const std::string>(&text, 1));
