@@ -29,6 +29,8 @@ public:
     /// The name of keys[i].
     [[nodiscard]] const std::string& name(std::size_t i) const { return names_[i]; }
     [[nodiscard]] std::size_t size() const noexcept { return names_.size(); }
+    /// Approximate bytes held (strings, arrays, hash-map nodes).
+    [[nodiscard]] std::size_t memory_bytes() const noexcept;
 
     /// Index of the tool an enhanced name denotes: an exact name first, else the longest server
     /// prefix "{sanitized_server}_" whose remainder names one of that server's tools.

@@ -31,7 +31,19 @@ enum class DenseIndexKind : std::uint8_t { automatic, flat, hnsw };
 struct DenseOptions {
     DenseIndexKind kind = DenseIndexKind::automatic;
     /// With `automatic`, catalogs of at least this many tools use HNSW; smaller ones exact search.
-    std::size_t hnsw_min_tools = 10000;
+    /// Measured crossover (docs/readme/performance.md): at 20k x 384 the int8 scan and HNSW
+    /// cost about the same, at 200k HNSW is several times faster.
+    std::size_t hnsw_min_tools = 20000;
+    /// Exact search scans int8 copies of the vectors (4x less memory traffic), then re-scores
+    /// the best max(k * int8_rescore_factor, 32) candidates exactly in fp32. Returned scores are
+    /// exact; the top-k differs from the fp32 scan only if a true top-k vector falls outside the
+    /// re-scored pool. Off by default: the fp32 scan is exact by construction.
+    bool int8_scan = false;
+    std::size_t int8_rescore_factor = 3;
+    /// HNSW with a scope filter: when at least this fraction of the tools is allowed, search the
+    /// graph for k / fraction * 2 candidates and keep the allowed ones (exact scan if too few
+    /// survive); below it, scan the allowed vectors exactly.
+    float hnsw_filter_min_fraction = 0.05f;
     std::size_t hnsw_m = 16;
     std::size_t hnsw_ef_construction = 200;
     std::size_t hnsw_ef_search = 64;

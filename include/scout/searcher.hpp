@@ -46,6 +46,9 @@ public:
     /// (server, tool) order: the full list a gateway serves when tool search is off.
     [[nodiscard]] std::vector<Hit> list_tools(const SearchOptions& options = {}) const;
 
+    /// Approximate memory held by the pinned snapshot, by part. O(tools).
+    [[nodiscard]] MemoryUsage memory_usage() const noexcept;
+
     [[nodiscard]] std::uint64_t generation() const noexcept;
     /// Number of indexed (searchable) tools.
     [[nodiscard]] std::size_t size() const noexcept;

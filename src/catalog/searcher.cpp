@@ -75,11 +75,12 @@ struct Branches {
     bool ran_dense = false;
 };
 
-SearchResult assemble(const Snapshot& snap, const Branches& b, std::size_t k, const FusionOptions& fusion) {
+SearchResult assemble(const Snapshot& snap, Branches& b, std::size_t k, const FusionOptions& fusion) {
     SearchResult result;
     result.generation = snap.generation;
+    result.hits.reserve(k);
     if (b.ran_bm25 && b.ran_dense) {
-        const std::vector<ScoredDoc> lists[2] = {b.bm25, b.dense};
+        const std::vector<ScoredDoc> lists[2] = {std::move(b.bm25), std::move(b.dense)};
         const double weights[2] = {fusion.bm25_weight, fusion.dense_weight};
         for (const FusedDoc& f : fuse(lists, weights, fusion, k)) {
             Hit hit = make_hit(snap, f.id);
@@ -180,7 +181,7 @@ void put_exact_first(const Snapshot& snap, const std::vector<ToolId>& exact, std
 }
 
 Result<SearchResult> run_search(const Snapshot& snap, const std::shared_ptr<Embedder>& embedder,
-                                std::string_view query, const std::vector<float>* given_vector,
+                                std::string_view query, const std::span<const float>* given_vector,
                                 const SearchOptions& options) {
     if (Status s = check_query(query); !s.ok()) {
         return s;
@@ -212,7 +213,7 @@ Result<SearchResult> run_search(const Snapshot& snap, const std::shared_ptr<Embe
             const std::size_t dim = snap.dense->vectors().dim;
             Result<std::vector<float>> qvec = Status{Errc::internal, "unset"};
             if (given_vector != nullptr) {
-                std::vector<float> v = *given_vector;
+                std::vector<float> v(given_vector->begin(), given_vector->end());
                 if (v.size() != dim) {
                     return Status{Errc::dimension_mismatch, "query vector has " + std::to_string(v.size()) +
                                                                 " components, the index has " + std::to_string(dim)};
@@ -291,8 +292,7 @@ Result<SearchResult> Searcher::search(std::string_view query, const SearchOption
 Result<SearchResult> Searcher::search(std::string_view query, std::span<const float> query_vector,
                                       const SearchOptions& options) const {
     try {
-        const std::vector<float> v(query_vector.begin(), query_vector.end());
-        return run_search(*snapshot_, embedder_, query, &v, options);
+        return run_search(*snapshot_, embedder_, query, &query_vector, options);
     } catch (const std::bad_alloc&) {
         return Status{Errc::internal, "out of memory during search"};
     } catch (const std::exception& e) {
@@ -331,6 +331,25 @@ std::vector<Hit> Searcher::list_tools(const SearchOptions& options) const {
         }
     }
     return out;
+}
+
+MemoryUsage Searcher::memory_usage() const noexcept {
+    const Snapshot& snap = *snapshot_;
+    MemoryUsage m;
+    m.documents = snap.tools.capacity() * sizeof(detail::ToolRecord) +
+                  snap.servers.capacity() * sizeof(detail::ServerRecord);
+    for (const detail::ToolRecord& t : snap.tools) {
+        m.documents += t.server.capacity() + t.tool.capacity() + t.enhanced_name.capacity() + t.title.capacity() +
+                       t.description.capacity() + t.input_schema.capacity() + t.annotations.capacity();
+    }
+    for (const detail::ServerRecord& s : snap.servers) {
+        m.documents += s.name.capacity() + s.description.capacity() + s.category.capacity() +
+                       s.environment.capacity() + s.name.capacity() + 48;  // + server_index entry
+    }
+    m.names = snap.names.memory_bytes();
+    m.bm25 = snap.bm25.memory_bytes();
+    m.dense = snap.dense ? snap.dense->memory_bytes() : 0;
+    return m;
 }
 
 std::uint64_t Searcher::generation() const noexcept { return snapshot_->generation; }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -20,6 +21,21 @@ struct VectorStore {
     [[nodiscard]] const float* row(std::size_t i) const noexcept { return data.data() + i * dim; }
 };
 
+/// int8 copies of a VectorStore: row i is scales[i] * codes[i * dim, (i + 1) * dim), each row
+/// scaled so its largest |component| maps to 127 (symmetric, per-row scale).
+struct Int8Store {
+    std::size_t dim = 0;
+    std::vector<std::int8_t> codes;
+    std::vector<float> scales;
+    [[nodiscard]] std::size_t size() const noexcept { return scales.size(); }
+    [[nodiscard]] const std::int8_t* row(std::size_t i) const noexcept { return codes.data() + i * dim; }
+    [[nodiscard]] std::size_t memory_bytes() const noexcept { return codes.size() + scales.size() * sizeof(float); }
+};
+
+/// Quantizes one vector into `codes` (dim values); returns its scale (0 for a zero vector).
+float quantize_int8(const float* v, std::size_t dim, std::int8_t* codes) noexcept;
+[[nodiscard]] Int8Store quantize_int8(const VectorStore& vectors);
+
 class DenseIndex {
 public:
     virtual ~DenseIndex() = default;
@@ -32,8 +48,10 @@ public:
     [[nodiscard]] virtual const VectorStore& vectors() const noexcept = 0;
 };
 
-/// Exact search over every (allowed) vector.
-[[nodiscard]] std::unique_ptr<DenseIndex> make_flat_index(std::shared_ptr<const VectorStore> vectors);
+/// Exact search over every (allowed) vector; with options.int8_scan, an int8 scan re-scored
+/// exactly (see DenseOptions).
+[[nodiscard]] std::unique_ptr<DenseIndex> make_flat_index(std::shared_ptr<const VectorStore> vectors,
+                                                          const DenseOptions& options = {});
 /// HNSW graph (hnswlib) for unfiltered queries; filtered ones scan the allowed vectors exactly.
 [[nodiscard]] std::unique_ptr<DenseIndex> make_hnsw_index(std::shared_ptr<const VectorStore> vectors,
                                                           const DenseOptions& options);
@@ -41,9 +59,15 @@ public:
 [[nodiscard]] std::unique_ptr<DenseIndex> make_dense_index(std::shared_ptr<const VectorStore> vectors,
                                                            const DenseOptions& options);
 
-/// Exact top-k by inner product over all rows, or over `allowed` rows only.
+/// Exact top-k by inner product over all rows, or over `allowed` rows only. Scans four rows per
+/// kernel call; allocation-free after a thread's first call (thread-local scratch).
 void exact_search(const VectorStore& vectors, const float* query, std::size_t k,
                   const Bitset* allowed, std::vector<ScoredDoc>& out);
+
+/// Top-k by the int8 approximation over all (allowed) rows, the best `pool` of which are
+/// re-scored exactly against `vectors`; returned scores are exact fp32 inner products.
+void int8_search(const VectorStore& vectors, const Int8Store& codes, const float* query,
+                 std::size_t k, std::size_t pool, const Bitset* allowed, std::vector<ScoredDoc>& out);
 
 /// Scales v to unit length in place; false if it is zero or not finite.
 [[nodiscard]] bool normalize(float* v, std::size_t dim) noexcept;

@@ -1,6 +1,9 @@
 // hnsw_index.cpp: the only file that includes hnswlib (Malkov & Yashunin, TPAMI 2018).
-// hnswlib 0.6 has no search-time filter, so a scoped query scans its allowed rows exactly.
+// hnswlib 0.6 has no search-time filter: a broad scope searches the graph with over-fetch and
+// keeps the allowed hits; a narrow one (or an over-fetch that comes back short) scans the
+// allowed rows exactly, which then costs only O(allowed).
 #include <algorithm>
+#include <cmath>
 
 #include <hnswlib/hnswlib.h>
 
@@ -15,7 +18,8 @@ public:
         : vectors_(std::move(vectors)),
           space_(vectors_->dim),
           graph_(&space_, std::max<std::size_t>(vectors_->size(), 1), options.hnsw_m,
-                 options.hnsw_ef_construction, options.seed) {
+                 options.hnsw_ef_construction, options.seed),
+          min_fraction_(options.hnsw_filter_min_fraction) {
         for (std::size_t i = 0; i < vectors_->size(); ++i) {
             graph_.addPoint(vectors_->row(i), static_cast<hnswlib::labeltype>(i));
         }
@@ -24,22 +28,27 @@ public:
 
     void search(const float* query, std::size_t k, const Bitset* allowed,
                 std::vector<ScoredDoc>& out) const override {
-        if (allowed != nullptr) {
+        out.clear();
+        const std::size_t n = vectors_->size();
+        if (k == 0 || n == 0) {
+            return;
+        }
+        if (allowed == nullptr) {
+            graph_search(query, std::min(k, n), nullptr, k, out);
+            return;
+        }
+        const std::size_t count = allowed->count();
+        const double fraction = static_cast<double>(count) / static_cast<double>(n);
+        if (count <= k || fraction < static_cast<double>(min_fraction_)) {
             exact_search(*vectors_, query, k, allowed, out);
             return;
         }
-        out.clear();
-        const std::size_t n = std::min(k, vectors_->size());
-        if (n == 0) {
-            return;
+        // Expect k allowed hits among k / fraction graph hits; fetch twice that for slack.
+        const auto fetch = std::min(n, static_cast<std::size_t>(std::ceil(2.0 * static_cast<double>(k) / fraction)));
+        graph_search(query, fetch, allowed, k, out);
+        if (out.size() < k) {
+            exact_search(*vectors_, query, k, allowed, out);
         }
-        auto found = graph_.searchKnn(query, n);
-        while (!found.empty()) {
-            // InnerProductSpace distance is 1 - <q, v>.
-            out.push_back({static_cast<ToolId>(found.top().second), 1.0f - found.top().first});
-            found.pop();
-        }
-        std::sort(out.begin(), out.end(), ranks_before);
     }
 
     const char* kind() const noexcept override { return "hnsw"; }
@@ -51,9 +60,28 @@ public:
     const VectorStore& vectors() const noexcept override { return *vectors_; }
 
 private:
+    /// The `fetch` nearest graph hits, restricted to `allowed`, best `k` first.
+    void graph_search(const float* query, std::size_t fetch, const Bitset* allowed, std::size_t k,
+                      std::vector<ScoredDoc>& out) const {
+        auto found = graph_.searchKnn(query, fetch);
+        while (!found.empty()) {
+            const auto id = static_cast<ToolId>(found.top().second);
+            if (allowed == nullptr || allowed->test(id)) {
+                // InnerProductSpace distance is 1 - <q, v>.
+                out.push_back({id, 1.0f - found.top().first});
+            }
+            found.pop();
+        }
+        std::sort(out.begin(), out.end(), ranks_before);
+        if (out.size() > k) {
+            out.resize(k);
+        }
+    }
+
     std::shared_ptr<const VectorStore> vectors_;
     hnswlib::InnerProductSpace space_;
     hnswlib::HierarchicalNSW<float> graph_;
+    float min_fraction_;
 };
 
 }  // namespace

@@ -108,4 +108,22 @@ std::optional<std::size_t> EnhancedNames::resolve(std::string_view name) const {
     return std::nullopt;
 }
 
+std::size_t EnhancedNames::memory_bytes() const noexcept {
+    constexpr std::size_t kNode = 48;  // hash-map node and bucket overhead, roughly
+    std::size_t bytes = keys_.capacity() * sizeof(ToolKey) + names_.capacity() * sizeof(std::string);
+    for (const ToolKey& k : keys_) {
+        bytes += k.server.capacity() + k.tool.capacity();
+    }
+    for (const std::string& n : names_) {
+        bytes += n.capacity() + sizeof(std::string) + kNode;  // the by_name_ entry holds a copy
+    }
+    for (const auto& [server, tools] : by_server_) {
+        bytes += server.capacity() + sizeof(std::string) + kNode;
+        for (const auto& [tool, index] : tools) {
+            bytes += tool.capacity() + sizeof(std::string) + sizeof(index) + kNode;
+        }
+    }
+    return bytes;
+}
+
 }  // namespace scout

@@ -1,5 +1,7 @@
 // fusion.cpp: RRF, weighted RRF, score blend and the BM25-anchored blend. The lists are short
-// (2 x 60 candidates at most), so a linear merge into a small vector beats any hashing.
+// (2 x 60 candidates at most). Candidates are merged into flat thread-local tables (a linear id
+// search over a few dozen contiguous ids beats hashing), scored and ranked there, and only the
+// top_k survivors become FusedDoc values, so a query allocates for its results only.
 #include <algorithm>
 
 #include "fusion/fusion.hpp"
@@ -7,47 +9,74 @@
 namespace scout {
 namespace {
 
+struct Candidate {
+    ToolId id = 0;
+    double score = 0;
+    std::uint32_t best_rank = UINT32_MAX;
+    std::uint32_t slot = 0;  // row of this candidate in the ranks / scores tables
+};
+
+struct Table {
+    std::size_t width = 0;    // number of lists
+    std::vector<ToolId> ids;  // ids[slot], searched linearly
+    std::vector<Candidate> candidates;
+    std::vector<std::uint32_t> ranks;  // slot * width + list, 0 = absent
+    std::vector<float> scores;
+    [[nodiscard]] std::uint32_t rank(const Candidate& c, std::size_t l) const { return ranks[c.slot * width + l]; }
+    [[nodiscard]] float score(const Candidate& c, std::size_t l) const { return scores[c.slot * width + l]; }
+};
+
 /// Gathers every candidate with its rank and raw score in each list.
-std::vector<FusedDoc> gather(std::span<const std::vector<ScoredDoc>> lists) {
-    std::vector<FusedDoc> fused;
+Table& gather(std::span<const std::vector<ScoredDoc>> lists) {
+    thread_local Table table;
+    Table& t = table;
+    t.width = lists.size();
+    t.ids.clear();
+    t.candidates.clear();
+    t.ranks.clear();
+    t.scores.clear();
     for (std::size_t l = 0; l < lists.size(); ++l) {
         const auto& list = lists[l];
         for (std::size_t r = 0; r < list.size(); ++r) {
-            auto it = std::find_if(fused.begin(), fused.end(),
-                                   [&](const FusedDoc& d) { return d.id == list[r].id; });
-            if (it == fused.end()) {
-                fused.push_back({list[r].id, 0.0, std::vector<std::uint32_t>(lists.size(), 0),
-                                 std::vector<float>(lists.size(), 0.0f)});
-                it = fused.end() - 1;
+            const ToolId id = list[r].id;
+            const auto slot = static_cast<std::size_t>(std::find(t.ids.begin(), t.ids.end(), id) - t.ids.begin());
+            if (slot == t.ids.size()) {
+                t.ids.push_back(id);
+                t.candidates.push_back({id, 0.0, UINT32_MAX, static_cast<std::uint32_t>(slot)});
+                t.ranks.resize(t.ranks.size() + t.width, 0);
+                t.scores.resize(t.scores.size() + t.width, 0.0f);
             }
-            if (it->ranks[l] == 0) {  // a list naming a doc twice counts its first (best) rank
-                it->ranks[l] = static_cast<std::uint32_t>(r + 1);
-                it->scores[l] = list[r].score;
+            const std::size_t cell = slot * t.width + l;
+            if (t.ranks[cell] == 0) {  // a list naming a doc twice counts its first (best) rank
+                const auto rank = static_cast<std::uint32_t>(r + 1);
+                t.ranks[cell] = rank;
+                t.scores[cell] = list[r].score;
+                t.candidates[slot].best_rank = std::min(t.candidates[slot].best_rank, rank);
             }
         }
     }
-    return fused;
+    return t;
 }
 
-void score_rrf(std::vector<FusedDoc>& fused, std::span<const double> weights, double k) {
-    for (FusedDoc& d : fused) {
-        for (std::size_t l = 0; l < d.ranks.size(); ++l) {
-            if (d.ranks[l] != 0) {
-                d.score += weights[l] / (k + static_cast<double>(d.ranks[l]));
+void score_rrf(Table& t, std::span<const double> weights, double k) {
+    for (Candidate& c : t.candidates) {
+        for (std::size_t l = 0; l < t.width; ++l) {
+            if (const std::uint32_t r = t.rank(c, l); r != 0) {
+                c.score += (weights.empty() ? 1.0 : weights[l]) / (k + static_cast<double>(r));
             }
         }
     }
 }
 
 /// Each list's scores scaled to [0, 1] by its own min and max (a flat list maps to 1), times
-/// `weights[l] * gates[l]`.
-void score_blend(std::vector<FusedDoc>& fused, std::span<const std::vector<ScoredDoc>> lists,
-                 std::span<const double> weights, std::span<const double> gates) {
+/// `weights[l] * gates[l]` (no gates: 1).
+void score_blend(Table& t, std::span<const std::vector<ScoredDoc>> lists, std::span<const double> weights,
+                 std::span<const double> gates) {
     for (std::size_t l = 0; l < lists.size(); ++l) {
         if (lists[l].empty()) {
             continue;
         }
-        const double weight = weights[l] * gates[l];
+        const double weight = weights[l] * (gates.empty() ? 1.0 : gates[l]);
         float lo = lists[l].front().score;
         float hi = lo;
         for (const ScoredDoc& d : lists[l]) {
@@ -55,10 +84,10 @@ void score_blend(std::vector<FusedDoc>& fused, std::span<const std::vector<Score
             hi = std::max(hi, d.score);
         }
         const double range = static_cast<double>(hi) - static_cast<double>(lo);
-        for (FusedDoc& d : fused) {
-            if (d.ranks[l] != 0) {
-                const double norm = range > 0 ? (static_cast<double>(d.scores[l]) - static_cast<double>(lo)) / range : 1.0;
-                d.score += weight * norm;
+        for (Candidate& c : t.candidates) {
+            if (t.rank(c, l) != 0) {
+                const double norm = range > 0 ? (static_cast<double>(t.score(c, l)) - static_cast<double>(lo)) / range : 1.0;
+                c.score += weight * norm;
             }
         }
     }
@@ -79,16 +108,6 @@ std::vector<double> anchored_gates(std::span<const std::vector<ScoredDoc>> lists
     return gates;
 }
 
-std::uint32_t best_rank(const FusedDoc& d) {
-    std::uint32_t best = UINT32_MAX;
-    for (std::uint32_t r : d.ranks) {
-        if (r != 0) {
-            best = std::min(best, r);
-        }
-    }
-    return best;
-}
-
 /// Moves `id` to the front (if present) and lifts its score to the best one, so the output stays
 /// ordered by score.
 void pin_first(std::vector<FusedDoc>& fused, ToolId id) {
@@ -100,17 +119,25 @@ void pin_first(std::vector<FusedDoc>& fused, ToolId id) {
     std::rotate(fused.begin(), it, it + 1);
 }
 
-std::vector<FusedDoc> finish(std::vector<FusedDoc> fused, std::size_t top_k) {
-    std::sort(fused.begin(), fused.end(), [](const FusedDoc& a, const FusedDoc& b) {
+std::vector<FusedDoc> finish(Table& t, std::size_t top_k) {
+    const auto before = [](const Candidate& a, const Candidate& b) {
         if (a.score != b.score) {
             return a.score > b.score;
         }
-        const auto ra = best_rank(a);
-        const auto rb = best_rank(b);
-        return ra != rb ? ra < rb : a.id < b.id;
-    });
-    if (fused.size() > top_k) {
-        fused.resize(top_k);
+        return a.best_rank != b.best_rank ? a.best_rank < b.best_rank : a.id < b.id;
+    };
+    const std::size_t n = std::min(top_k, t.candidates.size());
+    std::partial_sort(t.candidates.begin(), t.candidates.begin() + static_cast<std::ptrdiff_t>(n), t.candidates.end(),
+                      before);
+    std::vector<FusedDoc> fused(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const Candidate& c = t.candidates[i];
+        const auto row = static_cast<std::ptrdiff_t>(c.slot * t.width);
+        const auto end = row + static_cast<std::ptrdiff_t>(t.width);
+        fused[i].id = c.id;
+        fused[i].score = c.score;
+        fused[i].ranks.assign(t.ranks.begin() + row, t.ranks.begin() + end);
+        fused[i].scores.assign(t.scores.begin() + row, t.scores.begin() + end);
     }
     return fused;
 }
@@ -144,34 +171,26 @@ std::size_t auto_k_cut(std::span<const float> scores, double ratio) {
 }
 
 std::vector<FusedDoc> rrf_fuse(std::span<const std::vector<ScoredDoc>> lists, double k, std::size_t top_k) {
-    const std::vector<double> ones(lists.size(), 1.0);
-    return fuse(lists, ones, FusionOptions{.method = FusionMethod::rrf, .rrf_k = k}, top_k);
+    Table& t = gather(lists);
+    score_rrf(t, {}, k);
+    return finish(t, top_k);
 }
 
 std::vector<FusedDoc> fuse(std::span<const std::vector<ScoredDoc>> lists, std::span<const double> weights,
                            const FusionOptions& options, std::size_t top_k) {
-    std::vector<FusedDoc> fused = gather(lists);
+    Table& t = gather(lists);
     switch (options.method) {
-        case FusionMethod::rrf: {
-            const std::vector<double> ones(lists.size(), 1.0);
-            score_rrf(fused, ones, options.rrf_k);
-            break;
-        }
-        case FusionMethod::weighted_rrf: score_rrf(fused, weights, options.rrf_k); break;
-        case FusionMethod::score_blend: {
-            const std::vector<double> ones(lists.size(), 1.0);
-            score_blend(fused, lists, weights, ones);
-            break;
-        }
+        case FusionMethod::rrf: score_rrf(t, {}, options.rrf_k); break;
+        case FusionMethod::weighted_rrf: score_rrf(t, weights, options.rrf_k); break;
+        case FusionMethod::score_blend: score_blend(t, lists, weights, {}); break;
         case FusionMethod::anchored: {
             if (lists.empty() || lists[0].empty()) {  // no anchor: a plain blend of the rest
-                const std::vector<double> ones(lists.size(), 1.0);
-                score_blend(fused, lists, weights, ones);
+                score_blend(t, lists, weights, {});
                 break;
             }
-            score_blend(fused, lists, weights, anchored_gates(lists));
-            const std::size_t all = fused.size();
-            std::vector<FusedDoc> out = finish(std::move(fused), all);
+            const std::vector<double> gates = anchored_gates(lists);
+            score_blend(t, lists, weights, gates);
+            std::vector<FusedDoc> out = finish(t, t.candidates.size());
             pin_first(out, lists[0].front().id);
             if (out.size() > top_k) {
                 out.resize(top_k);
@@ -179,7 +198,7 @@ std::vector<FusedDoc> fuse(std::span<const std::vector<ScoredDoc>> lists, std::s
             return out;
         }
     }
-    return finish(std::move(fused), top_k);
+    return finish(t, top_k);
 }
 
 }  // namespace scout

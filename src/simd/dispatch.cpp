@@ -19,7 +19,9 @@ bool supported(std::string_view isa) noexcept {
         return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     }
     if (isa == "avx512") {
-        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+               __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+               __builtin_cpu_supports("avx512vnni");
     }
 #endif
     return false;
@@ -58,6 +60,20 @@ const Kernels& choose() noexcept {
     return scalar::kKernels;
 }
 
+/// The chosen kernels, with the int8 ones taken from the AVX-512 build when it runs here: its
+/// 256-bit VNNI dpbusd fuses three AVX2 instructions and does not use the 512-bit units that
+/// made us prefer AVX2 for the float kernels. An explicit SCOUT_FORCE_ISA is left untouched.
+Kernels with_best_int8(const Kernels& base) noexcept {
+    Kernels k = base;
+    if (std::getenv("SCOUT_FORCE_ISA") == nullptr && std::string_view(base.isa) == "avx2") {
+        if (const Kernels* wide = find("avx512")) {
+            k.dot_i8 = wide->dot_i8;
+            k.dot_rows_i8 = wide->dot_rows_i8;
+        }
+    }
+    return k;
+}
+
 }  // namespace
 
 const Kernels* find(std::string_view isa) noexcept {
@@ -65,7 +81,7 @@ const Kernels* find(std::string_view isa) noexcept {
 }
 
 const Kernels& active() noexcept {
-    static const Kernels& chosen = choose();
+    static const Kernels chosen = with_best_int8(choose());
     return chosen;
 }
 

@@ -2,35 +2,159 @@
 // instantiates them for its architecture with that file's compiler flags.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
+#include <cstdint>
 
 #include <xsimd/xsimd.hpp>
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
 
 #include "simd/kernels.hpp"
 
 namespace scout::simd::impl {
 
+// dot and dot_rows share one summation order per row: two accumulators over alternating
+// batches, then the single-batch tail, then the scalar tail. Two chains per row and four rows
+// at a time keep eight FMAs in flight, which hides the FMA latency without spilling registers.
 template <class Arch>
 float dot(const float* a, const float* b, std::size_t n) {
     using B = xsimd::batch<float, Arch>;
     constexpr std::size_t W = B::size;
-    // Four independent accumulators hide the FMA latency.
-    B acc0(0.0f), acc1(0.0f), acc2(0.0f), acc3(0.0f);
+    B acc0(0.0f), acc1(0.0f);
     std::size_t i = 0;
-    for (; i + 4 * W <= n; i += 4 * W) {
+    for (; i + 2 * W <= n; i += 2 * W) {
         acc0 = xsimd::fma(B::load_unaligned(a + i), B::load_unaligned(b + i), acc0);
         acc1 = xsimd::fma(B::load_unaligned(a + i + W), B::load_unaligned(b + i + W), acc1);
-        acc2 = xsimd::fma(B::load_unaligned(a + i + 2 * W), B::load_unaligned(b + i + 2 * W), acc2);
-        acc3 = xsimd::fma(B::load_unaligned(a + i + 3 * W), B::load_unaligned(b + i + 3 * W), acc3);
     }
     for (; i + W <= n; i += W) {
         acc0 = xsimd::fma(B::load_unaligned(a + i), B::load_unaligned(b + i), acc0);
     }
-    float sum = xsimd::hadd((acc0 + acc1) + (acc2 + acc3));
+    float sum = xsimd::hadd(acc0 + acc1);
+    // Explicit fma in both scalar tails: left to itself the compiler contracts one and not
+    // the other, and dot / dot_rows would differ in the last bit.
     for (; i < n; ++i) {
-        sum += a[i] * b[i];
+        sum = std::fma(a[i], b[i], sum);
     }
     return sum;
+}
+
+template <class Arch>
+void dot_rows(const float* q, const float* const* rows, std::size_t n, float* out) {
+    using B = xsimd::batch<float, Arch>;
+    constexpr std::size_t W = B::size;
+    static_assert(kRowGroup == 4, "the unrolled body below scores four rows");
+    const float* r0 = rows[0];
+    const float* r1 = rows[1];
+    const float* r2 = rows[2];
+    const float* r3 = rows[3];
+    B a00(0.0f), a01(0.0f), a10(0.0f), a11(0.0f), a20(0.0f), a21(0.0f), a30(0.0f), a31(0.0f);
+    std::size_t i = 0;
+    for (; i + 2 * W <= n; i += 2 * W) {
+        const B q0 = B::load_unaligned(q + i);
+        const B q1 = B::load_unaligned(q + i + W);
+        a00 = xsimd::fma(q0, B::load_unaligned(r0 + i), a00);
+        a01 = xsimd::fma(q1, B::load_unaligned(r0 + i + W), a01);
+        a10 = xsimd::fma(q0, B::load_unaligned(r1 + i), a10);
+        a11 = xsimd::fma(q1, B::load_unaligned(r1 + i + W), a11);
+        a20 = xsimd::fma(q0, B::load_unaligned(r2 + i), a20);
+        a21 = xsimd::fma(q1, B::load_unaligned(r2 + i + W), a21);
+        a30 = xsimd::fma(q0, B::load_unaligned(r3 + i), a30);
+        a31 = xsimd::fma(q1, B::load_unaligned(r3 + i + W), a31);
+    }
+    for (; i + W <= n; i += W) {
+        const B q0 = B::load_unaligned(q + i);
+        a00 = xsimd::fma(q0, B::load_unaligned(r0 + i), a00);
+        a10 = xsimd::fma(q0, B::load_unaligned(r1 + i), a10);
+        a20 = xsimd::fma(q0, B::load_unaligned(r2 + i), a20);
+        a30 = xsimd::fma(q0, B::load_unaligned(r3 + i), a30);
+    }
+    out[0] = xsimd::hadd(a00 + a01);
+    out[1] = xsimd::hadd(a10 + a11);
+    out[2] = xsimd::hadd(a20 + a21);
+    out[3] = xsimd::hadd(a30 + a31);
+    for (; i < n; ++i) {
+        out[0] = std::fma(q[i], r0[i], out[0]);
+        out[1] = std::fma(q[i], r1[i], out[1]);
+        out[2] = std::fma(q[i], r2[i], out[2]);
+        out[3] = std::fma(q[i], r3[i], out[3]);
+    }
+}
+
+// int8 inner products. With AVX2 (this TU's flags decide): a.b = |a| . (sign(a) * b), so
+// maddubs multiplies unsigned |q| by signed sign(q)*r into int16 pairs (at most 2 * 127 * 127,
+// no saturation because codes stay in [-127, 127]), and madd with ones widens to int32. 32 codes
+// per step; the four-row variant loads and prepares the query once for four rows. Integer sums
+// are exact, so every variant returns the same value. Without AVX2, a plain loop.
+#if defined(__AVX2__)
+inline std::int32_t hsum_i32(__m256i v) noexcept {
+    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1));
+    return _mm_cvtsi128_si32(s);
+}
+
+inline __m256i madd_i8(__m256i q_abs, __m256i q, const std::int8_t* r, __m256i acc) noexcept {
+    const __m256i rv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r));
+#if defined(__AVX512VNNI__) && defined(__AVX512VL__)
+    // One instruction for multiply, pairwise add, widen and accumulate.
+    return _mm256_dpbusd_epi32(acc, q_abs, _mm256_sign_epi8(rv, q));
+#else
+    const __m256i ones = _mm256_set1_epi16(1);
+    const __m256i prod16 = _mm256_maddubs_epi16(q_abs, _mm256_sign_epi8(rv, q));
+    return _mm256_add_epi32(acc, _mm256_madd_epi16(prod16, ones));
+#endif
+}
+#endif
+
+inline std::int32_t dot_i8_tail(const std::int8_t* a, const std::int8_t* b, std::size_t i, std::size_t n) noexcept {
+    std::int32_t sum = 0;
+    for (; i < n; ++i) {
+        sum += static_cast<std::int32_t>(a[i]) * static_cast<std::int32_t>(b[i]);
+    }
+    return sum;
+}
+
+template <class Arch>
+std::int32_t dot_i8(const std::int8_t* a, const std::int8_t* b, std::size_t n) {
+    std::size_t i = 0;
+    std::int32_t sum = 0;
+#if defined(__AVX2__)
+    __m256i acc = _mm256_setzero_si256();
+    for (; i + 32 <= n; i += 32) {
+        const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + i));
+        acc = madd_i8(_mm256_abs_epi8(q), q, b + i, acc);
+    }
+    sum = hsum_i32(acc);
+#endif
+    return sum + dot_i8_tail(a, b, i, n);
+}
+
+template <class Arch>
+void dot_rows_i8(const std::int8_t* q, const std::int8_t* const* rows, std::size_t n, std::int32_t* out) {
+    std::size_t i = 0;
+    for (std::size_t r = 0; r < kRowGroup; ++r) {
+        out[r] = 0;
+    }
+#if defined(__AVX2__)
+    __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;
+    for (; i + 32 <= n; i += 32) {
+        const __m256i qv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + i));
+        const __m256i qa = _mm256_abs_epi8(qv);
+        a0 = madd_i8(qa, qv, rows[0] + i, a0);
+        a1 = madd_i8(qa, qv, rows[1] + i, a1);
+        a2 = madd_i8(qa, qv, rows[2] + i, a2);
+        a3 = madd_i8(qa, qv, rows[3] + i, a3);
+    }
+    out[0] = hsum_i32(a0);
+    out[1] = hsum_i32(a1);
+    out[2] = hsum_i32(a2);
+    out[3] = hsum_i32(a3);
+#endif
+    for (std::size_t r = 0; r < kRowGroup; ++r) {
+        out[r] += dot_i8_tail(q, rows[r], i, n);
+    }
 }
 
 template <class Arch>
@@ -66,9 +190,19 @@ std::size_t next_above(const float* v, std::size_t begin, std::size_t n, float t
     float dot(const float* a, const float* b, std::size_t n) {                             \
         return impl::dot<arch>(a, b, n);                                                   \
     }                                                                                      \
+    void dot_rows(const float* q, const float* const* r, std::size_t n, float* out) {      \
+        impl::dot_rows<arch>(q, r, n, out);                                                \
+    }                                                                                      \
+    std::int32_t dot_i8(const std::int8_t* a, const std::int8_t* b, std::size_t n) {       \
+        return impl::dot_i8<arch>(a, b, n);                                                \
+    }                                                                                      \
+    void dot_rows_i8(const std::int8_t* q, const std::int8_t* const* r, std::size_t n,     \
+                     std::int32_t* out) {                                                  \
+        impl::dot_rows_i8<arch>(q, r, n, out);                                             \
+    }                                                                                      \
     std::size_t next_above(const float* v, std::size_t begin, std::size_t n, float t) {    \
         return impl::next_above<arch>(v, begin, n, t);                                     \
     }                                                                                      \
     }                                                                                      \
-    const Kernels kKernels{#ns, &dot, &next_above};                                        \
+    const Kernels kKernels{#ns, &dot, &dot_rows, &dot_i8, &dot_rows_i8, &next_above};      \
     }

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "simd/kernels.hpp"
 #include "sparse/bm25_index.hpp"
 
 namespace scout {
@@ -16,7 +15,9 @@ void Bm25Index::Builder::add(const std::string& term, float weight) {
         return;
     }
     const auto doc = static_cast<ToolId>(doc_length_.size() - 1);
-    auto [it, inserted] = vocabulary_.emplace(term, static_cast<TermId>(postings_.size()));
+    // try_emplace hashes first and builds a node only for a new term (emplace would copy the
+    // string into a node on every call).
+    auto [it, inserted] = vocabulary_.try_emplace(term, static_cast<TermId>(postings_.size()));
     if (inserted) {
         postings_.emplace_back();
     }
@@ -62,79 +63,6 @@ Bm25Index Bm25Index::Builder::build(const Bm25Options& options) && {
     }
     index.vocabulary_ = std::move(vocabulary_);
     return index;
-}
-
-void Bm25Index::search(std::span<const std::string> terms, std::size_t k, const Bitset* allowed,
-                       std::vector<ScoredDoc>& out) const {
-    std::vector<QueryTerm> weighted;
-    weighted.reserve(terms.size());
-    for (const std::string& term : terms) {
-        weighted.push_back({term, 1.0f});
-    }
-    search(std::span<const QueryTerm>(weighted), k, allowed, out);
-}
-
-void Bm25Index::search(std::span<const QueryTerm> terms, std::size_t k, const Bitset* allowed,
-                       std::vector<ScoredDoc>& out) const {
-    out.clear();
-    if (num_docs_ == 0 || k == 0) {
-        return;
-    }
-    // Distinct query terms with their summed weights.
-    std::vector<std::pair<TermId, float>> query;
-    for (const QueryTerm& qt : terms) {
-        auto it = vocabulary_.find(qt.term);
-        if (it == vocabulary_.end() || !(qt.weight > 0.0f)) {
-            continue;
-        }
-        auto same = std::find_if(query.begin(), query.end(),
-                                 [&](const auto& q) { return q.first == it->second; });
-        if (same == query.end()) {
-            query.emplace_back(it->second, qt.weight);
-        } else {
-            same->second += qt.weight;
-        }
-    }
-    if (query.empty()) {
-        return;
-    }
-
-    // Term-at-a-time into a per-thread accumulator; it is all zeros between calls.
-    thread_local std::vector<float> acc;
-    if (acc.size() < num_docs_) {
-        acc.resize(num_docs_, 0.0f);
-    }
-    for (const auto& [term, qtf] : query) {
-        for (std::uint32_t p = offsets_[term]; p < offsets_[term + 1]; ++p) {
-            acc[docids_[p]] += qtf * impacts_[p];
-        }
-    }
-
-    // Threshold scan: skip blocks that cannot enter the heap. Scores are > 0 for matches, so
-    // the floor of 0 also skips non-matching documents.
-    const simd::Kernels& kern = simd::active();
-    TopK top(k);
-    std::size_t pos = 0;
-    while (true) {
-        const float floor = std::max(0.0f, top.threshold());
-        pos = kern.next_above(acc.data(), pos, num_docs_, floor);
-        if (pos >= num_docs_) {
-            break;
-        }
-        const std::size_t end = std::min(pos + simd::kScanBlock, num_docs_);
-        for (; pos < end; ++pos) {
-            const float s = acc[pos];
-            if (s > 0.0f && s > top.threshold() && (allowed == nullptr || allowed->test(static_cast<ToolId>(pos)))) {
-                top.push(static_cast<ToolId>(pos), s);
-            }
-        }
-    }
-    for (const auto& [term, qtf] : query) {
-        for (std::uint32_t p = offsets_[term]; p < offsets_[term + 1]; ++p) {
-            acc[docids_[p]] = 0.0f;
-        }
-    }
-    top.drain_sorted(out);
 }
 
 std::size_t Bm25Index::memory_bytes() const noexcept {

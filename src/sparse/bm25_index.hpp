@@ -58,6 +58,11 @@ public:
     [[nodiscard]] std::size_t doc_freq(const std::string& term) const;
 
 private:
+    /// The search itself, over plain terms (weight 1) or weighted ones; bm25_search.cpp.
+    template <class Term>
+    void search_terms(std::span<const Term> terms, std::size_t k, const Bitset* allowed,
+                      std::vector<ScoredDoc>& out) const;
+
     std::unordered_map<std::string, TermId> vocabulary_;
     std::vector<std::uint32_t> offsets_;  // term t's postings are [offsets_[t], offsets_[t + 1])
     std::vector<ToolId> docids_;

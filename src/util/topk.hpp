@@ -22,7 +22,15 @@ struct ScoredDoc {
 
 class TopK {
 public:
-    explicit TopK(std::size_t k) : k_(k) { heap_.reserve(k); }
+    explicit TopK(std::size_t k = 0) : k_(k) { heap_.reserve(k); }
+
+    /// Empties the collector for a new k, keeping its capacity (thread-local scratch reuses one
+    /// collector, so steady-state searches do not allocate).
+    void reset(std::size_t k) {
+        k_ = k;
+        heap_.clear();
+        heap_.reserve(k);
+    }
 
     /// Lowest score that can still enter; -inf while the heap is not full.
     [[nodiscard]] float threshold() const noexcept {
@@ -54,6 +62,65 @@ public:
 private:
     std::size_t k_;
     std::vector<ScoredDoc> heap_;
+};
+
+/// Top-k for long scans where many candidates beat an early threshold: candidates at or above a
+/// running threshold are appended to a buffer of 4k, which is cut back to its k best
+/// (nth_element) when full. O(1) amortized per candidate instead of a heap's O(log k); the
+/// result is the same exact top-k under the same total order (score desc, id asc).
+class TopKBuffer {
+public:
+    /// Empties the buffer for a new k, keeping its capacity.
+    void reset(std::size_t k) {
+        k_ = k;
+        threshold_ = -std::numeric_limits<float>::infinity();
+        buf_.clear();
+        buf_.reserve(4 * k + 1);
+    }
+
+    /// Lowest score that can still enter (equal scores may, by id).
+    [[nodiscard]] float threshold() const noexcept { return threshold_; }
+
+    void push(ToolId id, float score) {
+        if (k_ == 0 || score < threshold_) {
+            return;
+        }
+        buf_.push_back({id, score});
+        if (buf_.size() >= 4 * k_) {
+            compact();
+        }
+    }
+
+    /// The k best, best first. Leaves the buffer empty.
+    void drain_sorted(std::vector<ScoredDoc>& out) {
+        if (buf_.size() > k_) {
+            compact();
+        }
+        std::sort(buf_.begin(), buf_.end(), ranks_before);
+        out.assign(buf_.begin(), buf_.end());
+        buf_.clear();
+    }
+
+    /// The k best in no particular order. Leaves the buffer empty.
+    void drain_unordered(std::vector<ScoredDoc>& out) {
+        if (buf_.size() > k_) {
+            compact();
+        }
+        out.assign(buf_.begin(), buf_.end());
+        buf_.clear();
+    }
+
+private:
+    void compact() {
+        const auto kth = buf_.begin() + static_cast<std::ptrdiff_t>(k_ - 1);
+        std::nth_element(buf_.begin(), kth, buf_.end(), ranks_before);
+        buf_.resize(k_);
+        threshold_ = kth->score;
+    }
+
+    std::size_t k_ = 0;
+    float threshold_ = -std::numeric_limits<float>::infinity();
+    std::vector<ScoredDoc> buf_;
 };
 
 }  // namespace scout

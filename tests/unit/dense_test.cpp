@@ -1,4 +1,5 @@
 // dense_test.cpp: exact flat search against brute force; HNSW recall against flat.
+#include <array>
 #include <random>
 #include <set>
 
@@ -130,4 +131,75 @@ TEST_CASE("normalize rejects zero and non-finite vectors", "[dense]") {
     REQUIRE(scout::normalize(v.data(), 2));
     CHECK(v[0] == Approx(0.6f));
     CHECK(v[1] == Approx(0.8f));
+}
+
+TEST_CASE("int8 scan with exact re-scoring keeps the exact top-10 and exact scores", "[dense]") {
+    const std::size_t n = 2000;
+    const std::size_t dim = 384;
+    const auto store = random_store(n, dim, 11);
+    scout::DenseOptions opts;
+    opts.int8_scan = true;
+    auto int8 = scout::make_flat_index(store, opts);
+    auto flat = scout::make_flat_index(store);
+    CHECK(std::string(int8->kind()) == "flat-int8");
+    CHECK(int8->memory_bytes() > flat->memory_bytes());
+    scout::Bitset allowed(n);
+    for (scout::ToolId i = 0; i < n; i += 3) {
+        allowed.set(i);
+    }
+    for (std::uint32_t t = 0; t < 30; ++t) {
+        const auto q = random_query(dim, 500 + t);
+        for (const scout::Bitset* filter : std::array<const scout::Bitset*, 2>{nullptr, &allowed}) {
+            std::vector<ScoredDoc> exact;
+            std::vector<ScoredDoc> approx;
+            flat->search(q.data(), 10, filter, exact);
+            int8->search(q.data(), 10, filter, approx);
+            REQUIRE(approx.size() == exact.size());
+            for (std::size_t i = 0; i < exact.size(); ++i) {
+                CHECK(approx[i].id == exact[i].id);
+                CHECK(approx[i].score == exact[i].score);
+            }
+        }
+    }
+    // Quantization round trip: codes times scale reproduce the vector within half a step.
+    std::vector<std::int8_t> codes(dim);
+    const float scale = scout::quantize_int8(store->row(0), dim, codes.data());
+    for (std::size_t d = 0; d < dim; ++d) {
+        CHECK(std::abs(static_cast<float>(codes[d]) * scale - store->row(0)[d]) <= 0.5f * scale + 1e-7f);
+    }
+}
+
+TEST_CASE("HNSW with a broad scope over-fetches from the graph and keeps only allowed tools", "[dense]") {
+    const std::size_t n = 3000;
+    const std::size_t dim = 48;
+    const auto store = random_store(n, dim, 13);
+    scout::DenseOptions opts;
+    opts.kind = scout::DenseIndexKind::hnsw;
+    auto hnsw = scout::make_dense_index(store, opts);
+    auto flat = scout::make_flat_index(store);
+    scout::Bitset half(n);
+    for (scout::ToolId i = 0; i < n; i += 2) {
+        half.set(i);
+    }
+    std::size_t found = 0;
+    for (std::uint32_t t = 0; t < 50; ++t) {
+        const auto q = random_query(dim, 2000 + t);
+        std::vector<ScoredDoc> exact;
+        std::vector<ScoredDoc> approx;
+        flat->search(q.data(), 10, &half, exact);
+        hnsw->search(q.data(), 10, &half, approx);
+        REQUIRE(approx.size() == 10);
+        std::set<scout::ToolId> truth;
+        for (const auto& d : exact) {
+            truth.insert(d.id);
+        }
+        for (std::size_t i = 0; i < approx.size(); ++i) {
+            CHECK(half.test(approx[i].id));
+            found += truth.count(approx[i].id);
+            if (i > 0) {
+                CHECK(scout::ranks_before(approx[i - 1], approx[i]));
+            }
+        }
+    }
+    CHECK(static_cast<double>(found) / 500.0 >= 0.95);
 }

@@ -1,5 +1,6 @@
 // kernels_test.cpp: every SIMD implementation the CPU runs against the scalar reference.
 // Integer-valued inputs make every summation order exact, so equality is exact.
+#include <cstdint>
 #include <random>
 
 #include <catch2/catch.hpp>
@@ -27,6 +28,41 @@ TEST_CASE("dot kernels agree exactly with scalar on integer data", "[kernels]") 
                 INFO(isa << " n=" << n << " offset=" << offset);
                 CHECK(k->dot(a.data() + offset, b.data() + offset, n) ==
                       scalar().dot(a.data() + offset, b.data() + offset, n));
+            }
+        }
+    }
+}
+
+TEST_CASE("batched and int8 kernels agree with their single-row references", "[kernels]") {
+    std::mt19937 rng(5);
+    std::normal_distribution<float> g(0.0f, 1.0f);
+    std::uniform_int_distribution<int> byte(-127, 127);
+    const std::size_t rows = 4;
+    std::vector<float> q(1100);
+    std::vector<float> m(rows * 1100);
+    std::vector<std::int8_t> qi(1100);
+    std::vector<std::int8_t> mi(rows * 1100);
+    for (auto& x : q) { x = g(rng); }
+    for (auto& x : m) { x = g(rng); }
+    for (auto& x : qi) { x = static_cast<std::int8_t>(byte(rng)); }
+    for (auto& x : mi) { x = static_cast<std::int8_t>(byte(rng)); }
+    for (const std::string& isa : scout::simd::available()) {
+        const scout::simd::Kernels* k = scout::simd::find(isa);
+        REQUIRE(k != nullptr);
+        for (std::size_t n : {0, 1, 7, 8, 15, 16, 17, 31, 32, 33, 100, 384, 1024}) {
+            INFO(isa << " n=" << n);
+            const float* fr[4] = {&m[0], &m[1100 + 1], &m[2200 + 2], &m[3300 + 3]};  // unaligned rows
+            float out[4];
+            k->dot_rows(q.data(), fr, n, out);
+            const std::int8_t* ir[4] = {&mi[0], &mi[1100 + 1], &mi[2200 + 2], &mi[3300 + 3]};
+            std::int32_t iout[4];
+            k->dot_rows_i8(qi.data(), ir, n, iout);
+            for (std::size_t r = 0; r < rows; ++r) {
+                // Bit-identical to the single-row kernel of the same ISA (same summation order).
+                CHECK(out[r] == k->dot(q.data(), fr[r], n));
+                CHECK(out[r] == Approx(scalar().dot(q.data(), fr[r], n)).margin(1e-3));
+                CHECK(iout[r] == scalar().dot_i8(qi.data(), ir[r], n));
+                CHECK(k->dot_i8(qi.data(), ir[r], n) == iout[r]);
             }
         }
     }

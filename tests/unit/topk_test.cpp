@@ -37,3 +37,33 @@ TEST_CASE("TopK threshold is -inf until full, and k = 0 keeps nothing", "[topk]"
     none.drain_sorted(out);
     CHECK(out.empty());
 }
+
+TEST_CASE("TopKBuffer equals a full sort, ties included, across k and reuse", "[topk]") {
+    std::mt19937 rng(17);
+    std::uniform_int_distribution<int> score(0, 40);  // few distinct values: many ties
+    scout::TopKBuffer buffer;
+    for (std::size_t k : {1, 2, 7, 10, 64, 500}) {
+        std::vector<scout::ScoredDoc> all;
+        buffer.reset(k);
+        for (scout::ToolId id = 0; id < 300; ++id) {
+            const scout::ToolId shuffled = (id * 7919U) % 300U;  // arrival order is not id order
+            const auto s = static_cast<float>(score(rng));
+            all.push_back({shuffled, s});
+            buffer.push(shuffled, s);
+        }
+        std::sort(all.begin(), all.end(), scout::ranks_before);
+        all.resize(std::min<std::size_t>(k, all.size()));
+        std::vector<scout::ScoredDoc> got;
+        buffer.drain_sorted(got);
+        REQUIRE(got.size() == all.size());
+        for (std::size_t i = 0; i < got.size(); ++i) {
+            CHECK(got[i].id == all[i].id);
+            CHECK(got[i].score == all[i].score);
+        }
+    }
+    buffer.reset(0);
+    buffer.push(1, 1.0f);
+    std::vector<scout::ScoredDoc> none;
+    buffer.drain_sorted(none);
+    CHECK(none.empty());
+}

@@ -1,0 +1,109 @@
+// bench_common.hpp: shared pieces of scout-bench-scale: the corpus (term lists, texts, vectors,
+// queries), the latency recorder and the result rows every engine reports.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "dense/dense_index.hpp"
+
+namespace scout::bench {
+
+/// One document collection with its queries, in the form every engine can ingest: word ids
+/// into `vocab` (for BM25 engines; CSR so 1M documents stay compact), and unit vectors shared
+/// with scout's dense index (no copy).
+struct Corpus {
+    std::string name;  ///< "synthetic" or the real catalog's name
+    std::vector<std::string> vocab;
+    std::vector<std::uint64_t> doc_offsets{0};  ///< doc i's words are [doc_offsets[i], doc_offsets[i + 1])
+    std::vector<std::uint32_t> doc_words;
+    std::vector<std::vector<std::uint32_t>> queries;  ///< word ids per query
+    std::vector<std::string> query_texts;
+    std::shared_ptr<VectorStore> vectors;  ///< one unit row per document
+    std::vector<float> query_vectors;      ///< queries.size() x dim, unit length
+    [[nodiscard]] std::size_t size() const noexcept { return doc_offsets.size() - 1; }
+    [[nodiscard]] std::size_t dim() const noexcept { return vectors ? vectors->dim : 0; }
+    [[nodiscard]] std::span<const std::uint32_t> doc(std::size_t i) const noexcept {
+        return {doc_words.data() + doc_offsets[i], doc_words.data() + doc_offsets[i + 1]};
+    }
+    /// The document's words joined by spaces.
+    [[nodiscard]] std::string text(std::size_t i) const;
+    [[nodiscard]] const float* query_vector(std::size_t q) const noexcept {
+        return query_vectors.data() + q * dim();
+    }
+};
+
+struct Config {
+    std::vector<std::size_t> sizes{2000, 20000, 200000};
+    std::size_t queries = 300;          ///< distinct queries per corpus
+    std::size_t min_samples = 1000;     ///< timed searches per engine (queries cycle), budget permitting
+    double budget_s = 1.5;              ///< wall-clock cap per engine and size
+    std::size_t dim = 384;
+    std::size_t hnsw_max = 20000;       ///< largest N that builds HNSW graphs (slow to build)
+    std::size_t k = 10;
+    bool sparse = true;
+    bool dense = true;
+    bool hybrid = true;
+    bool json = false;
+    bool peers = true;  ///< false: scout engines only (quick profiling runs)
+    std::string real_catalog = "/work/shared/datasets/merged";
+};
+
+/// One line of the output table.
+struct Row {
+    std::string section;  ///< bm25, dense, hybrid
+    std::string corpus;
+    std::size_t n = 0;
+    std::string engine;
+    bool scout = false;  ///< a scout engine (compared against the best peer)
+    double build_s = 0;
+    std::size_t bytes = 0;
+    double p50_us = 0, p95_us = 0, p99_us = 0, qps = 0;
+    std::size_t samples = 0;
+    std::string quality;  ///< e.g. "recall@10 0.998" against the exact answer
+    std::string note;
+};
+
+/// Times `search(i)` for query indices cycling over [0, queries): one warm-up pass over up to
+/// 50 queries, then up to cfg.min_samples timed calls or cfg.budget_s seconds (at least 5).
+void measure(const Config& cfg, std::size_t queries, const std::function<void(std::size_t)>& search, Row& row);
+
+/// CPU seconds this thread has used: build times are taken in CPU time, which other processes
+/// on a shared machine cannot inflate.
+[[nodiscard]] double thread_cpu_seconds();
+
+/// Seconds since `start`.
+[[nodiscard]] inline double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+/// The synthetic corpus: Zipf(1.0) over a 50k-word vocabulary, 40-120 tokens per document
+/// (mean 80), queries of 2-4 distinct words drawn from the same law with the 100 most frequent
+/// (stop-word-like) ranks left out; vectors uniform on the unit sphere. Deterministic in `seed`.
+[[nodiscard]] Corpus make_synthetic(std::size_t n, std::size_t queries, std::size_t dim, std::uint64_t seed);
+
+/// A real catalog (catalog.json + queries.json in `dir`), analyzed with scout's analyzer;
+/// vectors from the feature-hashing embedder. Empty corpus (and a message on stderr) on error.
+[[nodiscard]] Corpus load_real(const std::string& dir, std::size_t dim);
+
+/// Top-k ids of an exact brute-force BM25 / inner-product pass (the ground truth rows compare
+/// against); computed once per corpus by the sparse and dense sections.
+[[nodiscard]] std::vector<std::uint32_t> ids_of(const std::vector<ScoredDoc>& docs);
+
+/// recall@k of `got` against `truth` (ids), averaged by the caller.
+[[nodiscard]] double overlap(const std::vector<std::uint32_t>& got, const std::vector<std::uint32_t>& truth);
+
+std::vector<Row> run_sparse(const Config& cfg, const Corpus& corpus);
+std::vector<Row> run_dense(const Config& cfg, const Corpus& corpus);
+std::vector<Row> run_hybrid(const Config& cfg, const Corpus& corpus);
+
+void print_table(const std::vector<Row>& rows);
+void print_json(const std::vector<Row>& rows);
+
+}  // namespace scout::bench

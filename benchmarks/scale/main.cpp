@@ -1,0 +1,121 @@
+// main.cpp: scout-bench-scale. Builds scout and its peers on the same corpus at several sizes
+// and prints one table (or --json): build time, index bytes, p50/p95/p99, QPS and the ratio of
+// scout's p50 to the best peer's. Single thread, top-10.
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <string_view>
+
+#include "bench_common.hpp"
+#include "simd/kernels.hpp"
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: scout-bench-scale [options]
+  --sizes 2000,20000,200000   synthetic corpus sizes (default; --full adds 1000000)
+  --full                      also run 1,000,000 tools (needs ~8 GB RAM and tens of minutes)
+  --sections bm25,dense,hybrid
+  --real DIR                  real catalog dir with catalog.json + queries.json
+                              (default /work/shared/datasets/merged; "none" to skip)
+  --queries N                 distinct queries per corpus (default 300)
+  --samples N                 timed searches per engine (default 1000, time budget permitting)
+  --budget S                  seconds per engine and size (default 1.5)
+  --hnsw-max N                largest N that builds HNSW graphs (default 20000)
+  --scout-only                skip the peers (quick profiling runs)
+  --json                      machine-readable output
+)";
+
+std::vector<std::size_t> parse_sizes(const std::string& text) {
+    std::vector<std::size_t> out;
+    std::stringstream ss(text);
+    std::string part;
+    while (std::getline(ss, part, ',')) {
+        out.push_back(std::stoul(part));
+    }
+    return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    using namespace scout::bench;
+    Config cfg;
+    try {
+        for (int i = 1; i < argc; ++i) {
+            const std::string_view arg = argv[i];
+            const auto value = [&]() -> std::string {
+                if (i + 1 >= argc) {
+                    throw std::invalid_argument(std::string(arg) + " needs a value");
+                }
+                return argv[++i];
+            };
+            if (arg == "--sizes") {
+                cfg.sizes = parse_sizes(value());
+            } else if (arg == "--full") {
+                cfg.sizes.push_back(1000000);
+            } else if (arg == "--sections") {
+                const std::string s = value();
+                cfg.sparse = s.find("bm25") != std::string::npos;
+                cfg.dense = s.find("dense") != std::string::npos;
+                cfg.hybrid = s.find("hybrid") != std::string::npos;
+            } else if (arg == "--real") {
+                cfg.real_catalog = value();
+            } else if (arg == "--queries") {
+                cfg.queries = std::stoul(value());
+            } else if (arg == "--samples") {
+                cfg.min_samples = std::stoul(value());
+            } else if (arg == "--budget") {
+                cfg.budget_s = std::stod(value());
+            } else if (arg == "--hnsw-max") {
+                cfg.hnsw_max = std::stoul(value());
+            } else if (arg == "--scout-only") {
+                cfg.peers = false;
+            } else if (arg == "--json") {
+                cfg.json = true;
+            } else {
+                std::fputs(kUsage, arg == "--help" ? stdout : stderr);
+                return arg == "--help" ? 0 : 2;
+            }
+        }
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "scout-bench-scale: %s\n%s", e.what(), kUsage);
+        return 2;
+    }
+    if (!cfg.json) {
+        std::printf("scout-bench-scale: single thread, top-%zu, dim %zu, SIMD %s; build = thread CPU seconds\n\n", cfg.k, cfg.dim,
+                    scout::simd::active().isa);
+    }
+    std::vector<Row> rows;
+    const auto run = [&](const Corpus& c) {
+        std::fprintf(stderr, "[%s N=%zu, %zu queries]\n", c.name.c_str(), c.size(), c.queries.size());
+        if (cfg.sparse) {
+            auto r = run_sparse(cfg, c);
+            rows.insert(rows.end(), r.begin(), r.end());
+        }
+        if (cfg.dense) {
+            auto r = run_dense(cfg, c);
+            rows.insert(rows.end(), r.begin(), r.end());
+        }
+        if (cfg.hybrid) {
+            auto r = run_hybrid(cfg, c);
+            rows.insert(rows.end(), r.begin(), r.end());
+        }
+    };
+    if (cfg.real_catalog != "none") {
+        const Corpus real = load_real(cfg.real_catalog, cfg.dim);
+        if (real.size() > 0 && !real.queries.empty()) {
+            run(real);
+        }
+    }
+    for (std::size_t n : cfg.sizes) {
+        const Corpus c = make_synthetic(n, cfg.queries, cfg.dim, 20260101 + n);
+        run(c);
+    }
+    if (cfg.json) {
+        print_json(rows);
+    } else {
+        print_table(rows);
+    }
+    return 0;
+}

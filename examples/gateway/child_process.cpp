@@ -1,0 +1,212 @@
+// child_process.cpp: see child_process.hpp. The argv/envp arrays are built before fork, so the
+// child only calls async-signal-safe functions (dup2, execvpe, write, _exit).
+#include "child_process.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+extern char** environ;
+
+namespace scout::gateway {
+namespace {
+
+std::vector<std::string> merged_environment(const std::map<std::string, std::string>& extra) {
+    std::vector<std::string> out;
+    for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+        std::string entry(*e);
+        const std::string key = entry.substr(0, entry.find('='));
+        if (extra.find(key) == extra.end()) {
+            out.push_back(std::move(entry));
+        }
+    }
+    for (const auto& [k, v] : extra) {
+        out.push_back(k + "=" + v);
+    }
+    return out;
+}
+
+std::vector<char*> pointers(std::vector<std::string>& strings) {
+    std::vector<char*> out;
+    for (auto& s : strings) {
+        out.push_back(s.data());
+    }
+    out.push_back(nullptr);
+    return out;
+}
+
+void close_fd(int& fd) {
+    if (fd >= 0) {
+        ::close(fd);
+        fd = -1;
+    }
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(
+    const std::string& command,
+    const std::vector<std::string>& args,
+    const std::map<std::string, std::string>& env) {
+    if (command.empty()) {
+        return Status{Errc::invalid_argument, "empty command"};
+    }
+    std::vector<std::string> argv_strings{command};
+    argv_strings.insert(argv_strings.end(), args.begin(), args.end());
+    std::vector<std::string> env_strings = merged_environment(env);
+    std::vector<char*> argv = pointers(argv_strings);
+    std::vector<char*> envp = pointers(env_strings);
+
+    int in_pipe[2];
+    int out_pipe[2];
+    int err_pipe[2];  // reports an exec failure; closed by exec (O_CLOEXEC) on success
+    if (::pipe2(in_pipe, O_CLOEXEC) != 0) {
+        return Status{Errc::io_error, std::string("pipe: ") + std::strerror(errno)};
+    }
+    if (::pipe2(out_pipe, O_CLOEXEC) != 0) {
+        ::close(in_pipe[0]);
+        ::close(in_pipe[1]);
+        return Status{Errc::io_error, std::string("pipe: ") + std::strerror(errno)};
+    }
+    if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
+        for (int fd : {in_pipe[0], in_pipe[1], out_pipe[0], out_pipe[1]}) {
+            ::close(fd);
+        }
+        return Status{Errc::io_error, std::string("pipe: ") + std::strerror(errno)};
+    }
+    [[maybe_unused]] const pid_t parent = ::getpid();
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+        for (int fd : {in_pipe[0], in_pipe[1], out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) {
+            ::close(fd);
+        }
+        return Status{Errc::io_error, std::string("fork: ") + std::strerror(errno)};
+    }
+    if (pid == 0) {
+#ifdef __linux__
+        // If the gateway dies without stopping it (SIGKILL), the backend goes too. The signal is
+        // tied to the forking thread, which supervises this child for its whole life.
+        ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (::getppid() != parent) {
+            ::_exit(127);
+        }
+#endif
+        ::dup2(in_pipe[0], STDIN_FILENO);
+        ::dup2(out_pipe[1], STDOUT_FILENO);
+        ::signal(SIGPIPE, SIG_DFL);
+        ::execvpe(argv[0], argv.data(), envp.data());
+        const int e = errno;
+        [[maybe_unused]] auto n = ::write(err_pipe[1], &e, sizeof e);
+        ::_exit(127);
+    }
+    ::close(in_pipe[0]);
+    ::close(out_pipe[1]);
+    ::close(err_pipe[1]);
+    int exec_errno = 0;
+    ssize_t n;
+    do {
+        n = ::read(err_pipe[0], &exec_errno, sizeof exec_errno);
+    } while (n < 0 && errno == EINTR);
+    ::close(err_pipe[0]);
+    std::unique_ptr<ChildProcess> child(new ChildProcess(pid, in_pipe[1], out_pipe[0]));
+    if (n == static_cast<ssize_t>(sizeof exec_errno)) {
+        child->stop(std::chrono::milliseconds(0));
+        return Status{exec_errno == ENOENT ? Errc::not_found : Errc::io_error,
+                      "cannot run '" + command + "': " + std::strerror(exec_errno)};
+    }
+    return child;
+}
+
+ChildProcess::~ChildProcess() {
+    stop();
+    close_fd(out_fd_);
+}
+
+Status ChildProcess::write_line(const std::string& line) {
+    std::lock_guard lock(write_mutex_);
+    if (in_fd_ < 0) {
+        return Status{Errc::unavailable, "backend stdin is closed"};
+    }
+    std::string data = line + "\n";
+    std::size_t off = 0;
+    while (off < data.size()) {
+        const ssize_t n = ::write(in_fd_, data.data() + off, data.size() - off);
+        if (n < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            return Status{Errc::unavailable, std::string("write to backend: ") + std::strerror(errno)};
+        }
+        off += static_cast<std::size_t>(n);
+    }
+    return {};
+}
+
+std::optional<std::string> ChildProcess::read_line(std::size_t max_bytes) {
+    char chunk[65536];
+    for (;;) {
+        if (auto nl = buffer_.find('\n'); nl != std::string::npos) {
+            std::string line = buffer_.substr(0, nl);
+            buffer_.erase(0, nl + 1);
+            if (!line.empty() && line.back() == '\r') {
+                line.pop_back();
+            }
+            return line;
+        }
+        if (buffer_.size() > max_bytes || out_fd_ < 0) {
+            return std::nullopt;
+        }
+        const ssize_t n = ::read(out_fd_, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            return std::nullopt;
+        }
+        buffer_.append(chunk, static_cast<std::size_t>(n));
+    }
+}
+
+bool ChildProcess::wait_exit(std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+        int status = 0;
+        const pid_t r = ::waitpid(pid_, &status, WNOHANG);
+        if (r == pid_ || (r < 0 && errno == ECHILD)) {
+            reaped_ = true;
+            return true;
+        }
+        if (std::chrono::steady_clock::now() >= deadline) {
+            return false;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+}
+
+void ChildProcess::stop(std::chrono::milliseconds grace) {
+    std::lock_guard lock(stop_mutex_);
+    {
+        std::lock_guard wlock(write_mutex_);
+        close_fd(in_fd_);  // EOF on stdin is the polite way to ask an MCP server to exit
+    }
+    if (!reaped_ && !wait_exit(grace)) {
+        ::kill(pid_, SIGTERM);
+        if (!wait_exit(std::chrono::milliseconds(1000))) {
+            ::kill(pid_, SIGKILL);
+            int status = 0;
+            ::waitpid(pid_, &status, 0);
+            reaped_ = true;
+        }
+    }
+    // out_fd_ stays open until destruction: the reader thread may still be draining it.
+}
+
+}  // namespace scout::gateway
