@@ -15,7 +15,10 @@ std::string scope_text(const SearchOptions& options) {
     }
     std::string out;
     for (const std::string& s : *options.servers) {
-        out += (out.empty() ? "" : ",") + s;
+        if (!out.empty()) {
+            out += ',';
+        }
+        out += s;
     }
     return out;
 }
