@@ -5,5 +5,6 @@ namespace scout::cli {
 
 int run_search(int argc, char** argv);
 int run_eval(int argc, char** argv);
+int run_index(int argc, char** argv);
 
 }  // namespace scout::cli

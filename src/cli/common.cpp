@@ -1,5 +1,6 @@
 // common.cpp: see common.hpp.
 #include <charconv>
+#include <chrono>
 #include <iostream>
 
 #include "cli/common.hpp"
@@ -20,8 +21,8 @@ std::optional<std::size_t> parse_size(const std::string& text) {
 }  // namespace
 
 const std::set<std::string>& catalog_options() {
-    static const std::set<std::string> options{"catalog", "embedder", "top-k", "mode", "server",
-                                               "environment", "embed-timeout-ms"};
+    static const std::set<std::string> options{"catalog", "index", "embedder", "top-k", "mode", "server",
+                                               "environment", "embed-timeout-ms", "events"};
     return options;
 }
 
@@ -44,27 +45,44 @@ Result<std::shared_ptr<Embedder>> make_embedder(const Args& args) {
     return Status{Errc::invalid_argument, "unknown embedder '" + spec + "' (expected hashing[:DIM] or none)"};
 }
 
-Result<LoadedCatalog> load_catalog(const Args& args) {
-    auto path = args.get("catalog");
-    if (!path) {
-        return Status{Errc::invalid_argument, "--catalog FILE is required"};
+namespace {
+
+/// --index FILE: a saved index, opened and verified (nothing is re-embedded).
+Result<LoadedCatalog> open_index(const std::string& path, std::shared_ptr<Embedder> embedder) {
+    const auto started = std::chrono::steady_clock::now();
+    auto catalog = Catalog::open(path, std::move(embedder));
+    if (!catalog) {
+        return catalog.status();
     }
-    auto spec = load_catalog_file(*path);
+    LoadedCatalog out;
+    out.catalog = std::make_unique<Catalog>(std::move(catalog.value()));
+    out.searcher = out.catalog->searcher();
+    std::set<std::string> servers;
+    for (const Hit& h : out.searcher.list_tools()) {
+        servers.insert(h.server);
+    }
+    out.info.generation = out.searcher.generation();
+    out.info.servers = servers.size();
+    out.info.tools = out.searcher.size();
+    out.info.dense_ready = out.searcher.has_dense();
+    out.info.dense_error = out.info.dense_ready ? "" : "the index was opened without an embedder";
+    out.info.build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    return out;
+}
+
+Result<LoadedCatalog> build_catalog(const std::string& path, std::shared_ptr<Embedder> embedder) {
+    auto spec = load_catalog_file(path);
     if (!spec) {
         return spec.status();
     }
-    auto embedder = make_embedder(args);
-    if (!embedder) {
-        return embedder.status();
-    }
-    auto catalog = Catalog::create({}, embedder.value());
+    auto catalog = Catalog::create({}, std::move(embedder));
     if (!catalog) {
         return catalog.status();
     }
     LoadedCatalog out;
     out.catalog = std::make_unique<Catalog>(std::move(catalog.value()));
     if (Status s = out.catalog->upsert_servers(spec.value()); !s.ok()) {
-        return Status{s.code(), *path + ": " + s.message()};
+        return Status{s.code(), path + ": " + s.message()};
     }
     auto info = out.catalog->commit();
     if (!info) {
@@ -73,6 +91,33 @@ Result<LoadedCatalog> load_catalog(const Args& args) {
     out.info = info.value();
     out.searcher = out.catalog->searcher();
     return out;
+}
+
+}  // namespace
+
+Result<LoadedCatalog> load_catalog(const Args& args) {
+    auto catalog_path = args.get("catalog");
+    auto index_path = args.get("index");
+    if (catalog_path.has_value() == index_path.has_value()) {
+        return Status{Errc::invalid_argument, "give exactly one of --catalog FILE or --index FILE"};
+    }
+    auto embedder = make_embedder(args);
+    if (!embedder) {
+        return embedder.status();
+    }
+    auto loaded = index_path ? open_index(*index_path, embedder.value()) : build_catalog(*catalog_path, embedder.value());
+    if (!loaded) {
+        return loaded.status();
+    }
+    if (auto events = args.get("events")) {
+        auto sink = JsonLinesSink::open_file(*events);
+        if (!sink) {
+            return sink.status();
+        }
+        loaded->catalog->set_event_sink(sink.value());
+        loaded->searcher = loaded->catalog->searcher();
+    }
+    return loaded;
 }
 
 Result<SearchOptions> search_options(const Args& args, bool read_mode) {

@@ -11,14 +11,16 @@ namespace {
 constexpr const char* kUsage = R"(usage: scout <command> [options]
 
 commands:
-  search --catalog FILE [--top-k K] [--mode hybrid|bm25|dense] [--json] QUERY...
-  eval   --catalog FILE --queries FILE [--top-k K] [--mode hybrid|bm25|dense|all] [--json]
+  search --catalog FILE|--index FILE [--top-k K] [--mode hybrid|bm25|dense] [--json] QUERY...
+  eval   --catalog FILE|--index FILE --queries FILE [--top-k K] [--mode hybrid|bm25|dense|all] [--json]
+  index  --catalog FILE --out INDEX   build the index once and save it (see docs/FORMAT.md)
 
 common options:
   --embedder hashing[:DIM]|none   dense-branch embedder (default hashing:256)
   --server NAME                   restrict results to this server (repeatable)
   --environment LABEL             restrict results to servers with this environment label
   --embed-timeout-ms MS           give up on the query embedding after MS and answer with BM25
+  --events FILE                   append search events to FILE as JSON lines
 )";
 
 }  // namespace
@@ -35,6 +37,9 @@ int main(int argc, char** argv) {
         }
         if (command == "eval") {
             return scout::cli::run_eval(argc, argv);
+        }
+        if (command == "index") {
+            return scout::cli::run_index(argc, argv);
         }
         std::cerr << "scout: unknown command '" << command << "'\n" << kUsage;
         return scout::cli::kExitBadInput;
