@@ -178,7 +178,8 @@ Result<Catalog> Catalog::open(const std::filesystem::path& path, std::shared_ptr
                 for (const auto& [name, tool] : staged.tools) {
                     std::size_t rendered = 0;
                     detail::CachedDocument* doc = impl.documents.get(
-                        detail::DocumentCache::key(staged.meta, tool), staged.meta, tool, analyzer, rendered);
+                        detail::DocumentCache::key(staged.meta, tool), staged.meta, tool, analyzer,
+                        stored->options.bm25.weights, rendered);
                     if (doc == nullptr || row >= info.vectors) {
                         return Status{Errc::corrupt, path.string() + ": index file is corrupt: vectors do not match tools"};
                     }

@@ -30,7 +30,8 @@ std::uint64_t DocumentCache::key(const ServerSpec& server, const ToolSpec& tool)
 }
 
 CachedDocument* DocumentCache::get(std::uint64_t key, const ServerSpec& server, const ToolSpec& tool,
-                                   const Analyzer& analyzer, std::size_t& rendered) {
+                                   const Analyzer& analyzer, const FieldWeights& weights,
+                                   std::size_t& rendered) {
     if (auto it = entries_.find(key); it != entries_.end()) {
         return &it->second;
     }
@@ -40,10 +41,28 @@ CachedDocument* DocumentCache::get(std::uint64_t key, const ServerSpec& server, 
     }
     ++rendered;
     CachedDocument entry;
-    const std::string* fields[5] = {&doc->name, &doc->server, &doc->server_description,
-                                    &doc->description, &doc->parameters};
-    for (std::size_t f = 0; f < 5; ++f) {
-        analyzer.analyze(*fields[f], entry.field_terms[f]);
+    const std::pair<const std::string*, float> fields[5] = {{&doc->name, weights.name},
+                                                            {&doc->server, weights.server},
+                                                            {&doc->server_description, weights.server_description},
+                                                            {&doc->description, weights.description},
+                                                            {&doc->parameters, weights.parameters}};
+    std::unordered_map<std::string, std::size_t> slot;  // term -> index in weighted_terms
+    std::vector<std::string> terms;
+    for (const auto& [text, weight] : fields) {
+        terms.clear();
+        analyzer.analyze(*text, terms);
+        if (weight <= 0.0f) {
+            continue;  // the BM25 builder ignores such occurrences too
+        }
+        for (const std::string& term : terms) {
+            auto [it, fresh] = slot.try_emplace(term, entry.weighted_terms.size());
+            if (fresh) {
+                entry.weighted_terms.emplace_back(term, 0.0f);
+            }
+            // Per-term sums keep occurrence order, so term frequencies are bit-identical to
+            // adding occurrence by occurrence.
+            entry.weighted_terms[it->second].second += weight;
+        }
     }
     entry.text = doc->text();
     return &entries_.emplace(key, std::move(entry)).first->second;

@@ -166,8 +166,6 @@ BuildOutput build_snapshot(const StagedCatalog& staged, const CatalogOptions& op
     std::vector<CachedDocument*> docs;
     std::vector<std::uint64_t> doc_keys;
     std::vector<ToolKey> keys;
-    const FieldWeights& w = options.bm25.weights;
-    const float weights[5] = {w.name, w.server, w.server_description, w.description, w.parameters};
     for (const auto& [server_name, server] : staged) {
         if (server.meta.status != ServerStatus::active) {
             continue;
@@ -177,15 +175,14 @@ BuildOutput build_snapshot(const StagedCatalog& staged, const CatalogOptions& op
                             server.meta.environment, static_cast<ToolId>(snap->tools.size()), 0};
         for (const auto& [tool_name, tool] : server.tools) {
             const std::uint64_t key = DocumentCache::key(server.meta, tool);
-            CachedDocument* doc = documents.get(key, server.meta, tool, snap->analyzer, out.info.rendered);
+            CachedDocument* doc = documents.get(key, server.meta, tool, snap->analyzer, options.bm25.weights,
+                                                out.info.rendered);
             if (doc == nullptr) {
                 continue;  // validated at upsert; unreachable in practice
             }
             bm25.begin_document();
-            for (std::size_t f = 0; f < 5; ++f) {
-                for (const std::string& term : doc->field_terms[f]) {
-                    bm25.add(term, weights[f]);
-                }
+            for (const auto& [term, weighted_tf] : doc->weighted_terms) {
+                bm25.add(term, weighted_tf);
             }
             docs.push_back(doc);
             doc_keys.push_back(key);

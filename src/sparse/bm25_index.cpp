@@ -16,8 +16,10 @@ void Bm25Index::Builder::add(const std::string& term, float weight) {
         return;
     }
     const auto doc = static_cast<ToolId>(doc_length_.size() - 1);
-    auto [it, inserted] = vocabulary_.emplace(term, static_cast<TermId>(postings_.size()));
-    if (inserted) {
+    // find() first: emplace() would allocate a node (and copy the term) on every occurrence.
+    auto it = vocabulary_.find(term);
+    if (it == vocabulary_.end()) {
+        it = vocabulary_.emplace(term, static_cast<TermId>(postings_.size())).first;
         postings_.emplace_back();
     }
     auto& list = postings_[it->second];
