@@ -15,6 +15,9 @@ struct AnalyzerOptions {
     bool remove_stop_words = true;
     /// Porter (1980) suffix stripping of English words.
     bool stem = true;
+    /// With stemming, also keep each word's surface form: a word then yields both "word" and
+    /// "~stem", so exact matches outscore matches by stem alone.
+    bool keep_surface = true;
     /// Longer tokens are cut to this many bytes (at a UTF-8 boundary), so huge inputs stay cheap.
     std::size_t max_token_bytes = 64;
 };

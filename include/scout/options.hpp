@@ -37,11 +37,24 @@ struct DenseOptions {
     std::uint64_t seed = 42;  ///< HNSW level generation; fixed so rankings are reproducible
 };
 
-/// Reciprocal Rank Fusion (Cormack, Clarke & Buettcher, SIGIR 2009): score = sum 1 / (k + rank).
+/// How the BM25 and dense lists become one ranking.
+enum class FusionMethod : std::uint8_t {
+    /// Reciprocal Rank Fusion (Cormack, Clarke & Buettcher, SIGIR 2009): sum 1 / (k + rank).
+    rrf,
+    /// RRF with a weight per branch: sum w / (k + rank).
+    weighted_rrf,
+    /// Min-max normalized scores combined with the branch weights (CombSUM, Fox & Shaw 1994);
+    /// uses how far apart the scores are, not only their order.
+    score_blend,
+};
+
 struct FusionOptions {
+    FusionMethod method = FusionMethod::rrf;
     double rrf_k = 60.0;
     /// Each branch fetches top_k * fetch_factor candidates (the paper: 3).
     std::size_t fetch_factor = 3;
+    double bm25_weight = 1.0;   ///< weighted_rrf and score_blend
+    double dense_weight = 1.0;  ///< weighted_rrf and score_blend
 };
 
 struct CatalogOptions {

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "scout/options.hpp"
+
 namespace scout {
 
 /// Dense id of a tool inside one snapshot (0..N-1, in (server, tool) name order).
@@ -70,11 +72,16 @@ struct SearchOptions {
     Mode mode = Mode::hybrid;
     /// Allowed servers (the caller's scope). nullopt = every active server; an empty list
     /// allows nothing. Applied inside both branches, so top-k is taken over allowed tools only.
-    std::optional<std::vector<std::string>> servers;
+    std::optional<std::vector<std::string>> servers = std::nullopt;
     /// Only servers whose environment label equals this (e.g. "prod"); nullopt = any.
-    std::optional<std::string> environment;
+    std::optional<std::string> environment = std::nullopt;
     /// Upper bound on the query embedding; zero means wait for the embedder as long as it takes.
     std::chrono::milliseconds embed_timeout{0};
+    /// A query that is exactly a tool's enhanced name, or exactly a plain tool name, puts those
+    /// tools first (within the scope), ahead of the ranked results.
+    bool exact_name_first = true;
+    /// Overrides the catalog's fusion settings for this request (e.g. to compare methods).
+    std::optional<FusionOptions> fusion = std::nullopt;
 };
 
 /// One ranked tool. Ranks are 1-based within each branch; 0 means the branch did not return it.

@@ -146,7 +146,16 @@ void Analyzer::analyze(std::string_view text, std::vector<std::string>& out) con
         if (token.empty() || (options_.remove_stop_words && is_stop_word(token))) {
             return;
         }
-        out.push_back(options_.stem ? porter_stem(token) : token);
+        if (!options_.stem) {
+            out.push_back(token);
+        } else if (!options_.keep_surface) {
+            out.push_back(porter_stem(token));
+        } else {
+            out.push_back(token);
+            std::string stemmed(1, '~');
+            stemmed += porter_stem(token);
+            out.push_back(std::move(stemmed));
+        }
     });
 }
 

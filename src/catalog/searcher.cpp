@@ -5,7 +5,7 @@
 
 #include "analysis/utf8.hpp"
 #include "embed/query_embedding.hpp"
-#include "fusion/rrf.hpp"
+#include "fusion/fusion.hpp"
 #include "scout/searcher.hpp"
 #include "snapshot/snapshot.hpp"
 #include "telemetry/telemetry.hpp"
@@ -75,12 +75,13 @@ struct Branches {
     bool ran_dense = false;
 };
 
-SearchResult assemble(const Snapshot& snap, const Branches& b, std::size_t k, double rrf_k) {
+SearchResult assemble(const Snapshot& snap, const Branches& b, std::size_t k, const FusionOptions& fusion) {
     SearchResult result;
     result.generation = snap.generation;
     if (b.ran_bm25 && b.ran_dense) {
         const std::vector<ScoredDoc> lists[2] = {b.bm25, b.dense};
-        for (const FusedDoc& f : rrf_fuse(lists, rrf_k, k)) {
+        const double weights[2] = {fusion.bm25_weight, fusion.dense_weight};
+        for (const FusedDoc& f : fuse(lists, weights, fusion, k)) {
             Hit hit = make_hit(snap, f.id);
             hit.score = static_cast<float>(f.score);
             hit.bm25_rank = f.ranks[0];
@@ -107,6 +108,46 @@ SearchResult assemble(const Snapshot& snap, const Branches& b, std::size_t k, do
     return result;
 }
 
+/// Tools the whole query names exactly: an enhanced name, else a plain tool name (in scope).
+std::vector<ToolId> exact_name_matches(const Snapshot& snap, std::string_view query, const Bitset* filter) {
+    while (!query.empty() && (query.front() == ' ' || query.front() == '`' || query.front() == '"')) {
+        query.remove_prefix(1);
+    }
+    while (!query.empty() && (query.back() == ' ' || query.back() == '`' || query.back() == '"')) {
+        query.remove_suffix(1);
+    }
+    std::vector<ToolId> out;
+    if (query.empty() || query.find(' ') != std::string_view::npos) {
+        return out;
+    }
+    const auto allowed = [&](ToolId id) { return filter == nullptr || filter->test(id); };
+    if (auto it = snap.tools_by_name.find(std::string(query)); it != snap.tools_by_name.end()) {
+        std::copy_if(it->second.begin(), it->second.end(), std::back_inserter(out), allowed);
+    } else if (auto id = snap.names.resolve(query); id && allowed(static_cast<ToolId>(*id))) {
+        out.push_back(static_cast<ToolId>(*id));
+    }
+    return out;
+}
+
+/// Moves the exactly named tools to the front, keeping the ranked order of everything else.
+void put_exact_first(const Snapshot& snap, const std::vector<ToolId>& exact, std::size_t k,
+                     std::vector<Hit>& hits) {
+    std::vector<Hit> front;
+    for (ToolId id : exact) {
+        auto it = std::find_if(hits.begin(), hits.end(), [&](const Hit& h) { return h.id == id; });
+        if (it != hits.end()) {
+            front.push_back(std::move(*it));
+            hits.erase(it);
+        } else {
+            front.push_back(make_hit(snap, id));
+        }
+    }
+    hits.insert(hits.begin(), std::make_move_iterator(front.begin()), std::make_move_iterator(front.end()));
+    if (hits.size() > k) {
+        hits.resize(k);
+    }
+}
+
 Result<SearchResult> run_search(const Snapshot& snap, const std::shared_ptr<Embedder>& embedder,
                                 std::string_view query, const std::vector<float>* given_vector,
                                 const SearchOptions& options) {
@@ -123,7 +164,8 @@ Result<SearchResult> run_search(const Snapshot& snap, const std::shared_ptr<Embe
     const std::size_t k = std::clamp<std::size_t>(options.top_k, 1, SearchOptions::kMaxTopK);
     // Branches feeding RRF fetch `fetch` each (the pool fusion ranks); a branch that answers
     // alone returns its top k directly.
-    const std::size_t fetch = options.fetch_k != 0 ? options.fetch_k : k * snap.options.fusion.fetch_factor;
+    const std::size_t fetch_factor = options.fusion ? options.fusion->fetch_factor : snap.options.fusion.fetch_factor;
+    const std::size_t fetch = options.fetch_k != 0 ? options.fetch_k : k * std::max<std::size_t>(fetch_factor, 1);
     const std::size_t solo_fetch = std::max(k, fetch);
     const std::optional<Bitset> allowed = scope_filter(snap, options);
     const Bitset* filter = allowed ? &*allowed : nullptr;
@@ -166,7 +208,13 @@ Result<SearchResult> run_search(const Snapshot& snap, const std::shared_ptr<Embe
         snap.bm25.search(terms, b.ran_dense ? fetch : solo_fetch, filter, b.bm25);
         b.ran_bm25 = true;
     }
-    SearchResult result = assemble(snap, b, k, snap.options.fusion.rrf_k);
+    SearchResult result = assemble(snap, b, k, options.fusion.value_or(snap.options.fusion));
+    if (options.exact_name_first) {
+        const std::vector<ToolId> exact = exact_name_matches(snap, query, filter);
+        if (!exact.empty()) {
+            put_exact_first(snap, exact, k, result.hits);
+        }
+    }
     result.degraded = !degraded_reason.empty();
     result.degraded_reason = std::move(degraded_reason);
     result.mode = b.ran_bm25 && b.ran_dense ? Mode::hybrid : (b.ran_dense ? Mode::dense : Mode::bm25);

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/common.hpp"
+#include "cli/index_options.hpp"
 #include "scout/catalog_loader.hpp"
 
 namespace scout::cli {
@@ -21,8 +22,12 @@ std::optional<std::size_t> parse_size(const std::string& text) {
 }  // namespace
 
 const std::set<std::string>& catalog_options() {
-    static const std::set<std::string> options{"catalog", "index", "embedder", "top-k", "mode", "server",
-                                               "environment", "embed-timeout-ms", "events"};
+    static const std::set<std::string> options = [] {
+        std::set<std::string> names{"catalog", "index", "embedder", "top-k", "mode", "server",
+                                    "environment", "embed-timeout-ms", "events"};
+        names.insert(index_option_names().begin(), index_option_names().end());
+        return names;
+    }();
     return options;
 }
 
@@ -70,12 +75,13 @@ Result<LoadedCatalog> open_index(const std::string& path, std::shared_ptr<Embedd
     return out;
 }
 
-Result<LoadedCatalog> build_catalog(const std::string& path, std::shared_ptr<Embedder> embedder) {
+Result<LoadedCatalog> build_catalog(const std::string& path, const CatalogOptions& options,
+                                    std::shared_ptr<Embedder> embedder) {
     auto spec = load_catalog_file(path);
     if (!spec) {
         return spec.status();
     }
-    auto catalog = Catalog::create({}, std::move(embedder));
+    auto catalog = Catalog::create(options, std::move(embedder));
     if (!catalog) {
         return catalog.status();
     }
@@ -105,7 +111,23 @@ Result<LoadedCatalog> load_catalog(const Args& args) {
     if (!embedder) {
         return embedder.status();
     }
-    auto loaded = index_path ? open_index(*index_path, embedder.value()) : build_catalog(*catalog_path, embedder.value());
+    Result<LoadedCatalog> loaded = Status{Errc::internal, "unset"};
+    if (index_path) {
+        for (const std::string& name : index_option_names()) {
+            if (args.has(name)) {
+                return Status{Errc::invalid_argument, "--" + name +
+                                                          " is an index setting, stored in the index file; "
+                                                          "give it to `scout index` instead"};
+            }
+        }
+        loaded = open_index(*index_path, embedder.value());
+    } else {
+        auto options = index_options(args);
+        if (!options) {
+            return options.status();
+        }
+        loaded = build_catalog(*catalog_path, options.value(), embedder.value());
+    }
     if (!loaded) {
         return loaded.status();
     }

@@ -1,17 +1,21 @@
-// index_command.cpp: `scout index --catalog FILE --out INDEX [--embedder E]`: index a catalog
-// once and save it, so `search --index` and `eval --index` start without re-embedding.
+// index_command.cpp: `scout index --catalog FILE --out INDEX [--embedder E] [index settings]`:
+// index a catalog once and save it, so `search --index` and `eval --index` start without
+// re-embedding. Index settings (--bm25, --stem, --fusion) are stored in the file.
 #include <cstdio>
 #include <filesystem>
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/index_options.hpp"
 #include "scout/persistence.hpp"
 
 namespace scout::cli {
 
 int run_index(int argc, char** argv) {
     std::string error;
-    auto args = Args::parse(argc, argv, 2, {}, {"catalog", "embedder", "out"}, error);
+    std::set<std::string> options = index_option_names();
+    options.insert({"catalog", "embedder", "out"});
+    auto args = Args::parse(argc, argv, 2, {}, options, error);
     if (!args) {
         return fail(error);
     }

@@ -45,6 +45,23 @@ bool flag(const json& obj, const char* key) {
     return v.get<bool>();
 }
 
+const char* method_name(FusionMethod method) {
+    switch (method) {
+        case FusionMethod::weighted_rrf: return "weighted_rrf";
+        case FusionMethod::score_blend: return "score_blend";
+        case FusionMethod::rrf: break;
+    }
+    return "rrf";
+}
+
+double non_negative(const json& obj, const char* key) {
+    const json& v = field(obj, key);
+    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0 || v.get<double>() > 1e9) {
+        throw BadField(std::string("option '") + key + "' is out of range");
+    }
+    return v.get<double>();
+}
+
 const char* kind_name(DenseIndexKind kind) {
     switch (kind) {
         case DenseIndexKind::flat: return "flat";
@@ -62,6 +79,7 @@ json options_to_json(const CatalogOptions& o) {
              {{"split_identifiers", o.analyzer.split_identifiers},
               {"remove_stop_words", o.analyzer.remove_stop_words},
               {"stem", o.analyzer.stem},
+              {"keep_surface", o.analyzer.keep_surface},
               {"max_token_bytes", o.analyzer.max_token_bytes}}},
             {"bm25",
              {{"k1", o.bm25.k1},
@@ -79,7 +97,12 @@ json options_to_json(const CatalogOptions& o) {
               {"hnsw_ef_construction", o.dense.hnsw_ef_construction},
               {"hnsw_ef_search", o.dense.hnsw_ef_search},
               {"seed", o.dense.seed}}},
-            {"fusion", {{"rrf_k", o.fusion.rrf_k}, {"fetch_factor", o.fusion.fetch_factor}}},
+            {"fusion",
+             {{"method", method_name(o.fusion.method)},
+              {"rrf_k", o.fusion.rrf_k},
+              {"fetch_factor", o.fusion.fetch_factor},
+              {"bm25_weight", o.fusion.bm25_weight},
+              {"dense_weight", o.fusion.dense_weight}}},
             {"embed_batch", o.embed_batch}};
 }
 
@@ -90,6 +113,7 @@ Result<CatalogOptions> options_from_json(const json& j) {
         o.analyzer.split_identifiers = flag(a, "split_identifiers");
         o.analyzer.remove_stop_words = flag(a, "remove_stop_words");
         o.analyzer.stem = flag(a, "stem");
+        o.analyzer.keep_surface = flag(a, "keep_surface");
         o.analyzer.max_token_bytes = whole(a, "max_token_bytes", 1, 1U << 20U);
         const json& b = field(j, "bm25");
         o.bm25.k1 = real(b, "k1", 0, 1000);
@@ -117,11 +141,19 @@ Result<CatalogOptions> options_from_json(const json& j) {
         o.dense.hnsw_ef_search = whole(d, "hnsw_ef_search", 1, 1U << 20U);
         o.dense.seed = whole(d, "seed", 0, UINT64_MAX);
         const json& f = field(j, "fusion");
-        const json& rrf = field(f, "rrf_k");
-        if (!rrf.is_number() || !std::isfinite(rrf.get<double>()) || rrf.get<double>() < 0) {
-            throw BadField("option 'rrf_k' is out of range");
+        const json& method = field(f, "method");
+        if (method == "rrf") {
+            o.fusion.method = FusionMethod::rrf;
+        } else if (method == "weighted_rrf") {
+            o.fusion.method = FusionMethod::weighted_rrf;
+        } else if (method == "score_blend") {
+            o.fusion.method = FusionMethod::score_blend;
+        } else {
+            throw BadField("unknown fusion method");
         }
-        o.fusion.rrf_k = rrf.get<double>();
+        o.fusion.rrf_k = non_negative(f, "rrf_k");
+        o.fusion.bm25_weight = non_negative(f, "bm25_weight");
+        o.fusion.dense_weight = non_negative(f, "dense_weight");
         o.fusion.fetch_factor = whole(f, "fetch_factor", 1, 1000);
         o.embed_batch = whole(j, "embed_batch", 1, 1U << 20U);
         return o;

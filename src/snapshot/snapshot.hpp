@@ -46,6 +46,7 @@ struct Snapshot {
     std::vector<ToolRecord> tools;      // ToolId order: by (server, tool)
     std::unordered_map<std::string, std::uint32_t> server_index;
     EnhancedNames names;
+    std::unordered_map<std::string, std::vector<ToolId>> tools_by_name;  // plain tool name -> ids
     Bm25Index bm25;
     std::shared_ptr<const DenseIndex> dense;  // null: no embedder, or indexing failed
     std::vector<std::uint64_t> embed_keys;    // EmbeddingCache key of each tool's vector

@@ -199,6 +199,7 @@ BuildOutput build_snapshot(const StagedCatalog& staged, const CatalogOptions& op
     snap->names = EnhancedNames(keys);
     for (std::size_t i = 0; i < snap->tools.size(); ++i) {
         snap->tools[i].enhanced_name = snap->names.name(i);
+        snap->tools_by_name[snap->tools[i].tool].push_back(static_cast<ToolId>(i));
     }
 
     if (embedder != nullptr && !docs.empty()) {

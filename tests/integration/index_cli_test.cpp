@@ -78,6 +78,19 @@ TEST_CASE("scout index writes an index that search and eval read", "[cli][persis
         CHECK_THAT(line, Catch::StartsWith("{\"event\":\"tool_search_completed\""));
         CHECK_THAT(line, Catch::Contains("\"query_hash\""));
     }
+    SECTION("index settings are stored in the file, not given again") {
+        const std::string tuned = (dir / "tuned.scout").string();
+        REQUIRE(run("index --catalog " + catalog + " --out " + tuned + " --bm25 k1=0.9,b=0.4 --fusion weighted_rrf,bm25=2").code == 0);
+        const Run a = run("search --index " + tuned + " --json --top-k 9 rotate the api credentials");
+        const Run b = run("search --catalog " + catalog +
+                          " --bm25 k1=0.9,b=0.4 --fusion weighted_rrf,bm25=2 --json --top-k 9 rotate the api credentials");
+        REQUIRE(a.code == 0);
+        CHECK(a.out == b.out);
+        CHECK(a.out != run("search --index " + index + " --json --top-k 9 rotate the api credentials").out);
+        const Run again = run("search --index " + tuned + " --bm25 k1=2 jira");
+        CHECK(again.code == 2);
+        CHECK_THAT(again.out, Catch::Contains("stored in the index file"));
+    }
     SECTION("a different embedder is refused with exit code 2") {
         const Run r = run("search --index " + index + " --embedder hashing:64 jira");
         CHECK(r.code == 2);

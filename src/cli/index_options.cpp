@@ -1,0 +1,96 @@
+// index_options.cpp: see index_options.hpp.
+#include <cstdlib>
+#include <sstream>
+
+#include "cli/index_options.hpp"
+
+namespace scout::cli {
+namespace {
+
+Status set_fusion(CatalogOptions& options, const std::string& spec) {
+    std::stringstream items(spec);
+    std::string item;
+    bool first = true;
+    while (std::getline(items, item, ',')) {
+        if (first) {
+            first = false;
+            if (item == "rrf") options.fusion.method = FusionMethod::rrf;
+            else if (item == "weighted_rrf") options.fusion.method = FusionMethod::weighted_rrf;
+            else if (item == "score_blend") options.fusion.method = FusionMethod::score_blend;
+            else return {Errc::invalid_argument, "--fusion: unknown method '" + item + "'"};
+            continue;
+        }
+        const auto eq = item.find('=');
+        const std::string key = item.substr(0, eq);
+        char* end = nullptr;
+        const std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
+        const double v = std::strtod(value.c_str(), &end);
+        if (value.empty() || end != value.c_str() + value.size() || !(v >= 0.0)) {
+            return {Errc::invalid_argument, "--fusion: '" + item + "' needs key=non-negative number"};
+        }
+        if (key == "k") options.fusion.rrf_k = v;
+        else if (key == "bm25") options.fusion.bm25_weight = v;
+        else if (key == "dense") options.fusion.dense_weight = v;
+        else if (key == "fetch" && v >= 1) options.fusion.fetch_factor = static_cast<std::size_t>(v);
+        else return {Errc::invalid_argument, "--fusion: unknown key '" + key + "'"};
+    }
+    return {};
+}
+
+Status set_bm25_value(CatalogOptions& options, const std::string& key, float value) {
+    Bm25Options& b = options.bm25;
+    if (key == "k1") b.k1 = value;
+    else if (key == "b") b.b = value;
+    else if (key == "name") b.weights.name = value;
+    else if (key == "server") b.weights.server = value;
+    else if (key == "server_description") b.weights.server_description = value;
+    else if (key == "description") b.weights.description = value;
+    else if (key == "parameters") b.weights.parameters = value;
+    else return {Errc::invalid_argument, "--bm25: unknown key '" + key + "'"};
+    return {};
+}
+
+}  // namespace
+
+const std::set<std::string>& index_option_names() {
+    static const std::set<std::string> names{"bm25", "stem", "fusion"};
+    return names;
+}
+
+Result<CatalogOptions> index_options(const Args& args) {
+    CatalogOptions options;
+    if (auto spec = args.get("bm25")) {
+        std::stringstream items(*spec);
+        std::string item;
+        while (std::getline(items, item, ',')) {
+            const auto eq = item.find('=');
+            if (eq == std::string::npos) {
+                return Status{Errc::invalid_argument, "--bm25 expects key=value pairs, got '" + item + "'"};
+            }
+            const std::string value = item.substr(eq + 1);
+            char* end = nullptr;
+            const float v = std::strtof(value.c_str(), &end);
+            if (value.empty() || end != value.c_str() + value.size() || !(v >= 0.0f)) {
+                return Status{Errc::invalid_argument, "--bm25: '" + value + "' is not a non-negative number"};
+            }
+            if (Status s = set_bm25_value(options, item.substr(0, eq), v); !s.ok()) {
+                return s;
+            }
+        }
+    }
+    if (auto fusion = args.get("fusion")) {
+        if (Status s = set_fusion(options, *fusion); !s.ok()) {
+            return s;
+        }
+    }
+    if (auto stem = args.get("stem")) {
+        if (*stem != "on" && *stem != "off" && *stem != "both") {
+            return Status{Errc::invalid_argument, "--stem must be on, off or both"};
+        }
+        options.analyzer.stem = *stem != "off";
+        options.analyzer.keep_surface = *stem == "both";
+    }
+    return options;
+}
+
+}  // namespace scout::cli

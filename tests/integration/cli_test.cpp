@@ -1,0 +1,129 @@
+// cli_test.cpp: the scout binary: JSON output shapes, exit code 2 on bad input, never a crash.
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+struct Run {
+    int code = -1;
+    std::string out;
+};
+
+Run run(const std::string& args) {
+    const std::string cmd = std::string(SCOUT_CLI_PATH) + " " + args + " 2>/dev/null";
+    Run r;
+    FILE* pipe = popen(cmd.c_str(), "r");
+    REQUIRE(pipe != nullptr);
+    std::array<char, 4096> buf{};
+    std::size_t n = 0;
+    while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) {
+        r.out.append(buf.data(), n);
+    }
+    const int status = pclose(pipe);
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return r;
+}
+
+std::filesystem::path write_temp(const std::string& name, const std::string& content) {
+    // One directory per process: ctest runs the cases of this file in parallel processes.
+    const auto dir = std::filesystem::temp_directory_path() / ("scout_cli_test_" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    const auto path = dir / name;
+    std::ofstream(path, std::ios::binary) << content;
+    return path;
+}
+
+const char* kCatalog = R"({"servers":[
+  {"name":"github","description":"Git hosting","tools":[
+    {"name":"create_pull_request","description":"Open a pull request","inputSchema":{"type":"object","properties":{"repo":{"type":"string"}}}},
+    {"name":"list_issues","description":"List issues"}]},
+  {"name":"teams","description":"Chat","tools":[{"name":"send_message","description":"Send a chat message"}]}]})";
+
+const char* kQueries = R"({"queries":[
+  {"id":"1","query":"open a pull request","relevant":[{"server":"github","tool":"create_pull_request"}]},
+  {"id":"2","query":"send chat message","relevant":[{"server":"teams","tool":"send_message"}]},
+  {"id":"3","query":"book a flight","relevant":[]}]})";
+
+}  // namespace
+
+TEST_CASE("scout search --json prints the documented shape", "[cli]") {
+    const auto catalog = write_temp("catalog.json", kCatalog);
+    const Run r = run("search --catalog " + catalog.string() + " --json --top-k 2 open a pull request");
+    REQUIRE(r.code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["query"] == "open a pull request");
+    CHECK(j["mode"] == "hybrid");
+    CHECK(j["degraded"] == false);
+    REQUIRE(j["matches"].size() == 2);
+    const auto& m = j["matches"][0];
+    CHECK(m["name"] == "github_create_pull_request");
+    CHECK(m["server"] == "github");
+    CHECK(m["tool"] == "create_pull_request");
+    CHECK(m["inputSchema"]["properties"].contains("repo"));
+    CHECK(m["score"].is_number());
+}
+
+TEST_CASE("scout search without an embedder says it degraded", "[cli]") {
+    const auto catalog = write_temp("catalog.json", kCatalog);
+    const Run r = run("search --catalog " + catalog.string() + " --embedder none --json chat");
+    REQUIRE(r.code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["degraded"] == true);
+    CHECK(j["matches"][0]["tool"] == "send_message");
+}
+
+TEST_CASE("scout eval --json reports metrics and catalog gaps", "[cli]") {
+    const auto catalog = write_temp("catalog.json", kCatalog);
+    const auto queries = write_temp("queries.json", kQueries);
+    const Run r = run("eval --catalog " + catalog.string() + " --queries " + queries.string() + " --mode bm25 --json");
+    REQUIRE(r.code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["queries"] == 3);
+    CHECK(j["evaluable"] == 2);
+    CHECK(j["catalog_gaps"] == 1);
+    CHECK(j["hit_at_1"] == 1.0);
+    CHECK(j["hit_at_5"] == 1.0);
+    CHECK(j["mrr"] == 1.0);
+    for (const char* key : {"recall_at_5", "ndcg_at_5"}) {
+        CHECK(j[key] == 1.0);
+    }
+    CHECK(j["latency_us"]["p50"].is_number());
+    CHECK(j["latency_us"]["p95"].is_number());
+    CHECK(j["latency_us"]["p99"].is_number());
+    const Run all = run("eval --catalog " + catalog.string() + " --queries " + queries.string() + " --mode all --json");
+    REQUIRE(all.code == 0);
+    CHECK(nlohmann::json::parse(all.out).size() == 3);
+}
+
+TEST_CASE("bad input exits with code 2, never a crash", "[cli]") {
+    const auto good = write_temp("catalog.json", kCatalog);
+    const auto malformed = write_temp("malformed.json", "{\"servers\": [");
+    const auto wrong = write_temp("wrong.json", R"({"servers":[{"name":"a","tools":[{"description":"no name"}]}]})");
+    const auto bad_utf8 = write_temp("utf8.json", "{\"servers\":[{\"name\":\"\xC3\x28\"}]}");
+    const auto queries_bad = write_temp("queries_bad.json", R"({"queries":[{"id":"1"}]})");
+    const std::vector<std::string> cases = {
+        "search --catalog /no/such/file.json query",
+        "search --catalog " + malformed.string() + " query",
+        "search --catalog " + wrong.string() + " query",
+        "search --catalog " + bad_utf8.string() + " query",
+        "search --catalog " + good.string(),  // no query
+        "search --catalog " + good.string() + " --mode sideways query",
+        "search --catalog " + good.string() + " --top-k many query",
+        "search --catalog " + good.string() + " --bogus query",
+        "search --catalog " + good.string() + " --embedder quantum query",
+        "eval --catalog " + good.string() + " --queries " + queries_bad.string(),
+        "eval --catalog " + good.string(),
+        "frobnicate",
+    };
+    for (const std::string& args : cases) {
+        INFO(args);
+        CHECK(run(args).code == 2);
+    }
+}

@@ -1,0 +1,90 @@
+// analyzer_test.cpp: tokenization, identifier splitting, stop words, stemming, hostile input.
+#include <catch2/catch.hpp>
+
+#include "scout/analyzer.hpp"
+
+using scout::Analyzer;
+using scout::AnalyzerOptions;
+
+namespace {
+Analyzer plain() { return Analyzer(AnalyzerOptions{.split_identifiers = true, .remove_stop_words = false, .stem = false}); }
+using Terms = std::vector<std::string>;
+}  // namespace
+
+TEST_CASE("identifiers split on every convention", "[analyzer]") {
+    const Analyzer a = plain();
+    CHECK(a.analyze("create_pull_request") == Terms{"create", "pull", "request"});
+    CHECK(a.analyze("createPullRequest") == Terms{"create", "pull", "request"});
+    CHECK(a.analyze("create-pull-request") == Terms{"create", "pull", "request"});
+    CHECK(a.analyze("repo.pulls.create") == Terms{"repo", "pulls", "create"});
+    CHECK(a.analyze("HTTPServerError") == Terms{"http", "server", "error"});
+    CHECK(a.analyze("getV2Items") == Terms{"get", "v", "2", "items"});
+    CHECK(a.analyze("ec2 s3") == Terms{"ec", "2", "s", "3"});
+}
+
+TEST_CASE("without identifier splitting, joiners stay inside tokens", "[analyzer]") {
+    const Analyzer a(AnalyzerOptions{.split_identifiers = false, .remove_stop_words = false, .stem = false});
+    CHECK(a.analyze("create_pull_request now") == Terms{"create_pull_request", "now"});
+}
+
+TEST_CASE("stop words are removed and words stemmed when enabled", "[analyzer]") {
+    const Analyzer a(AnalyzerOptions{.keep_surface = false});
+    CHECK(a.analyze("List all of the running pods in the cluster") ==
+          Terms{"list", "all", "run", "pod", "cluster"});
+}
+
+TEST_CASE("keep_surface emits the word and its marked stem", "[analyzer]") {
+    const Analyzer a(AnalyzerOptions{});
+    CHECK(a.options().keep_surface);
+    CHECK(a.analyze("running pods") == Terms{"running", "~run", "pods", "~pod"});
+    // A stem never collides with a surface word: "~run" vs "run".
+    CHECK(a.analyze("run") == Terms{"run", "~run"});
+}
+
+TEST_CASE("split_words renders identifiers for people", "[analyzer]") {
+    CHECK(Analyzer::split_words("getPullRequest_v2") == "get pull request v 2");
+    CHECK(Analyzer::split_words("") == "");
+}
+
+TEST_CASE("non-ASCII letters are kept; CJK characters are single tokens", "[analyzer]") {
+    const Analyzer a = plain();
+    CHECK(a.analyze("café menü") == Terms{"café", "menü"});
+    CHECK(a.analyze("查询天气 weather") == Terms{"查", "询", "天", "气", "weather"});
+    CHECK(a.analyze("a\xE2\x80\x94" "b") == Terms{"a", "b"});  // em dash separates
+}
+
+TEST_CASE("invalid UTF-8, empty and huge input never crash", "[analyzer]") {
+    const Analyzer a = plain();
+    CHECK(a.analyze("").empty());
+    CHECK(a.analyze("   \t\n").empty());
+    CHECK(a.analyze("ab\xFF\xFE" "cd") == Terms{"ab", "cd"});
+    CHECK(a.analyze("\xC3") .empty());                 // truncated sequence
+    CHECK(a.analyze("x\xED\xA0\x80y") == Terms{"x", "y"});  // UTF-16 surrogate
+    CHECK(a.analyze("\xF0\x82\x82\xAC").empty());       // overlong
+    const std::string huge(1 << 20, 'a');
+    const Terms t = a.analyze(huge);
+    REQUIRE(t.size() == 1);
+    CHECK(t[0].size() == AnalyzerOptions{}.max_token_bytes);
+    std::string words;
+    for (int i = 0; i < 100000; ++i) {
+        words += "word ";
+    }
+    CHECK(a.analyze(words).size() == 100000);
+}
+
+TEST_CASE("long multi-byte tokens are cut at a character boundary", "[analyzer]") {
+    const Analyzer a(AnalyzerOptions{.split_identifiers = true, .remove_stop_words = false, .stem = false, .max_token_bytes = 5});
+    const Terms t = a.analyze("ééé");  // 6 bytes
+    REQUIRE(t.size() == 1);
+    CHECK(t[0] == "éé");
+    CHECK(scout::is_valid_utf8(t[0]));
+}
+
+TEST_CASE("UTF-8 validation", "[analyzer]") {
+    CHECK(scout::is_valid_utf8(""));
+    CHECK(scout::is_valid_utf8("plain ascii"));
+    CHECK(scout::is_valid_utf8("\xF0\x9F\x98\x80"));  // U+1F600
+    CHECK_FALSE(scout::is_valid_utf8("\xF4\x90\x80\x80"));  // above U+10FFFF
+    CHECK_FALSE(scout::is_valid_utf8("\xC0\xAF"));          // overlong slash
+    CHECK_FALSE(scout::is_valid_utf8("\x80"));
+}

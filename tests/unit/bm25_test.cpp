@@ -1,0 +1,143 @@
+// bm25_test.cpp: BM25 scores against values computed by hand from the formula.
+#include <cmath>
+
+#include <catch2/catch.hpp>
+
+#include "sparse/bm25_index.hpp"
+
+using scout::Bm25Index;
+using scout::ScoredDoc;
+
+namespace {
+
+Bm25Index build(const std::vector<std::vector<std::string>>& docs, scout::Bm25Options options = {}) {
+    Bm25Index::Builder b;
+    for (const auto& doc : docs) {
+        b.begin_document();
+        for (const auto& term : doc) {
+            b.add(term, 1.0f);
+        }
+    }
+    return std::move(b).build(options);
+}
+
+double idf(double n, double df) { return std::log(1.0 + (n - df + 0.5) / (df + 0.5)); }
+double tf_part(double tf, double dl, double avgdl, double k1 = 1.2, double b = 0.75) {
+    return tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl));
+}
+
+std::vector<ScoredDoc> search(const Bm25Index& index, std::vector<std::string> terms, std::size_t k,
+                              const scout::Bitset* allowed = nullptr) {
+    std::vector<ScoredDoc> out;
+    index.search(terms, k, allowed, out);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("BM25 scores equal the hand-computed formula", "[bm25]") {
+    // lengths 2, 3, 1: avgdl = 2
+    const Bm25Index index = build({{"apple", "banana"}, {"apple", "apple", "cherry"}, {"banana"}});
+    CHECK(index.num_docs() == 3);
+    CHECK(index.doc_freq("apple") == 2);
+    const auto hits = search(index, {"apple"}, 10);
+    REQUIRE(hits.size() == 2);
+    CHECK(hits[0].id == 1);
+    CHECK(hits[0].score == Approx(idf(3, 2) * tf_part(2, 3, 2)).epsilon(1e-6));
+    CHECK(hits[1].id == 0);
+    CHECK(hits[1].score == Approx(idf(3, 2) * tf_part(1, 2, 2)).epsilon(1e-6));
+
+    const auto two = search(index, {"banana", "cherry"}, 10);
+    REQUIRE(two.size() == 3);
+    const double d2 = idf(3, 2) * tf_part(1, 1, 2);
+    const double d1 = idf(3, 1) * tf_part(1, 3, 2);
+    const double d0 = idf(3, 2) * tf_part(1, 2, 2);
+    CHECK(two[0].score == Approx(std::max({d0, d1, d2})).epsilon(1e-6));
+    CHECK(two[0].id == 1);  // the rare term wins
+    CHECK(two[1].id == 2);
+    CHECK(two[2].id == 0);
+}
+
+TEST_CASE("repeated query terms count repeatedly; unknown terms are ignored", "[bm25]") {
+    const Bm25Index index = build({{"apple"}, {"pear"}});
+    const auto once = search(index, {"apple", "zzz"}, 5);
+    const auto twice = search(index, {"apple", "apple"}, 5);
+    REQUIRE(once.size() == 1);
+    REQUIRE(twice.size() == 1);
+    CHECK(twice[0].score == Approx(2 * once[0].score));
+    CHECK(search(index, {"zzz"}, 5).empty());
+    CHECK(search(index, {}, 5).empty());
+}
+
+TEST_CASE("k1 and b change the saturation as configured", "[bm25]") {
+    const scout::Bm25Options opts{.k1 = 2.0f, .b = 0.0f, .weights = {}};
+    const Bm25Index index = build({{"x", "x", "y"}, {"x"}}, opts);
+    const auto hits = search(index, {"x"}, 5);
+    REQUIRE(hits.size() == 2);
+    // b = 0: no length normalization.
+    CHECK(hits[0].score == Approx(idf(2, 2) * tf_part(2, 3, 2, 2.0, 0.0)).epsilon(1e-6));
+    CHECK(hits[1].score == Approx(idf(2, 2) * tf_part(1, 1, 2, 2.0, 0.0)).epsilon(1e-6));
+}
+
+TEST_CASE("field weights scale term frequency and length", "[bm25]") {
+    Bm25Index::Builder b;
+    b.begin_document();
+    b.add("name", 3.0f);  // one occurrence in a field of weight 3
+    b.begin_document();
+    b.add("name", 1.0f);
+    b.add("other", 1.0f);
+    b.add("other", 1.0f);
+    const Bm25Index index = std::move(b).build({});
+    const auto hits = search(index, {"name"}, 5);
+    REQUIRE(hits.size() == 2);
+    const double avgdl = 3.0;
+    CHECK(hits[0].id == 0);
+    CHECK(hits[0].score == Approx(idf(2, 2) * tf_part(3, 3, avgdl)).epsilon(1e-6));
+    CHECK(hits[1].score == Approx(idf(2, 2) * tf_part(1, 3, avgdl)).epsilon(1e-6));
+}
+
+TEST_CASE("top-k is exact, ordered, tie-broken by id, and respects the filter", "[bm25]") {
+    std::vector<std::vector<std::string>> docs;
+    for (int i = 0; i < 1000; ++i) {
+        docs.push_back({"common", i % 7 == 0 ? "seven" : "other", "pad" + std::to_string(i % 3)});
+    }
+    const Bm25Index index = build(docs);
+    const auto all = search(index, {"seven", "common"}, 1000);
+    REQUIRE(all.size() == 1000);
+    for (std::size_t i = 1; i < all.size(); ++i) {
+        CHECK(scout::ranks_before(all[i - 1], all[i]));
+    }
+    const auto top = search(index, {"seven", "common"}, 10);
+    REQUIRE(top.size() == 10);
+    for (std::size_t i = 0; i < top.size(); ++i) {
+        CHECK(top[i].id == all[i].id);
+        CHECK(top[i].score == all[i].score);
+    }
+    scout::Bitset allowed(1000);
+    for (scout::ToolId i = 500; i < 1000; i += 3) {
+        allowed.set(i);
+    }
+    const auto filtered = search(index, {"seven", "common"}, 20, &allowed);
+    REQUIRE(filtered.size() == 20);
+    std::vector<ScoredDoc> expected;
+    for (const auto& d : all) {
+        if (allowed.test(d.id) && expected.size() < 20) {
+            expected.push_back(d);
+        }
+    }
+    for (std::size_t i = 0; i < 20; ++i) {
+        CHECK(filtered[i].id == expected[i].id);
+    }
+}
+
+TEST_CASE("the accumulator is clean between searches", "[bm25]") {
+    const Bm25Index index = build({{"a"}, {"b"}, {"a", "b"}});
+    const auto first = search(index, {"a"}, 3);
+    (void)search(index, {"b"}, 3);
+    const auto again = search(index, {"a"}, 3);
+    REQUIRE(first.size() == again.size());
+    for (std::size_t i = 0; i < first.size(); ++i) {
+        CHECK(first[i].id == again[i].id);
+        CHECK(first[i].score == again[i].score);
+    }
+}

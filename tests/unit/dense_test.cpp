@@ -1,0 +1,133 @@
+// dense_test.cpp: exact flat search against brute force; HNSW recall against flat.
+#include <random>
+#include <set>
+
+#include <catch2/catch.hpp>
+
+#include "dense/dense_index.hpp"
+
+using scout::ScoredDoc;
+using scout::VectorStore;
+
+namespace {
+
+std::shared_ptr<VectorStore> random_store(std::size_t n, std::size_t dim, std::uint32_t seed) {
+    auto store = std::make_shared<VectorStore>();
+    store->dim = dim;
+    store->data.resize(n * dim);
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> g(0.0f, 1.0f);
+    for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t d = 0; d < dim; ++d) {
+            store->data[i * dim + d] = g(rng);
+        }
+        REQUIRE(scout::normalize(store->data.data() + i * dim, dim));
+    }
+    return store;
+}
+
+std::vector<float> random_query(std::size_t dim, std::uint32_t seed) {
+    return random_store(1, dim, seed)->data;
+}
+
+}  // namespace
+
+TEST_CASE("flat search equals brute force, with and without a filter", "[dense]") {
+    const auto store = random_store(500, 32, 1);
+    auto flat = scout::make_flat_index(store);
+    const auto q = random_query(32, 99);
+    std::vector<ScoredDoc> brute;
+    for (std::size_t i = 0; i < store->size(); ++i) {
+        float s = 0;
+        for (std::size_t d = 0; d < 32; ++d) {
+            s += q[d] * store->row(i)[d];
+        }
+        brute.push_back({static_cast<scout::ToolId>(i), s});
+    }
+    std::sort(brute.begin(), brute.end(), scout::ranks_before);
+    std::vector<ScoredDoc> got;
+    flat->search(q.data(), 10, nullptr, got);
+    REQUIRE(got.size() == 10);
+    for (std::size_t i = 0; i < 10; ++i) {
+        CHECK(got[i].id == brute[i].id);
+        CHECK(got[i].score == Approx(brute[i].score).margin(1e-5));
+    }
+    scout::Bitset allowed(500);
+    for (scout::ToolId i = 0; i < 500; i += 5) {
+        allowed.set(i);
+    }
+    flat->search(q.data(), 10, &allowed, got);
+    std::size_t j = 0;
+    for (const auto& d : brute) {
+        if (allowed.test(d.id)) {
+            if (j == 10) {
+                break;
+            }
+            CHECK(got[j++].id == d.id);
+        }
+    }
+}
+
+TEST_CASE("HNSW recall@10 against exact search is high; filtered queries are exact", "[dense]") {
+    const std::size_t n = 3000;
+    const std::size_t dim = 48;
+    const auto store = random_store(n, dim, 7);
+    scout::DenseOptions opts;
+    opts.kind = scout::DenseIndexKind::hnsw;
+    auto hnsw = scout::make_dense_index(store, opts);
+    auto flat = scout::make_flat_index(store);
+    CHECK(std::string(hnsw->kind()) == "hnsw");
+    CHECK(std::string(flat->kind()) == "flat");
+    std::size_t found = 0;
+    const int queries = 100;
+    for (int t = 0; t < queries; ++t) {
+        const auto q = random_query(dim, 1000 + static_cast<std::uint32_t>(t));
+        std::vector<ScoredDoc> exact;
+        std::vector<ScoredDoc> approx;
+        flat->search(q.data(), 10, nullptr, exact);
+        hnsw->search(q.data(), 10, nullptr, approx);
+        REQUIRE(approx.size() == 10);
+        std::set<scout::ToolId> truth;
+        for (const auto& d : exact) {
+            truth.insert(d.id);
+        }
+        for (const auto& d : approx) {
+            found += truth.count(d.id);
+        }
+        for (std::size_t i = 1; i < approx.size(); ++i) {
+            CHECK(scout::ranks_before(approx[i - 1], approx[i]));
+        }
+    }
+    CHECK(static_cast<double>(found) / (queries * 10.0) >= 0.95);
+
+    scout::Bitset allowed(n);
+    allowed.set_range(100, 140);
+    const auto q = random_query(dim, 5);
+    std::vector<ScoredDoc> a;
+    std::vector<ScoredDoc> b;
+    hnsw->search(q.data(), 10, &allowed, a);
+    flat->search(q.data(), 10, &allowed, b);
+    REQUIRE(a.size() == b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        CHECK(a[i].id == b[i].id);
+        CHECK(allowed.test(a[i].id));
+    }
+}
+
+TEST_CASE("automatic index kind follows the size threshold", "[dense]") {
+    scout::DenseOptions opts;
+    opts.hnsw_min_tools = 100;
+    CHECK(std::string(scout::make_dense_index(random_store(99, 8, 1), opts)->kind()) == "flat");
+    CHECK(std::string(scout::make_dense_index(random_store(100, 8, 1), opts)->kind()) == "hnsw");
+}
+
+TEST_CASE("normalize rejects zero and non-finite vectors", "[dense]") {
+    std::vector<float> zero(4, 0.0f);
+    CHECK_FALSE(scout::normalize(zero.data(), 4));
+    std::vector<float> nan{1.0f, std::nanf(""), 0.0f};
+    CHECK_FALSE(scout::normalize(nan.data(), 3));
+    std::vector<float> v{3.0f, 4.0f};
+    REQUIRE(scout::normalize(v.data(), 2));
+    CHECK(v[0] == Approx(0.6f));
+    CHECK(v[1] == Approx(0.8f));
+}
