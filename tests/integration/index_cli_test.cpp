@@ -43,32 +43,46 @@ std::string source(const char* rel) {
 
 }  // namespace
 
-TEST_CASE("scout index writes an index that search and eval read", "[cli][persistence]") {
-    const fs::path dir = fs::temp_directory_path() / ("scout-cli-index-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
-    const std::string index = (dir / "enterprise.scout").string();
-    const std::string catalog = source("data/enterprise_catalog.json");
+/// One index for the whole run (sections re-enter the test case); removed at exit.
+struct SharedIndex {
+    fs::path dir = fs::temp_directory_path() / ("scout-cli-index-" + std::to_string(::getpid()));
+    std::string index = (dir / "enterprise.scout").string();
+    Run built;
+    SharedIndex() {
+        fs::create_directories(dir);
+        built = run("index --catalog " + source("data/enterprise_catalog.json") + " --out " + index);
+    }
+    ~SharedIndex() {
+        std::error_code ec;
+        fs::remove_all(dir, ec);
+    }
+};
 
-    Run built = run("index --catalog " + catalog + " --out " + index);
-    INFO(built.out);
-    REQUIRE(built.code == 0);
-    CHECK_THAT(built.out, Catch::Contains("650 tools"));
+TEST_CASE("scout index writes an index that search and eval read", "[cli][persistence]") {
+    static SharedIndex shared;
+    const fs::path& dir = shared.dir;
+    const std::string& index = shared.index;
+    const std::string catalog = source("data/enterprise_catalog.json");
+    INFO(shared.built.out);
+    REQUIRE(shared.built.code == 0);
+    CHECK_THAT(shared.built.out, Catch::Contains("650 tools"));
     REQUIRE(fs::file_size(index) > 0);
 
-    const Run from_index = run("search --index " + index + " --json --top-k 7 create a jira ticket");
-    const Run from_catalog = run("search --catalog " + catalog + " --json --top-k 7 create a jira ticket");
-    REQUIRE(from_index.code == 0);
-    CHECK(from_index.out == from_catalog.out);
+    SECTION("search and eval give the same answers as from the catalog") {
+        const Run from_index = run("search --index " + index + " --json --top-k 7 create a jira ticket");
+        const Run from_catalog = run("search --catalog " + catalog + " --json --top-k 7 create a jira ticket");
+        REQUIRE(from_index.code == 0);
+        CHECK(from_index.out == from_catalog.out);
 
-    const Run eval_index = run("eval --index " + index + " --queries " + source("data/queries-49.json") + " --json");
-    const Run eval_catalog =
-        run("eval --catalog " + catalog + " --queries " + source("data/queries-49.json") + " --json");
-    REQUIRE(eval_index.code == 0);
-    CHECK_THAT(eval_index.out, Catch::Contains("\"hit_at_5\""));
-    // Same quality numbers (latencies differ run to run).
-    const auto quality = [](const std::string& s) { return s.substr(0, s.find("\"latency_us\"")); };
-    CHECK(quality(eval_index.out) == quality(eval_catalog.out));
-
+        const Run eval_index = run("eval --index " + index + " --queries " + source("data/queries-49.json") + " --json");
+        const Run eval_catalog =
+            run("eval --catalog " + catalog + " --queries " + source("data/queries-49.json") + " --json");
+        REQUIRE(eval_index.code == 0);
+        CHECK_THAT(eval_index.out, Catch::Contains("\"hit_at_5\""));
+        // Same quality numbers (latencies differ run to run).
+        const auto quality = [](const std::string& s) { return s.substr(0, s.find("\"latency_us\"")); };
+        CHECK(quality(eval_index.out) == quality(eval_catalog.out));
+    }
     SECTION("search events go to --events as JSON lines") {
         const std::string events = (dir / "events.jsonl").string();
         REQUIRE(run("search --index " + index + " --events " + events + " list pods").code == 0);
@@ -120,5 +134,4 @@ TEST_CASE("scout index writes an index that search and eval read", "[cli][persis
         CHECK(run("search --index " + index + " --catalog " + catalog + " jira").code == 2);
         CHECK(run("index --catalog " + catalog).code == 2);
     }
-    fs::remove_all(dir);
 }
