@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
     }
     std::string embedder_spec = "hashing";
     int rounds = 21;
-    std::filesystem::path out = std::filesystem::temp_directory_path() / "scout-commit-latency.scout";
+    std::filesystem::path out = std::filesystem::temp_directory_path() / "scout-commit-latency.scoutidx";
     for (int i = 2; i + 1 < argc; i += 2) {
         if (std::strcmp(argv[i], "--embedder") == 0) {
             embedder_spec = argv[i + 1];

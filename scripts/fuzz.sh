@@ -27,8 +27,8 @@ cat > build-fuzz/tiny.json <<'JSON'
  {"name": "mail", "description": "email", "status": "DEGRADED",
   "tools": [{"name": "send", "description": "send mail"}]}]}
 JSON
-build-fuzz/bin/scout index --catalog build-fuzz/tiny.json --embedder hashing:4 --out "$corpus/tiny-vecs.scout"
-build-fuzz/bin/scout index --catalog build-fuzz/tiny.json --embedder none --out "$corpus/tiny.scout"
+build-fuzz/bin/scout index --catalog build-fuzz/tiny.json --embedder hashing:4 --out "$corpus/tiny-vecs.scoutidx"
+build-fuzz/bin/scout index --catalog build-fuzz/tiny.json --embedder none --out "$corpus/tiny.scoutidx"
 
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1 \
   build-fuzz/bin/scout_fuzz_index_reader "$corpus" -max_total_time="$seconds" -max_len=65536 \

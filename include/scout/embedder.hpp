@@ -23,6 +23,12 @@ public:
     [[nodiscard]] virtual std::size_t dim() const = 0;
     /// Row-major texts.size() x dim() matrix. Vectors need not be normalized.
     [[nodiscard]] virtual Result<std::vector<float>> embed(std::span<const std::string> texts) = 0;
+    /// Optional hook: Catalog::commit passes the text of every document it is about to index,
+    /// before embedding any of them, so corpus-aware embedders can derive statistics (e.g. word
+    /// weights). An embedder whose output changes in fit() must change model_id() with it: the
+    /// catalog's vector cache is keyed by model id. Called from the committing thread, possibly
+    /// while other threads embed queries. Default: nothing.
+    virtual void fit(std::span<const std::string> corpus) { (void)corpus; }
 };
 
 /// Deterministic feature-hashing embedder: signed hashes of analyzed words and character

@@ -57,11 +57,19 @@ struct FusionOptions {
     double dense_weight = 1.0;  ///< weighted_rrf and score_blend
 };
 
+/// Query expansion for the BM25 branch with the built-in lexicon of tool language.
+struct ExpansionOptions {
+    bool lexicon = true;
+    /// Weight of an added word relative to the query's own words (1).
+    float weight = 0.2f;
+};
+
 struct CatalogOptions {
     AnalyzerOptions analyzer;
     Bm25Options bm25;
     DenseOptions dense;
     FusionOptions fusion;
+    ExpansionOptions expansion;
     std::size_t embed_batch = 16;  ///< texts per Embedder::embed call when indexing
 };
 

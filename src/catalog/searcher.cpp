@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "analysis/lexicon.hpp"
 #include "analysis/utf8.hpp"
 #include "embed/query_embedding.hpp"
 #include "fusion/fusion.hpp"
@@ -108,6 +109,27 @@ SearchResult assemble(const Snapshot& snap, const Branches& b, std::size_t k, co
     return result;
 }
 
+/// The query's own terms (weight 1) plus lexicon expansions (weight options.weight).
+std::vector<QueryTerm> bm25_query(const Snapshot& snap, std::string_view query) {
+    std::vector<std::string> words;
+    snap.analyzer.analyze(query, words);
+    std::vector<QueryTerm> terms;
+    for (std::string& w : words) {
+        terms.push_back({std::move(w), 1.0f});
+    }
+    const ExpansionOptions& expansion = snap.options.expansion;
+    if (expansion.lexicon && expansion.weight > 0.0f) {
+        for (const std::string& phrase : default_lexicon().expansions(query)) {
+            words.clear();
+            snap.analyzer.analyze(phrase, words);
+            for (std::string& w : words) {
+                terms.push_back({std::move(w), expansion.weight});
+            }
+        }
+    }
+    return terms;
+}
+
 /// Tools the whole query names exactly: an enhanced name, else a plain tool name (in scope).
 std::vector<ToolId> exact_name_matches(const Snapshot& snap, std::string_view query, const Bitset* filter) {
     while (!query.empty() && (query.front() == ' ' || query.front() == '`' || query.front() == '"')) {
@@ -203,9 +225,8 @@ Result<SearchResult> run_search(const Snapshot& snap, const std::shared_ptr<Embe
         }
     }
     if (options.mode != Mode::dense || !b.ran_dense) {
-        std::vector<std::string> terms;
-        snap.analyzer.analyze(query, terms);
-        snap.bm25.search(terms, b.ran_dense ? fetch : solo_fetch, filter, b.bm25);
+        const std::vector<QueryTerm> terms = bm25_query(snap, query);
+        snap.bm25.search(std::span<const QueryTerm>(terms), b.ran_dense ? fetch : solo_fetch, filter, b.bm25);
         b.ran_bm25 = true;
     }
     SearchResult result = assemble(snap, b, k, options.fusion.value_or(snap.options.fusion));

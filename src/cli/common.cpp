@@ -6,6 +6,9 @@
 #include "cli/common.hpp"
 #include "cli/index_options.hpp"
 #include "scout/catalog_loader.hpp"
+#include "scout/caching_embedder.hpp"
+#include "scout/http_embedder.hpp"
+#include "scout/static_embedder.hpp"
 
 namespace scout::cli {
 namespace {
@@ -19,12 +22,52 @@ std::optional<std::size_t> parse_size(const std::string& text) {
     return value;
 }
 
+std::shared_ptr<Embedder> static_or_none(const std::string& path) {
+    auto loaded = path.empty() ? StaticEmbedder::load_default() : StaticEmbedder::load(path);
+    if (!loaded) {
+        std::cerr << "scout: static embedding model unavailable (" << loaded.status().message()
+                  << "); dense search is off, answering with BM25 only\n";
+        return nullptr;
+    }
+    return loaded.value();
+}
+
+Result<std::shared_ptr<Embedder>> make_http_embedder(const Args& args) {
+    HttpEmbedderOptions options;
+    auto url = args.get("embedder-url");
+    auto model = args.get("embedder-model");
+    if (!url || !model) {
+        return Status{Errc::invalid_argument, "--embedder http needs --embedder-url URL and --embedder-model NAME"};
+    }
+    options.base_url = *url;
+    options.model = *model;
+    if (auto d = args.get("embedder-dimensions")) {
+        auto parsed = parse_size(*d);
+        if (!parsed || *parsed == 0 || *parsed > 65536) {
+            return Status{Errc::invalid_argument, "--embedder-dimensions needs 1 <= N <= 65536"};
+        }
+        options.dimensions = *parsed;
+    }
+    auto embedder = HttpEmbedder::create(std::move(options));
+    if (!embedder && embedder.status().code() == Errc::unavailable) {
+        std::cerr << "scout: embedding service unavailable (" << embedder.status().message()
+                  << "); dense search is off, answering with BM25 only\n";
+        return std::shared_ptr<Embedder>();
+    }
+    if (!embedder) {
+        return embedder.status();
+    }
+    return std::shared_ptr<Embedder>(embedder.value());
+}
+
 }  // namespace
 
 const std::set<std::string>& catalog_options() {
     static const std::set<std::string> options = [] {
-        std::set<std::string> names{"catalog", "index", "embedder", "top-k", "mode", "server",
-                                    "environment", "embed-timeout-ms", "events"};
+        std::set<std::string> names{"catalog",        "embedder",         "embedder-url",
+                                    "embedder-model", "embedder-dimensions", "top-k",
+                                    "mode",           "server",           "environment",
+                                    "embed-timeout-ms", "index",          "events"};
         names.insert(index_option_names().begin(), index_option_names().end());
         return names;
     }();
@@ -32,9 +75,15 @@ const std::set<std::string>& catalog_options() {
 }
 
 Result<std::shared_ptr<Embedder>> make_embedder(const Args& args) {
-    const std::string spec = args.get("embedder").value_or("hashing");
+    const std::string spec = args.get("embedder").value_or("static");
     if (spec == "none") {
         return std::shared_ptr<Embedder>();
+    }
+    if (spec == "static" || spec.rfind("static:", 0) == 0) {
+        return static_or_none(spec.size() > 7 ? spec.substr(7) : std::string());
+    }
+    if (spec == "http") {
+        return make_http_embedder(args);
     }
     if (spec.rfind("hashing", 0) == 0) {
         std::size_t dim = 256;
@@ -47,19 +96,21 @@ Result<std::shared_ptr<Embedder>> make_embedder(const Args& args) {
         }
         return std::shared_ptr<Embedder>(std::make_shared<HashingEmbedder>(dim));
     }
-    return Status{Errc::invalid_argument, "unknown embedder '" + spec + "' (expected hashing[:DIM] or none)"};
+    return Status{Errc::invalid_argument,
+                  "unknown embedder '" + spec + "' (expected static[:PATH], http, hashing[:DIM] or none)"};
 }
 
 namespace {
 
 /// --index FILE: a saved index, opened and verified (nothing is re-embedded).
-Result<LoadedCatalog> open_index(const std::string& path, std::shared_ptr<Embedder> embedder) {
+Result<LoadedCatalog> open_index(const std::string& path, std::shared_ptr<MeteredEmbedder> meter) {
     const auto started = std::chrono::steady_clock::now();
-    auto catalog = Catalog::open(path, std::move(embedder));
+    auto catalog = Catalog::open(path, meter);
     if (!catalog) {
         return catalog.status();
     }
     LoadedCatalog out;
+    out.meter = std::move(meter);
     out.catalog = std::make_unique<Catalog>(std::move(catalog.value()));
     out.searcher = out.catalog->searcher();
     std::set<std::string> servers;
@@ -76,16 +127,17 @@ Result<LoadedCatalog> open_index(const std::string& path, std::shared_ptr<Embedd
 }
 
 Result<LoadedCatalog> build_catalog(const std::string& path, const CatalogOptions& options,
-                                    std::shared_ptr<Embedder> embedder) {
+                                    std::shared_ptr<MeteredEmbedder> meter) {
     auto spec = load_catalog_file(path);
     if (!spec) {
         return spec.status();
     }
-    auto catalog = Catalog::create(options, std::move(embedder));
+    auto catalog = Catalog::create(options, meter);
     if (!catalog) {
         return catalog.status();
     }
     LoadedCatalog out;
+    out.meter = std::move(meter);
     out.catalog = std::make_unique<Catalog>(std::move(catalog.value()));
     if (Status s = out.catalog->upsert_servers(spec.value()); !s.ok()) {
         return Status{s.code(), path + ": " + s.message()};
@@ -111,6 +163,11 @@ Result<LoadedCatalog> load_catalog(const Args& args) {
     if (!embedder) {
         return embedder.status();
     }
+    std::shared_ptr<MeteredEmbedder> meter;
+    if (embedder.value()) {
+        // Repeated queries (eval runs each one per mode) skip the model.
+        meter = std::make_shared<MeteredEmbedder>(std::make_shared<CachingEmbedder>(embedder.value(), 4096));
+    }
     Result<LoadedCatalog> loaded = Status{Errc::internal, "unset"};
     if (index_path) {
         for (const std::string& name : index_option_names()) {
@@ -120,13 +177,13 @@ Result<LoadedCatalog> load_catalog(const Args& args) {
                                                           "give it to `scout index` instead"};
             }
         }
-        loaded = open_index(*index_path, embedder.value());
+        loaded = open_index(*index_path, std::move(meter));
     } else {
         auto options = index_options(args);
         if (!options) {
             return options.status();
         }
-        loaded = build_catalog(*catalog_path, options.value(), embedder.value());
+        loaded = build_catalog(*catalog_path, options.value(), std::move(meter));
     }
     if (!loaded) {
         return loaded.status();
@@ -172,6 +229,15 @@ Result<SearchOptions> search_options(const Args& args, bool read_mode) {
         options.embed_timeout = std::chrono::milliseconds(*parsed);
     }
     return options;
+}
+
+Result<std::vector<float>> MeteredEmbedder::embed(std::span<const std::string> texts) {
+    const auto started = std::chrono::steady_clock::now();
+    auto out = inner_->embed(texts);
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started);
+    texts_.fetch_add(texts.size());
+    nanos_.fetch_add(static_cast<std::uint64_t>(ns.count()));
+    return out;
 }
 
 int fail(const std::string& message) {

@@ -90,6 +90,12 @@ int run_eval(int argc, char** argv) {
             print_row(report, mode);
         }
     }
+    const std::size_t embedded = loaded->meter ? loaded->meter->texts() : 0;
+    const double embed_ms = loaded->meter ? loaded->meter->milliseconds() : 0.0;
+    if (!args->has("json")) {
+        std::printf("embedder: %s; %zu texts embedded in %.1f ms (documents and queries, cache hits included)\n",
+                    loaded->meter ? loaded->meter->model_id().c_str() : "none", embedded, embed_ms);
+    }
     if (args->has("json")) {
         std::cout << (reports.size() == 1 ? reports[0] : reports).dump(2) << "\n";
     }

@@ -53,7 +53,7 @@ Status set_bm25_value(CatalogOptions& options, const std::string& key, float val
 }  // namespace
 
 const std::set<std::string>& index_option_names() {
-    static const std::set<std::string> names{"bm25", "stem", "fusion"};
+    static const std::set<std::string> names{"bm25", "stem", "fusion", "expand"};
     return names;
 }
 
@@ -81,6 +81,18 @@ Result<CatalogOptions> index_options(const Args& args) {
     if (auto fusion = args.get("fusion")) {
         if (Status s = set_fusion(options, *fusion); !s.ok()) {
             return s;
+        }
+    }
+    if (auto expand = args.get("expand")) {
+        if (*expand == "off") {
+            options.expansion.lexicon = false;
+        } else {
+            char* end = nullptr;
+            const float w = std::strtof(expand->c_str(), &end);
+            if (expand->empty() || end != expand->c_str() + expand->size() || !(w >= 0.0f)) {
+                return Status{Errc::invalid_argument, "--expand takes off or a non-negative weight"};
+            }
+            options.expansion.weight = w;
         }
     }
     if (auto stem = args.get("stem")) {

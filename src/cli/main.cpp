@@ -16,7 +16,12 @@ commands:
   index  --catalog FILE --out INDEX   build the index once and save it (see docs/FORMAT.md)
 
 common options:
-  --embedder hashing[:DIM]|none   dense-branch embedder (default hashing:256)
+  --embedder static[:PATH]|http|hashing[:DIM]|none
+                                  dense-branch embedder (default static: the GloVe model in
+                                  ~/.cache/scout; BM25 only, with a note, when it is missing)
+  --embedder-url URL              with http: an OpenAI-compatible service (POST URL/embeddings)
+  --embedder-model NAME           with http: the model name sent in each request
+  --embedder-dimensions N         with http: ask for N dimensions (else learned from a probe)
   --server NAME                   restrict results to this server (repeatable)
   --environment LABEL             restrict results to servers with this environment label
   --embed-timeout-ms MS           give up on the query embedding after MS and answer with BM25

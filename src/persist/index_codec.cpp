@@ -100,8 +100,15 @@ CatalogSpec parse_catalog(std::span<const std::uint8_t> bytes, std::size_t& inde
             server.tools.push_back({text(t, "name"), text(t, "title"), text(t, "description"),
                                     text(t, "input_schema"), text(t, "annotations")});
         }
-        if (!names.insert(server.name).second) {
-            throw Bad("server '" + server.name + "' appears twice");
+        // Sorted, unique names: the writer's order, on which the VECS row order depends.
+        if (!names.empty() && !(*names.rbegin() < server.name)) {
+            throw Bad("server '" + server.name + "' is out of order or appears twice");
+        }
+        names.insert(server.name);
+        for (std::size_t t = 1; t < server.tools.size(); ++t) {
+            if (!(server.tools[t - 1].name < server.tools[t].name)) {
+                throw Bad("server '" + server.name + "': tool '" + server.tools[t].name + "' is out of order");
+            }
         }
         if (Status v = validate_server(server); !v.ok()) {
             throw Bad(v.message());

@@ -150,47 +150,59 @@ Result<Catalog> Catalog::open(const std::filesystem::path& path, std::shared_ptr
             return with_path(stored.status(), path);
         }
         const IndexFileInfo& info = stored->info;
-        std::string model;
-        std::size_t dim = 0;
-        if (embedder) {
-            model = embedder->model_id();
-            dim = embedder->dim();
-        }
-        if (embedder && !info.model_id.empty() && (model != info.model_id || dim != info.dim)) {
-            return Status{Errc::embedder_mismatch,
-                          path.string() + ": the index was built with embedder '" + info.model_id + "' (dim " +
-                              std::to_string(info.dim) + "), not '" + model + "' (dim " + std::to_string(dim) +
-                              "); re-index the catalog with this embedder"};
-        }
-        auto created = Catalog::create(stored->options, std::move(embedder));
+        auto created = Catalog::create(stored->options, embedder);
         if (!created) {
             return with_path(created.status(), path);
         }
         Catalog catalog = std::move(created.value());
         Impl& impl = *catalog.impl_;
         std::lock_guard lock(impl.write_mu);
-        std::size_t row = 0;
+        // Render the indexed documents (ToolId order: the order of the VECS rows) into the
+        // document cache, which the commit below reuses.
+        std::vector<detail::CachedDocument*> docs;
         const Analyzer analyzer(stored->options.analyzer);
         for (ServerSpec& server : stored->catalog.servers) {
-            if (server.status == ServerStatus::active && !stored->vectors.empty()) {
-                // Seed both caches in ToolId order, the order VECS rows were written in.
-                detail::StagedServer staged = Impl::stage(server);
+            detail::StagedServer staged = Impl::stage(std::move(server));
+            if (staged.meta.status == ServerStatus::active) {
                 for (const auto& [name, tool] : staged.tools) {
                     std::size_t rendered = 0;
-                    detail::CachedDocument* doc = impl.documents.get(
-                        detail::DocumentCache::key(staged.meta, tool), staged.meta, tool, analyzer,
-                        stored->options.bm25.weights, rendered);
-                    if (doc == nullptr || row >= info.vectors) {
-                        return Status{Errc::corrupt, path.string() + ": index file is corrupt: vectors do not match tools"};
+                    detail::CachedDocument* doc =
+                        impl.documents.get(detail::DocumentCache::key(staged.meta, tool), staged.meta, tool, analyzer,
+                                           stored->options.bm25.weights, rendered);
+                    if (doc == nullptr) {
+                        return Status{Errc::corrupt, path.string() + ": index file is corrupt: a tool does not render"};
                     }
-                    const auto* first = stored->vectors.data() + row * info.dim;
-                    impl.cache.put(detail::EmbeddingCache::key(info.model_id, doc->text),
-                                   std::vector<float>(first, first + info.dim));
-                    ++row;
+                    docs.push_back(doc);
                 }
             }
-            std::string name = server.name;
-            impl.staged[std::move(name)] = Impl::stage(std::move(server));
+            std::string name = staged.meta.name;
+            impl.staged[std::move(name)] = std::move(staged);
+        }
+        if (embedder && !info.model_id.empty()) {
+            // A corpus-aware embedder names its fitted state in model_id(): fit it to this
+            // catalog (as commit() would) before comparing with the model the file was built with.
+            std::vector<std::string> corpus;
+            corpus.reserve(docs.size());
+            for (const detail::CachedDocument* doc : docs) {
+                corpus.push_back(doc->text);
+            }
+            embedder->fit(corpus);
+            const std::string model = embedder->model_id();
+            const std::size_t dim = embedder->dim();
+            if (model != info.model_id || dim != info.dim) {
+                return Status{Errc::embedder_mismatch,
+                              path.string() + ": the index was built with embedder '" + info.model_id + "' (dim " +
+                                  std::to_string(info.dim) + "), not '" + model + "' (dim " + std::to_string(dim) +
+                                  "); re-index the catalog with this embedder"};
+            }
+            if (docs.size() != info.vectors) {
+                return Status{Errc::corrupt, path.string() + ": index file is corrupt: vectors do not match tools"};
+            }
+            for (std::size_t row = 0; row < docs.size(); ++row) {
+                const float* first = stored->vectors.data() + row * info.dim;
+                impl.cache.put(detail::EmbeddingCache::key(info.model_id, docs[row]->text),
+                               std::vector<float>(first, first + info.dim));
+            }
         }
         impl.generation = info.generation == 0 ? 0 : info.generation - 1;
         auto committed = impl.commit_locked();

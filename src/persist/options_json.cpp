@@ -10,6 +10,10 @@ namespace {
 
 using nlohmann::json;
 
+// Every CatalogOptions field is written and read below. This trips when a field is added, as a
+// reminder to extend both functions (and docs/FORMAT.md) so index files keep every setting.
+static_assert(sizeof(CatalogOptions) == 152, "CatalogOptions changed: update options_json.cpp");
+
 struct BadField : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
@@ -103,6 +107,7 @@ json options_to_json(const CatalogOptions& o) {
               {"fetch_factor", o.fusion.fetch_factor},
               {"bm25_weight", o.fusion.bm25_weight},
               {"dense_weight", o.fusion.dense_weight}}},
+            {"expansion", {{"lexicon", o.expansion.lexicon}, {"weight", o.expansion.weight}}},
             {"embed_batch", o.embed_batch}};
 }
 
@@ -155,6 +160,9 @@ Result<CatalogOptions> options_from_json(const json& j) {
         o.fusion.bm25_weight = non_negative(f, "bm25_weight");
         o.fusion.dense_weight = non_negative(f, "dense_weight");
         o.fusion.fetch_factor = whole(f, "fetch_factor", 1, 1000);
+        const json& x = field(j, "expansion");
+        o.expansion.lexicon = flag(x, "lexicon");
+        o.expansion.weight = real(x, "weight", 0, 1e6);
         o.embed_batch = whole(j, "embed_batch", 1, 1U << 20U);
         return o;
     } catch (const BadField& e) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <exception>
 
+#include "analysis/lexicon.hpp"
 #include "scout/tool_document.hpp"
 #include "snapshot/snapshot_builder.hpp"
 #include "util/hash.hpp"
@@ -113,6 +114,12 @@ void build_dense(Snapshot& snap, const std::vector<CachedDocument*>& docs, const
                  Embedder& embedder, EmbeddingCache& cache, const Snapshot* previous, CommitInfo& info) {
     Status s;
     try {
+        std::vector<std::string> corpus;
+        corpus.reserve(docs.size());
+        for (const CachedDocument* doc : docs) {
+            corpus.push_back(doc->text);
+        }
+        embedder.fit(corpus);  // corpus statistics first, so model_id() names the fitted model
         snap.embedder_model = embedder.model_id();
         const std::size_t dim = embedder.dim();
         if (dim == 0) {
@@ -128,8 +135,8 @@ void build_dense(Snapshot& snap, const std::vector<CachedDocument*>& docs, const
         }
         std::vector<const std::string*> texts;
         texts.reserve(docs.size());
-        for (const CachedDocument* doc : docs) {
-            texts.push_back(&doc->text);
+        for (const std::string& text : corpus) {
+            texts.push_back(&text);
         }
         auto vectors = std::make_shared<VectorStore>();
         s = embed_documents(texts, snap.embed_keys, options, embedder, dim, cache, *vectors, info.embedded);
@@ -160,6 +167,9 @@ BuildOutput build_snapshot(const StagedCatalog& staged, const CatalogOptions& op
     snap->generation = generation;
     snap->options = options;
     snap->analyzer = Analyzer(options.analyzer);
+    if (options.expansion.lexicon) {
+        (void)default_lexicon();  // built here, so no search pays for it
+    }
 
     BuildOutput out;
     Bm25Index::Builder bm25;

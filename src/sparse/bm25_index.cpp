@@ -68,23 +68,33 @@ Bm25Index Bm25Index::Builder::build(const Bm25Options& options) && {
 
 void Bm25Index::search(std::span<const std::string> terms, std::size_t k, const Bitset* allowed,
                        std::vector<ScoredDoc>& out) const {
+    std::vector<QueryTerm> weighted;
+    weighted.reserve(terms.size());
+    for (const std::string& term : terms) {
+        weighted.push_back({term, 1.0f});
+    }
+    search(std::span<const QueryTerm>(weighted), k, allowed, out);
+}
+
+void Bm25Index::search(std::span<const QueryTerm> terms, std::size_t k, const Bitset* allowed,
+                       std::vector<ScoredDoc>& out) const {
     out.clear();
     if (num_docs_ == 0 || k == 0) {
         return;
     }
-    // Distinct query terms with their counts.
+    // Distinct query terms with their summed weights.
     std::vector<std::pair<TermId, float>> query;
-    for (const std::string& term : terms) {
-        auto it = vocabulary_.find(term);
-        if (it == vocabulary_.end()) {
+    for (const QueryTerm& qt : terms) {
+        auto it = vocabulary_.find(qt.term);
+        if (it == vocabulary_.end() || !(qt.weight > 0.0f)) {
             continue;
         }
         auto same = std::find_if(query.begin(), query.end(),
                                  [&](const auto& q) { return q.first == it->second; });
         if (same == query.end()) {
-            query.emplace_back(it->second, 1.0f);
+            query.emplace_back(it->second, qt.weight);
         } else {
-            same->second += 1.0f;
+            same->second += qt.weight;
         }
     }
     if (query.empty()) {

@@ -17,6 +17,12 @@ namespace scout {
 
 using TermId = std::uint32_t;
 
+/// An analyzed query term and how much its matches count (1 for the query's own words).
+struct QueryTerm {
+    std::string term;
+    float weight = 1.0f;
+};
+
 class Bm25Index {
 public:
     /// Collects weighted term occurrences document by document (ids 0, 1, 2, ... in call order).
@@ -38,6 +44,9 @@ public:
     /// The k best documents for the analyzed query terms (repeated terms count repeatedly),
     /// restricted to `allowed` when given. Only documents sharing a term score; scores > 0.
     void search(std::span<const std::string> terms, std::size_t k, const Bitset* allowed,
+                std::vector<ScoredDoc>& out) const;
+    /// Same with a weight per term: a term's impacts are multiplied by the sum of its weights.
+    void search(std::span<const QueryTerm> terms, std::size_t k, const Bitset* allowed,
                 std::vector<ScoredDoc>& out) const;
 
     [[nodiscard]] std::size_t num_docs() const noexcept { return num_docs_; }

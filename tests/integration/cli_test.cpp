@@ -55,7 +55,7 @@ const char* kQueries = R"({"queries":[
 
 TEST_CASE("scout search --json prints the documented shape", "[cli]") {
     const auto catalog = write_temp("catalog.json", kCatalog);
-    const Run r = run("search --catalog " + catalog.string() + " --json --top-k 2 open a pull request");
+    const Run r = run("search --catalog " + catalog.string() + " --embedder hashing --json --top-k 2 open a pull request");
     REQUIRE(r.code == 0);
     const auto j = nlohmann::json::parse(r.out);
     CHECK(j["query"] == "open a pull request");

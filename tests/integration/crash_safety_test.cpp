@@ -29,7 +29,7 @@ TEST_CASE("SIGKILL during save leaves a file that opens", "[persistence][crash]"
     const fs::path dir = fs::temp_directory_path() / ("scout-crash-" + std::to_string(::getpid()));
     fs::remove_all(dir);
     fs::create_directories(dir);
-    const fs::path file = dir / "big.scout";
+    const fs::path file = dir / "big.scoutidx";
     REQUIRE(catalog->save(file).ok());
     const auto size = fs::file_size(file);
     INFO("index file of " << size << " bytes");
@@ -64,7 +64,7 @@ TEST_CASE("SIGKILL during save leaves a file that opens", "[persistence][crash]"
         // A kill between create and rename may leave a temporary file; never a damaged target.
         for (const auto& entry : fs::directory_iterator(dir)) {
             if (entry.path() != file) {
-                CHECK(entry.path().filename().string().find("big.scout.tmp-") == 0);
+                CHECK(entry.path().filename().string().find("big.scoutidx.tmp-") == 0);
                 fs::remove(entry.path());
             }
         }

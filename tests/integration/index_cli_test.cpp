@@ -46,7 +46,7 @@ std::string source(const char* rel) {
 /// One index for the whole run (sections re-enter the test case); removed at exit.
 struct SharedIndex {
     fs::path dir = fs::temp_directory_path() / ("scout-cli-index-" + std::to_string(::getpid()));
-    std::string index = (dir / "enterprise.scout").string();
+    std::string index = (dir / "enterprise.scoutidx").string();
     Run built;
     SharedIndex() {
         fs::create_directories(dir);
@@ -93,7 +93,7 @@ TEST_CASE("scout index writes an index that search and eval read", "[cli][persis
         CHECK_THAT(line, Catch::Contains("\"query_hash\""));
     }
     SECTION("index settings are stored in the file, not given again") {
-        const std::string tuned = (dir / "tuned.scout").string();
+        const std::string tuned = (dir / "tuned.scoutidx").string();
         REQUIRE(run("index --catalog " + catalog + " --out " + tuned + " --bm25 k1=0.9,b=0.4 --fusion weighted_rrf,bm25=2").code == 0);
         const Run a = run("search --index " + tuned + " --json --top-k 9 rotate the api credentials");
         const Run b = run("search --catalog " + catalog +
@@ -111,7 +111,7 @@ TEST_CASE("scout index writes an index that search and eval read", "[cli][persis
         CHECK_THAT(r.out, Catch::Contains("embedder"));
     }
     SECTION("damaged, truncated, missing and non-index files exit with code 2") {
-        const std::string bad = (dir / "bad.scout").string();
+        const std::string bad = (dir / "bad.scoutidx").string();
         fs::copy_file(index, bad, fs::copy_options::overwrite_existing);
         {
             std::fstream f(bad, std::ios::in | std::ios::out | std::ios::binary);
@@ -127,7 +127,7 @@ TEST_CASE("scout index writes an index that search and eval read", "[cli][persis
         }
         fs::resize_file(bad, 1000);
         CHECK(run("search --index " + bad + " jira").code == 2);
-        CHECK(run("search --index " + (dir / "missing.scout").string() + " jira").code == 2);
+        CHECK(run("search --index " + (dir / "missing.scoutidx").string() + " jira").code == 2);
         const Run not_index = run("search --index " + catalog + " jira");
         CHECK(not_index.code == 2);
         CHECK_THAT(not_index.out, Catch::Contains("not a scout index"));

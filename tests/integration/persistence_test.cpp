@@ -92,7 +92,7 @@ TEST_CASE("a saved catalog opens with identical search results", "[persistence]"
     REQUIRE(before->remove_server(spec->servers[1].name).ok());
 
     const fs::path dir = temp_dir();
-    const fs::path file = dir / "catalog.scout";
+    const fs::path file = dir / "catalog.scoutidx";
     REQUIRE(before->save(file).ok());
     auto info = scout::inspect_index_file(file);
     REQUIRE(info.ok());
@@ -138,7 +138,7 @@ TEST_CASE("a saved catalog opens with identical search results", "[persistence]"
 
 TEST_CASE("open refuses a different embedder", "[persistence]") {
     const fs::path dir = temp_dir();
-    const fs::path file = dir / "small.scout";
+    const fs::path file = dir / "small.scoutidx";
     REQUIRE(small_catalog(std::make_shared<scout::HashingEmbedder>(8)).save(file).ok());
 
     auto other_dim = scout::Catalog::open(file, std::make_shared<scout::HashingEmbedder>(16));
@@ -169,21 +169,21 @@ TEST_CASE("an empty catalog round-trips", "[persistence]") {
     const fs::path dir = temp_dir();
     auto c = scout::Catalog::create();
     REQUIRE(c.ok());
-    REQUIRE(c->save(dir / "empty.scout").ok());
-    auto opened = scout::Catalog::open(dir / "empty.scout");
+    REQUIRE(c->save(dir / "empty.scoutidx").ok());
+    auto opened = scout::Catalog::open(dir / "empty.scoutidx");
     REQUIRE(opened.ok());
     CHECK(opened->searcher().size() == 0);
-    auto missing = scout::Catalog::open(dir / "nope.scout");
+    auto missing = scout::Catalog::open(dir / "nope.scoutidx");
     CHECK(missing.status().code() == scout::Errc::not_found);
     auto directory = scout::Catalog::open(dir);
     CHECK(directory.status().code() == scout::Errc::io_error);
-    CHECK(c->save(dir / "no-such-dir" / "x.scout").code() == scout::Errc::io_error);
+    CHECK(c->save(dir / "no-such-dir" / "x.scoutidx").code() == scout::Errc::io_error);
     fs::remove_all(dir);
 }
 
 TEST_CASE("every truncation and every changed byte is detected", "[persistence][corruption]") {
     const fs::path dir = temp_dir();
-    const fs::path file = dir / "small.scout";
+    const fs::path file = dir / "small.scoutidx";
     REQUIRE(small_catalog(std::make_shared<scout::HashingEmbedder>(4)).save(file).ok());
     const std::vector<std::uint8_t> good = read_bytes(file);
     REQUIRE(scout::inspect_index(good).ok());
@@ -217,14 +217,14 @@ TEST_CASE("every truncation and every changed byte is detected", "[persistence][
     auto opened = scout::Catalog::open(file);
     REQUIRE_FALSE(opened.ok());
     CHECK(opened.status().code() == scout::Errc::corrupt);
-    CHECK_THAT(opened.status().message(), Catch::Contains("small.scout"));
+    CHECK_THAT(opened.status().message(), Catch::Contains("small.scoutidx"));
     fs::remove_all(dir);
 }
 
 TEST_CASE("format versions: newer majors are refused, newer minors and unknown sections are read",
           "[persistence][version]") {
     const fs::path dir = temp_dir();
-    const fs::path file = dir / "small.scout";
+    const fs::path file = dir / "small.scoutidx";
     REQUIRE(small_catalog(std::make_shared<scout::HashingEmbedder>(4)).save(file).ok());
     const std::vector<std::uint8_t> good = read_bytes(file);
     auto rewrite_header = [&](std::uint16_t major, std::uint16_t minor) {

@@ -218,3 +218,20 @@ TEST_CASE("a query that names a tool exactly gets it first", "[search]") {
     REQUIRE(top1->hits.size() == 1);
     CHECK(top1->hits[0].tool == "merge_pull_request");
 }
+
+TEST_CASE("lexicon expansion bridges abbreviations in the BM25 branch", "[search]") {
+    const Catalog with = make(nullptr);
+    auto r = with.searcher().search("raise a PR", {.mode = Mode::bm25});
+    REQUIRE(r.ok());
+    REQUIRE_FALSE(r->hits.empty());
+    CHECK(r->hits[0].server == "github");
+    CatalogOptions off;
+    off.expansion.lexicon = false;
+    auto without = Catalog::create(off);
+    REQUIRE(without.ok());
+    REQUIRE(without->upsert_servers(testing::small_catalog()).ok());
+    REQUIRE(without->commit().ok());
+    auto none = without->searcher().search("raise a PR", {.mode = Mode::bm25});
+    REQUIRE(none.ok());
+    CHECK(none->hits.empty());
+}
