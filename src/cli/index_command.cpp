@@ -1,6 +1,6 @@
 // index_command.cpp: `scout index --catalog FILE --out INDEX [--embedder E] [index settings]`:
 // index a catalog once and save it, so `search --index` and `eval --index` start without
-// re-embedding. Index settings (--bm25, --stem, --fusion) are stored in the file.
+// re-embedding. Index settings (--bm25, --stem, --fusion, --expand) are stored in the file.
 #include <cstdio>
 #include <filesystem>
 
