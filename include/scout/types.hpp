@@ -82,6 +82,12 @@ struct SearchOptions {
     bool exact_name_first = true;
     /// Overrides the catalog's fusion settings for this request (e.g. to compare methods).
     std::optional<FusionOptions> fusion = std::nullopt;
+    /// Automatic result count: rank up to kMaxTopK candidates (branches still fetch
+    /// top_k x fetch factor), then keep the leading hits whose score, min-max normalized over
+    /// that list, is at least auto_k_ratio. One clear winner returns 1 hit; a flat list returns
+    /// up to kMaxTopK. A query naming tools exactly returns just those tools.
+    bool auto_k = false;
+    double auto_k_ratio = 0.5;  ///< in (0, 1]; higher returns fewer hits
 };
 
 /// One ranked tool. Ranks are 1-based within each branch; 0 means the branch did not return it.

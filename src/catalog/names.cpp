@@ -83,4 +83,14 @@ std::optional<Mode> parse_mode(std::string_view text) noexcept {
     return std::nullopt;
 }
 
+std::string_view fusion_method_name(FusionMethod method) noexcept {
+    switch (method) {
+        case FusionMethod::rrf: return "rrf";
+        case FusionMethod::weighted_rrf: return "weighted_rrf";
+        case FusionMethod::score_blend: return "score_blend";
+        case FusionMethod::anchored: return "anchored";
+    }
+    return "unknown";
+}
+
 }  // namespace scout

@@ -183,11 +183,13 @@ Result<SearchResult> run_search(const Snapshot& snap, const std::shared_ptr<Embe
         empty.generation = snap.generation;
         return empty;
     }
-    const std::size_t k = std::clamp<std::size_t>(options.top_k, 1, SearchOptions::kMaxTopK);
+    const std::size_t user_k = std::clamp<std::size_t>(options.top_k, 1, SearchOptions::kMaxTopK);
+    // With auto_k the ranked list is as long as allowed and cut afterwards by its scores.
+    const std::size_t k = options.auto_k ? SearchOptions::kMaxTopK : user_k;
     // Branches feeding RRF fetch `fetch` each (the pool fusion ranks); a branch that answers
     // alone returns its top k directly.
     const std::size_t fetch_factor = options.fusion ? options.fusion->fetch_factor : snap.options.fusion.fetch_factor;
-    const std::size_t fetch = options.fetch_k != 0 ? options.fetch_k : k * std::max<std::size_t>(fetch_factor, 1);
+    const std::size_t fetch = options.fetch_k != 0 ? options.fetch_k : user_k * std::max<std::size_t>(fetch_factor, 1);
     const std::size_t solo_fetch = std::max(k, fetch);
     const std::optional<Bitset> allowed = scope_filter(snap, options);
     const Bitset* filter = allowed ? &*allowed : nullptr;
@@ -230,11 +232,24 @@ Result<SearchResult> run_search(const Snapshot& snap, const std::shared_ptr<Embe
         b.ran_bm25 = true;
     }
     SearchResult result = assemble(snap, b, k, options.fusion.value_or(snap.options.fusion));
+    std::size_t exact_count = 0;
     if (options.exact_name_first) {
         const std::vector<ToolId> exact = exact_name_matches(snap, query, filter);
         if (!exact.empty()) {
             put_exact_first(snap, exact, k, result.hits);
+            exact_count = std::min(exact.size(), k);
         }
+    }
+    if (options.auto_k) {
+        std::size_t keep = exact_count;
+        if (keep == 0) {
+            std::vector<float> scores;
+            for (const Hit& h : result.hits) {
+                scores.push_back(h.score);
+            }
+            keep = auto_k_cut(scores, std::clamp(options.auto_k_ratio, 1e-6, 1.0));
+        }
+        result.hits.resize(std::min(keep, result.hits.size()));
     }
     result.degraded = !degraded_reason.empty();
     result.degraded_reason = std::move(degraded_reason);

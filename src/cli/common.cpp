@@ -1,6 +1,7 @@
 // common.cpp: see common.hpp.
 #include <charconv>
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
 
 #include "cli/common.hpp"
@@ -67,7 +68,8 @@ const std::set<std::string>& catalog_options() {
         std::set<std::string> names{"catalog",        "embedder",         "embedder-url",
                                     "embedder-model", "embedder-dimensions", "top-k",
                                     "mode",           "server",           "environment",
-                                    "embed-timeout-ms", "index",          "events"};
+                                    "embed-timeout-ms", "auto-k",          "index",
+                                    "events"};
         names.insert(index_option_names().begin(), index_option_names().end());
         return names;
     }();
@@ -220,6 +222,19 @@ Result<SearchOptions> search_options(const Args& args, bool read_mode) {
     }
     if (auto env = args.get("environment")) {
         options.environment = *env;
+    }
+    if (auto a = args.get("auto-k")) {
+        if (*a != "off") {
+            options.auto_k = true;
+            if (*a != "on") {
+                char* end = nullptr;
+                const double ratio = std::strtod(a->c_str(), &end);
+                if (a->empty() || end != a->c_str() + a->size() || !(ratio > 0.0 && ratio <= 1.0)) {
+                    return Status{Errc::invalid_argument, "--auto-k takes on, off or a ratio in (0, 1]"};
+                }
+                options.auto_k_ratio = ratio;
+            }
+        }
     }
     if (auto t = args.get("embed-timeout-ms")) {
         auto parsed = parse_size(*t);

@@ -1,6 +1,8 @@
-// eval_command.cpp: `scout eval --catalog FILE --queries FILE [--mode M|all] [--top-k K] [--json]`.
+// eval_command.cpp: `scout eval --catalog FILE --queries FILE [--mode M|all] [--fusion all|SPEC]
+// [--auto-k on|RATIO] [--top-k K] [--json]`.
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -11,8 +13,18 @@
 namespace scout::cli {
 namespace {
 
-nlohmann::json to_json(const eval::Report& r, Mode mode) {
-    return {{"mode", mode_name(mode)},
+/// One row of the table: a mode, and for hybrid rows compared by `--fusion all`, a method.
+struct Row {
+    Mode mode;
+    std::optional<FusionMethod> fusion;
+    [[nodiscard]] std::string label() const {
+        return fusion ? std::string(mode_name(mode)) + ":" + std::string(fusion_method_name(*fusion))
+                      : std::string(mode_name(mode));
+    }
+};
+
+nlohmann::json to_json(const eval::Report& r, const Row& row, bool auto_k) {
+    nlohmann::json out = {{"mode", mode_name(row.mode)},
             {"queries", r.queries},
             {"evaluable", r.evaluable},
             {"catalog_gaps", r.catalog_gaps},
@@ -25,12 +37,22 @@ nlohmann::json to_json(const eval::Report& r, Mode mode) {
             {"recall_at_5", r.recall_at_5},
             {"ndcg_at_5", r.ndcg_at_5},
             {"latency_us", {{"p50", r.p50_us}, {"p95", r.p95_us}, {"p99", r.p99_us}}}};
+    if (row.fusion) {
+        out["fusion"] = fusion_method_name(*row.fusion);
+    }
+    if (auto_k) {
+        out["auto_k"] = {{"mean_k", r.auto_k_mean}, {"hit", r.hit_at_auto_k}};
+    }
+    return out;
 }
 
-void print_row(const eval::Report& r, Mode mode) {
-    std::printf("%-7s %6.3f %6.3f %6.3f %6.3f %6.3f %6.3f %9.1f %9.1f %9.1f\n",
-                std::string(mode_name(mode)).c_str(), r.hit_at_1, r.hit_at_5, r.hit_at_10, r.mrr,
-                r.recall_at_5, r.ndcg_at_5, r.p50_us, r.p95_us, r.p99_us);
+void print_row(const eval::Report& r, const Row& row, bool auto_k) {
+    std::printf("%-20s %6.3f %6.3f %6.3f %6.3f %6.3f %6.3f %9.1f %9.1f %9.1f", row.label().c_str(), r.hit_at_1,
+                r.hit_at_5, r.hit_at_10, r.mrr, r.recall_at_5, r.ndcg_at_5, r.p50_us, r.p95_us, r.p99_us);
+    if (auto_k) {
+        std::printf(" %7.2f %6.3f", r.auto_k_mean, r.hit_at_auto_k);
+    }
+    std::printf("\n");
 }
 
 }  // namespace
@@ -51,8 +73,20 @@ int run_eval(int argc, char** argv) {
     if (!search) {
         return fail(search.status().message());
     }
-    const std::vector<Mode> modes =
-        all_modes ? std::vector<Mode>{Mode::bm25, Mode::dense, Mode::hybrid} : std::vector<Mode>{search->mode};
+    const bool all_fusions = args->get("fusion").value_or("").rfind("all", 0) == 0;
+    std::vector<Row> rows;
+    for (Mode mode : all_modes || all_fusions ? std::vector<Mode>{Mode::bm25, Mode::dense, Mode::hybrid}
+                                              : std::vector<Mode>{search->mode}) {
+        if (mode == Mode::hybrid && all_fusions) {
+            for (FusionMethod m : {FusionMethod::rrf, FusionMethod::weighted_rrf, FusionMethod::score_blend,
+                                   FusionMethod::anchored}) {
+                rows.push_back({mode, m});
+            }
+        } else {
+            rows.push_back({mode, std::nullopt});
+        }
+    }
+    const bool auto_k = search->auto_k;
     auto path = args->get("queries");
     if (!path) {
         return fail("--queries FILE is required");
@@ -76,18 +110,24 @@ int run_eval(int argc, char** argv) {
                                                            [](const auto& q) { return !q.relevant.empty(); })),
                     static_cast<std::size_t>(std::count_if(queries->begin(), queries->end(),
                                                            [](const auto& q) { return q.relevant.empty(); })));
-        std::printf("%-7s %6s %6s %6s %6s %6s %6s %9s %9s %9s\n", "mode", "H@1", "H@5", "H@10", "MRR",
-                    "R@5", "nDCG@5", "p50 us", "p95 us", "p99 us");
+        std::printf("%-20s %6s %6s %6s %6s %6s %6s %9s %9s %9s%s\n", "mode", "H@1", "H@5", "H@10", "MRR",
+                    "R@5", "nDCG@5", "p50 us", "p95 us", "p99 us", auto_k ? "  mean k  H@auto" : "");
     }
-    for (Mode mode : modes) {
+    for (const Row& row : rows) {
         eval::Options eo;
         eo.search = search.value();
-        eo.search.mode = mode;
+        eo.search.mode = row.mode;
+        eo.fetch_factor = loaded->catalog->options().fusion.fetch_factor;
+        if (row.fusion) {
+            FusionOptions fusion = loaded->catalog->options().fusion;
+            fusion.method = *row.fusion;
+            eo.search.fusion = fusion;
+        }
         const eval::Report report = eval::evaluate(loaded->searcher, queries.value(), eo);
         if (args->has("json")) {
-            reports.push_back(to_json(report, mode));
+            reports.push_back(to_json(report, row, auto_k));
         } else {
-            print_row(report, mode);
+            print_row(report, row, auto_k);
         }
     }
     const std::size_t embedded = loaded->meter ? loaded->meter->texts() : 0;

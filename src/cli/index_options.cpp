@@ -17,6 +17,9 @@ Status set_fusion(CatalogOptions& options, const std::string& spec) {
             if (item == "rrf") options.fusion.method = FusionMethod::rrf;
             else if (item == "weighted_rrf") options.fusion.method = FusionMethod::weighted_rrf;
             else if (item == "score_blend") options.fusion.method = FusionMethod::score_blend;
+            else if (item == "anchored") options.fusion.method = FusionMethod::anchored;
+            else if (item == "all") {}  // eval compares every method; elsewhere the default
+
             else return {Errc::invalid_argument, "--fusion: unknown method '" + item + "'"};
             continue;
         }

@@ -14,6 +14,8 @@ commands:
   search --catalog FILE|--index FILE [--top-k K] [--mode hybrid|bm25|dense] [--json] QUERY...
   eval   --catalog FILE|--index FILE --queries FILE [--top-k K] [--mode hybrid|bm25|dense|all] [--json]
   index  --catalog FILE --out INDEX   build the index once and save it (see docs/FORMAT.md)
+  tokens --encoding cl100k_base|o200k_base --file FILE   (prints the token count)
+  synth  [--catalog FILE] [--seed N] [--servers N] [--tools N] [--out FILE]
 
 common options:
   --embedder static[:PATH]|http|hashing[:DIM]|none
@@ -45,6 +47,12 @@ int main(int argc, char** argv) {
         }
         if (command == "index") {
             return scout::cli::run_index(argc, argv);
+        }
+        if (command == "tokens") {
+            return scout::cli::run_tokens(argc, argv);
+        }
+        if (command == "synth") {
+            return scout::cli::run_synth(argc, argv);
         }
         std::cerr << "scout: unknown command '" << command << "'\n" << kUsage;
         return scout::cli::kExitBadInput;

@@ -81,6 +81,9 @@ Report evaluate(const Searcher& searcher, const std::vector<LabelledQuery>& quer
     const std::size_t user_k = std::clamp<std::size_t>(search.top_k, 1, SearchOptions::kMaxTopK);
     search.fetch_k = search.fetch_k != 0 ? search.fetch_k : user_k * options.fetch_factor;
     search.top_k = kDepth;
+    search.auto_k = false;
+    SearchOptions automatic = options.search;  // as the user sends it
+    automatic.fetch_k = search.fetch_k;
     std::vector<double> latencies;
     for (const LabelledQuery& q : queries) {
         const auto started = std::chrono::steady_clock::now();
@@ -100,6 +103,12 @@ Report evaluate(const Searcher& searcher, const std::vector<LabelledQuery>& quer
             return std::any_of(q.relevant.begin(), q.relevant.end(),
                                [&](const ToolKey& k) { return k.server == h.server && k.tool == h.tool; });
         };
+        if (options.search.auto_k) {
+            if (auto cut = searcher.search(q.query, automatic)) {
+                report.auto_k_mean += static_cast<double>(cut->hits.size());
+                report.hit_at_auto_k += std::any_of(cut->hits.begin(), cut->hits.end(), is_relevant) ? 1 : 0;
+            }
+        }
         const auto& hits = result->hits;
         std::size_t first = 0;  // 1-based rank of the first relevant hit, 0 if none
         std::size_t relevant_in_5 = 0;
@@ -130,7 +139,7 @@ Report evaluate(const Searcher& searcher, const std::vector<LabelledQuery>& quer
     if (report.evaluable > 0) {
         const auto n = static_cast<double>(report.evaluable);
         for (double* m : {&report.hit_at_1, &report.hit_at_5, &report.hit_at_10, &report.mrr,
-                          &report.recall_at_5, &report.ndcg_at_5}) {
+                          &report.recall_at_5, &report.ndcg_at_5, &report.auto_k_mean, &report.hit_at_auto_k}) {
             *m /= n;
         }
     }

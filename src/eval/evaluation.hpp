@@ -34,6 +34,10 @@ struct Report {
     double mrr = 0;            ///< over the top 20
     double recall_at_5 = 0;
     double ndcg_at_5 = 0;
+    /// With SearchOptions::auto_k: mean number of hits returned, and the share of evaluable
+    /// queries with a relevant tool among them (0 when auto_k is off).
+    double auto_k_mean = 0;
+    double hit_at_auto_k = 0;
     double p50_us = 0;
     double p95_us = 0;
     double p99_us = 0;
@@ -45,7 +49,9 @@ struct Options {
 };
 
 /// Runs every query. Each search returns the top 20 of the same fused candidate pool a top_k
-/// search would see, so Hit@k for k <= top_k equals what the user's search returns.
+/// search would see, so Hit@k for k <= top_k equals what the user's search returns. With
+/// `search.auto_k`, each query also runs once as the user would send it (untimed) to measure
+/// the automatic result count.
 [[nodiscard]] Report evaluate(const Searcher& searcher, const std::vector<LabelledQuery>& queries,
                               const Options& options);
 

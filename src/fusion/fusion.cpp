@@ -1,5 +1,5 @@
-// fusion.cpp: the lists are short (2 x 60 candidates at most), so a linear merge into a small
-// vector beats any hashing.
+// fusion.cpp: RRF, weighted RRF, score blend and the BM25-anchored blend. The lists are short
+// (2 x 60 candidates at most), so a linear merge into a small vector beats any hashing.
 #include <algorithm>
 
 #include "fusion/fusion.hpp"
@@ -39,13 +39,15 @@ void score_rrf(std::vector<FusedDoc>& fused, std::span<const double> weights, do
     }
 }
 
-/// Each list's scores scaled to [0, 1] by its own min and max (a flat list maps to 1).
+/// Each list's scores scaled to [0, 1] by its own min and max (a flat list maps to 1), times
+/// `weights[l] * gates[l]`.
 void score_blend(std::vector<FusedDoc>& fused, std::span<const std::vector<ScoredDoc>> lists,
-                 std::span<const double> weights) {
+                 std::span<const double> weights, std::span<const double> gates) {
     for (std::size_t l = 0; l < lists.size(); ++l) {
         if (lists[l].empty()) {
             continue;
         }
+        const double weight = weights[l] * gates[l];
         float lo = lists[l].front().score;
         float hi = lo;
         for (const ScoredDoc& d : lists[l]) {
@@ -56,10 +58,25 @@ void score_blend(std::vector<FusedDoc>& fused, std::span<const std::vector<Score
         for (FusedDoc& d : fused) {
             if (d.ranks[l] != 0) {
                 const double norm = range > 0 ? (static_cast<double>(d.scores[l]) - static_cast<double>(lo)) / range : 1.0;
-                d.score += weights[l] * norm;
+                d.score += weight * norm;
             }
         }
     }
+}
+
+/// Gates of the anchored blend: 1 for the anchor (list 0); for every other list, one minus the
+/// anchor's confidence when that list's top-1 is also among the anchor's candidates (the two
+/// agree on the topic), else 0 (an off-topic list would only add noise).
+std::vector<double> anchored_gates(std::span<const std::vector<ScoredDoc>> lists) {
+    std::vector<double> gates(lists.size(), 1.0);
+    const double open = 1.0 - list_confidence(lists[0]);
+    for (std::size_t l = 1; l < lists.size(); ++l) {
+        const bool agrees = !lists[l].empty() &&
+                            std::any_of(lists[0].begin(), lists[0].end(),
+                                        [&](const ScoredDoc& d) { return d.id == lists[l].front().id; });
+        gates[l] = agrees ? open : 0.0;
+    }
+    return gates;
 }
 
 std::uint32_t best_rank(const FusedDoc& d) {
@@ -70,6 +87,17 @@ std::uint32_t best_rank(const FusedDoc& d) {
         }
     }
     return best;
+}
+
+/// Moves `id` to the front (if present) and lifts its score to the best one, so the output stays
+/// ordered by score.
+void pin_first(std::vector<FusedDoc>& fused, ToolId id) {
+    auto it = std::find_if(fused.begin(), fused.end(), [&](const FusedDoc& d) { return d.id == id; });
+    if (it == fused.end() || it == fused.begin()) {
+        return;
+    }
+    it->score = fused.front().score;
+    std::rotate(fused.begin(), it, it + 1);
 }
 
 std::vector<FusedDoc> finish(std::vector<FusedDoc> fused, std::size_t top_k) {
@@ -89,6 +117,32 @@ std::vector<FusedDoc> finish(std::vector<FusedDoc> fused, std::size_t top_k) {
 
 }  // namespace
 
+double list_confidence(std::span<const ScoredDoc> list) {
+    if (list.size() < 2) {
+        return list.empty() ? 0.0 : 1.0;
+    }
+    const double top = list.front().score;
+    const double second = list[1].score;
+    const double last = list.back().score;
+    return top > last ? std::clamp((top - second) / (top - last), 0.0, 1.0) : 0.0;
+}
+
+std::size_t auto_k_cut(std::span<const float> scores, double ratio) {
+    if (scores.size() < 2) {
+        return scores.size();
+    }
+    const double top = scores.front();
+    const double last = scores.back();
+    if (!(top > last)) {
+        return scores.size();
+    }
+    std::size_t n = 1;
+    while (n < scores.size() && (static_cast<double>(scores[n]) - last) / (top - last) >= ratio) {
+        ++n;
+    }
+    return n;
+}
+
 std::vector<FusedDoc> rrf_fuse(std::span<const std::vector<ScoredDoc>> lists, double k, std::size_t top_k) {
     const std::vector<double> ones(lists.size(), 1.0);
     return fuse(lists, ones, FusionOptions{.method = FusionMethod::rrf, .rrf_k = k}, top_k);
@@ -104,7 +158,26 @@ std::vector<FusedDoc> fuse(std::span<const std::vector<ScoredDoc>> lists, std::s
             break;
         }
         case FusionMethod::weighted_rrf: score_rrf(fused, weights, options.rrf_k); break;
-        case FusionMethod::score_blend: score_blend(fused, lists, weights); break;
+        case FusionMethod::score_blend: {
+            const std::vector<double> ones(lists.size(), 1.0);
+            score_blend(fused, lists, weights, ones);
+            break;
+        }
+        case FusionMethod::anchored: {
+            if (lists.empty() || lists[0].empty()) {  // no anchor: a plain blend of the rest
+                const std::vector<double> ones(lists.size(), 1.0);
+                score_blend(fused, lists, weights, ones);
+                break;
+            }
+            score_blend(fused, lists, weights, anchored_gates(lists));
+            const std::size_t all = fused.size();
+            std::vector<FusedDoc> out = finish(std::move(fused), all);
+            pin_first(out, lists[0].front().id);
+            if (out.size() > top_k) {
+                out.resize(top_k);
+            }
+            return out;
+        }
     }
     return finish(std::move(fused), top_k);
 }

@@ -1,4 +1,5 @@
-// fusion.hpp: ranked lists from the branches -> one ranking (RRF, weighted RRF, score blend).
+// fusion.hpp: ranked lists from the branches -> one ranking (RRF, weighted RRF, score blend,
+// BM25-anchored blend).
 #pragma once
 
 #include <cstdint>
@@ -21,6 +22,15 @@ struct FusedDoc {
 /// Plain RRF: score(d) = sum over lists containing d of 1 / (k + rank).
 [[nodiscard]] std::vector<FusedDoc> rrf_fuse(std::span<const std::vector<ScoredDoc>> lists, double k,
                                              std::size_t top_k);
+
+/// How clearly a ranked list (scores descending) picks its top-1: (s1 - s2) / (s1 - s_last),
+/// in [0, 1]; 1 for a single candidate, 0 for an empty or flat list.
+[[nodiscard]] double list_confidence(std::span<const ScoredDoc> list);
+
+/// How many leading entries of a ranked score list (descending) to keep for automatic top-k:
+/// those whose score, min-max normalized over the list, is >= `ratio`. At least 1 for a
+/// non-empty list; all of a flat list.
+[[nodiscard]] std::size_t auto_k_cut(std::span<const float> scores, double ratio);
 
 /// Fuses lists[i] with weights[i] by `options.method` (plain RRF ignores the weights). Returns the
 /// best `top_k`, ordered by score desc, then best single rank, then id asc: deterministic and

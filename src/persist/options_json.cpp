@@ -49,15 +49,6 @@ bool flag(const json& obj, const char* key) {
     return v.get<bool>();
 }
 
-const char* method_name(FusionMethod method) {
-    switch (method) {
-        case FusionMethod::weighted_rrf: return "weighted_rrf";
-        case FusionMethod::score_blend: return "score_blend";
-        case FusionMethod::rrf: break;
-    }
-    return "rrf";
-}
-
 double non_negative(const json& obj, const char* key) {
     const json& v = field(obj, key);
     if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0 || v.get<double>() > 1e9) {
@@ -102,7 +93,7 @@ json options_to_json(const CatalogOptions& o) {
               {"hnsw_ef_search", o.dense.hnsw_ef_search},
               {"seed", o.dense.seed}}},
             {"fusion",
-             {{"method", method_name(o.fusion.method)},
+             {{"method", std::string(fusion_method_name(o.fusion.method))},
               {"rrf_k", o.fusion.rrf_k},
               {"fetch_factor", o.fusion.fetch_factor},
               {"bm25_weight", o.fusion.bm25_weight},
@@ -147,13 +138,15 @@ Result<CatalogOptions> options_from_json(const json& j) {
         o.dense.seed = whole(d, "seed", 0, UINT64_MAX);
         const json& f = field(j, "fusion");
         const json& method = field(f, "method");
-        if (method == "rrf") {
-            o.fusion.method = FusionMethod::rrf;
-        } else if (method == "weighted_rrf") {
-            o.fusion.method = FusionMethod::weighted_rrf;
-        } else if (method == "score_blend") {
-            o.fusion.method = FusionMethod::score_blend;
-        } else {
+        bool known = false;
+        for (FusionMethod m : {FusionMethod::rrf, FusionMethod::weighted_rrf, FusionMethod::score_blend,
+                               FusionMethod::anchored}) {
+            if (method.is_string() && method.get<std::string>() == fusion_method_name(m)) {
+                o.fusion.method = m;
+                known = true;
+            }
+        }
+        if (!known) {
             throw BadField("unknown fusion method");
         }
         o.fusion.rrf_k = non_negative(f, "rrf_k");

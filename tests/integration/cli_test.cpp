@@ -127,3 +127,29 @@ TEST_CASE("bad input exits with code 2, never a crash", "[cli]") {
         CHECK(run(args).code == 2);
     }
 }
+
+TEST_CASE("scout eval --fusion all compares every fusion method, --auto-k reports the mean k", "[cli]") {
+    const auto catalog = write_temp("catalog.json", kCatalog);
+    const auto queries = write_temp("queries.json", kQueries);
+    const Run r = run("eval --catalog " + catalog.string() + " --queries " + queries.string() +
+                      " --embedder hashing --fusion all --auto-k on --json");
+    REQUIRE(r.code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    REQUIRE(j.is_array());
+    REQUIRE(j.size() == 6);  // bm25, dense, hybrid x {rrf, weighted_rrf, score_blend, anchored}
+    CHECK(j[0]["mode"] == "bm25");
+    CHECK(j[1]["mode"] == "dense");
+    const char* methods[] = {"rrf", "weighted_rrf", "score_blend", "anchored"};
+    for (std::size_t i = 0; i < 4; ++i) {
+        CHECK(j[2 + i]["mode"] == "hybrid");
+        CHECK(j[2 + i]["fusion"] == methods[i]);
+    }
+    for (const auto& row : j) {
+        const double mean_k = row["auto_k"]["mean_k"].get<double>();
+        CHECK(mean_k >= 1.0);
+        CHECK(mean_k <= 20.0);
+        CHECK(row["auto_k"]["hit"].get<double>() <= 1.0);
+    }
+    CHECK(run("eval --catalog " + catalog.string() + " --queries " + queries.string() + " --auto-k 1.5").code == 2);
+    CHECK(run("eval --catalog " + catalog.string() + " --queries " + queries.string() + " --fusion nope").code == 2);
+}

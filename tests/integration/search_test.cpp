@@ -27,7 +27,10 @@ SearchResult search(const Catalog& c, std::string_view q, SearchOptions o = {}) 
 
 TEST_CASE("hybrid search returns complete hits, best first", "[search]") {
     const Catalog c = make();
-    const SearchResult r = search(c, "open a new pull request");
+    // Plain RRF (the paper's fusion), so the fused score has a closed form.
+    SearchOptions rrf;
+    rrf.fusion = FusionOptions{.method = FusionMethod::rrf};
+    const SearchResult r = search(c, "open a new pull request", rrf);
     CHECK(r.mode == Mode::hybrid);
     CHECK_FALSE(r.degraded);
     CHECK(r.generation == 1);

@@ -83,3 +83,72 @@ TEST_CASE("score blend uses min-max normalized scores", "[rrf]") {
     CHECK(f[0].score == Approx(0.5));
     CHECK(f[1].score == Approx(0.5));
 }
+
+TEST_CASE("list confidence is the top-1 gap over the list's spread", "[fusion]") {
+    CHECK(scout::list_confidence(std::vector<ScoredDoc>{}) == 0.0);
+    CHECK(scout::list_confidence(std::vector<ScoredDoc>{{1, 3.f}}) == 1.0);
+    CHECK(scout::list_confidence(std::vector<ScoredDoc>{{1, 10.f}, {2, 6.f}, {3, 2.f}}) == Approx(0.5));
+    CHECK(scout::list_confidence(std::vector<ScoredDoc>{{1, 2.f}, {2, 2.f}, {3, 2.f}}) == 0.0);
+}
+
+TEST_CASE("anchored blend gates the dense list by the anchor's confidence and keeps its top-1", "[fusion]") {
+    // BM25: 1 -> 10, 2 -> 8, 3 -> 0 (confidence (10-8)/10 = 0.2, gate 0.8).
+    // Dense: 3 -> 0.9, 2 -> 0.5, 1 -> 0.1; its top-1 (3) is a BM25 candidate, so it counts.
+    const std::vector<std::vector<ScoredDoc>> lists = {{{1, 10.f}, {2, 8.f}, {3, 0.f}},
+                                                       {{3, .9f}, {2, .5f}, {1, .1f}}};
+    const double weights[2] = {1.0, 1.0};
+    const auto fused = scout::fuse(lists, weights, {.method = scout::FusionMethod::anchored}, 10);
+    REQUIRE(fused.size() == 3);
+    // Blend: 1 -> 1 + 0.8 * 0 = 1; 2 -> 0.8 + 0.8 * 0.5 = 1.2; 3 -> 0 + 0.8 * 1 = 0.8.
+    // 2 outscores 1, but BM25's top-1 stays first (lifted to the best score).
+    CHECK(fused[0].id == 1);
+    CHECK(fused[0].score == Approx(1.2));
+    CHECK(fused[1].id == 2);
+    CHECK(fused[1].score == Approx(1.2));
+    CHECK(fused[2].id == 3);
+    CHECK(fused[2].score == Approx(0.8));
+    // Truncation happens after the pin.
+    const auto one = scout::fuse(lists, weights, {.method = scout::FusionMethod::anchored}, 1);
+    REQUIRE(one.size() == 1);
+    CHECK(one[0].id == 1);
+}
+
+TEST_CASE("anchored blend ignores a dense list whose top-1 the anchor does not know", "[fusion]") {
+    const std::vector<std::vector<ScoredDoc>> lists = {{{1, 10.f}, {2, 9.f}, {3, 0.f}},
+                                                       {{7, .9f}, {3, .8f}, {2, .1f}}};
+    const double weights[2] = {1.0, 1.0};
+    const auto fused = scout::fuse(lists, weights, {.method = scout::FusionMethod::anchored}, 10);
+    REQUIRE(fused.size() == 4);
+    CHECK(fused[0].id == 1);
+    CHECK(fused[1].id == 2);
+    CHECK(fused[1].score == Approx(0.9));
+    // 3 (BM25's last) and 7 (dense-only, gate 0) both score 0; the tie goes to 7's better
+    // single rank (dense rank 1).
+    CHECK(fused[2].id == 7);
+    CHECK(fused[2].score == Approx(0.0));
+    CHECK(fused[3].id == 3);
+    CHECK(fused[3].score == Approx(0.0));
+}
+
+TEST_CASE("anchored blend with an empty anchor blends the other lists", "[fusion]") {
+    const std::vector<std::vector<ScoredDoc>> lists = {{}, {{4, .9f}, {5, .3f}}};
+    const double weights[2] = {1.0, 0.5};
+    const auto fused = scout::fuse(lists, weights, {.method = scout::FusionMethod::anchored}, 10);
+    REQUIRE(fused.size() == 2);
+    CHECK(fused[0].id == 4);
+    CHECK(fused[0].score == Approx(0.5));
+    CHECK(fused[1].score == Approx(0.0));
+}
+
+TEST_CASE("auto_k_cut keeps the hits within `ratio` of the top, min-max normalized", "[fusion]") {
+    const std::vector<float> winner = {10.f, 3.f, 2.9f, 2.f};  // normalized 1, .125, .11, 0
+    CHECK(scout::auto_k_cut(winner, 0.5) == 1);
+    const std::vector<float> graded = {10.f, 9.f, 7.f, 4.f, 2.f};  // 1, .875, .625, .25, 0
+    CHECK(scout::auto_k_cut(graded, 0.5) == 3);
+    CHECK(scout::auto_k_cut(graded, 0.9) == 1);
+    CHECK(scout::auto_k_cut(graded, 0.2) == 4);
+    const std::vector<float> flat = {1.f, 1.f, 1.f};
+    CHECK(scout::auto_k_cut(flat, 0.5) == 3);
+    CHECK(scout::auto_k_cut(std::vector<float>{}, 0.5) == 0);
+    CHECK(scout::auto_k_cut(std::vector<float>{4.f}, 0.5) == 1);
+}

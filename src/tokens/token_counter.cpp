@@ -1,0 +1,89 @@
+// token_counter.cpp: TokenCounter: loading rank files and encoding text (split, then merge).
+#include "scout/token_counter.hpp"
+
+#include <cstdlib>
+#include <new>
+
+#include "scout/catalog_loader.hpp"
+#include "tokens/bpe_ranks.hpp"
+#include "tokens/pretokenizer.hpp"
+
+namespace scout {
+
+std::string_view token_encoding_name(TokenEncoding encoding) noexcept {
+    return encoding == TokenEncoding::cl100k_base ? "cl100k_base" : "o200k_base";
+}
+
+std::optional<TokenEncoding> parse_token_encoding(std::string_view text) noexcept {
+    if (text == "cl100k_base") return TokenEncoding::cl100k_base;
+    if (text == "o200k_base") return TokenEncoding::o200k_base;
+    return std::nullopt;
+}
+
+Result<TokenCounter> TokenCounter::load(TokenEncoding encoding, const std::filesystem::path& rank_file) {
+    try {
+        auto text = read_text_file(rank_file);
+        if (!text) {
+            return text.status();
+        }
+        auto table = tokens::BpeRanks::parse(text.value(), rank_file.string());
+        if (!table) {
+            return table.status();
+        }
+        return TokenCounter(encoding, std::make_shared<const tokens::BpeRanks>(std::move(table.value())));
+    } catch (const std::bad_alloc&) {
+        return Status{Errc::internal, "out of memory loading " + rank_file.string()};
+    }
+}
+
+std::filesystem::path TokenCounter::default_rank_dir() {
+    if (const char* dir = std::getenv("SCOUT_TOKENIZER_DIR"); dir != nullptr && *dir != '\0') {
+        return dir;
+    }
+    if (const char* cache = std::getenv("SCOUT_CACHE_DIR"); cache != nullptr && *cache != '\0') {
+        return std::filesystem::path(cache) / "tokenizer";
+    }
+    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {
+        return std::filesystem::path(xdg) / "scout" / "tokenizer";
+    }
+    const char* home = std::getenv("HOME");
+    return std::filesystem::path(home != nullptr ? home : ".") / ".cache" / "scout" / "tokenizer";
+}
+
+Result<TokenCounter> TokenCounter::load_default(TokenEncoding encoding) {
+    const std::filesystem::path file =
+        default_rank_dir() / (std::string(token_encoding_name(encoding)) + ".tiktoken");
+    auto counter = load(encoding, file);
+    if (!counter && counter.status().code() == Errc::not_found) {
+        return Status{Errc::not_found, counter.status().message() +
+                                           " (run scripts/fetch.d/20-tokenizer.sh or set SCOUT_TOKENIZER_DIR)"};
+    }
+    return counter;
+}
+
+std::vector<std::uint32_t> TokenCounter::encode(std::string_view text) const {
+    const tokens::DecodedText decoded = tokens::decode_utf8(text);
+    std::vector<std::uint32_t> out;
+    out.reserve(text.size() / 3);
+    for (const tokens::Piece& p : tokens::split_pieces(decoded.cps, encoding_)) {
+        const std::size_t begin = decoded.offset[p.begin];
+        ranks_->encode_piece(std::string_view(decoded.bytes).substr(begin, decoded.offset[p.end] - begin), out);
+    }
+    return out;
+}
+
+std::size_t TokenCounter::count(std::string_view text) const {
+    const tokens::DecodedText decoded = tokens::decode_utf8(text);
+    std::size_t total = 0;
+    for (const tokens::Piece& p : tokens::split_pieces(decoded.cps, encoding_)) {
+        const std::size_t begin = decoded.offset[p.begin];
+        total += ranks_->count_piece(std::string_view(decoded.bytes).substr(begin, decoded.offset[p.end] - begin));
+    }
+    return total;
+}
+
+std::size_t TokenCounter::vocabulary_size() const noexcept {
+    return ranks_->size();
+}
+
+}  // namespace scout

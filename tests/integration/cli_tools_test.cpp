@@ -1,0 +1,82 @@
+// cli_tools_test.cpp: the `scout tokens` and `scout synth` subcommands, run as processes.
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "scout/catalog_loader.hpp"
+#include "scout/token_counter.hpp"
+
+namespace {
+
+std::string source_dir() {
+    const char* dir = std::getenv("SCOUT_SOURCE_DIR");
+    return dir != nullptr ? dir : ".";
+}
+
+struct Run {
+    int code;
+    std::string out;
+};
+
+Run run(const std::string& args) {
+    const std::string cmd = std::string(SCOUT_CLI_PATH) + " " + args + " 2>/dev/null";
+    FILE* pipe = popen(cmd.c_str(), "r");
+    REQUIRE(pipe != nullptr);
+    std::string out;
+    std::array<char, 4096> buf{};
+    while (std::size_t n = std::fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
+    const int status = pclose(pipe);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+}  // namespace
+
+TEST_CASE("scout tokens prints the count of a file", "[cli]") {
+    if (!scout::TokenCounter::load_default(scout::TokenEncoding::o200k_base)) {
+        WARN("SKIPPED: BPE rank files unavailable");
+        return;
+    }
+    const auto fixture = nlohmann::json::parse(
+        scout::read_text_file(source_dir() + "/tests/fixtures/token_counts.json").value());
+    const auto& queries = fixture["files"][1];
+    REQUIRE(queries["file"] == "data/queries-49.json");
+    const Run r = run("tokens --encoding o200k_base --file " + source_dir() + "/data/queries-49.json");
+    CHECK(r.code == 0);
+    CHECK(r.out == std::to_string(queries["o200k_base"].get<std::size_t>()) + "\n");
+}
+
+TEST_CASE("scout tokens rejects bad input", "[cli]") {
+    CHECK(run("tokens --encoding gpt2 --file x").code == 2);
+    CHECK(run("tokens --encoding cl100k_base").code == 2);
+    CHECK(run("tokens --encoding cl100k_base --file /nonexistent/file").code == 2);
+    CHECK(run("tokens --bogus").code == 2);
+}
+
+TEST_CASE("scout synth writes a deterministic grown catalog", "[cli]") {
+    const auto dir = std::filesystem::temp_directory_path();
+    const std::string base = " --catalog " + source_dir() + "/data/enterprise_catalog.json";
+    const std::string pid = std::to_string(::getpid());  // concurrent test processes
+    const std::string a = (dir / ("scout_synth_a_" + pid + ".json")).string();
+    const std::string b = (dir / ("scout_synth_b_" + pid + ".json")).string();
+    REQUIRE(run("synth --seed 3 --servers 120 --tools 1000 --out " + a + base).code == 0);
+    REQUIRE(run("synth --seed 3 --servers 120 --tools 1000 --out " + b + base).code == 0);
+    const auto ta = scout::read_text_file(a);
+    const auto tb = scout::read_text_file(b);
+    REQUIRE(ta.ok());
+    REQUIRE(tb.ok());
+    CHECK(ta.value() == tb.value());
+    auto spec = scout::parse_catalog_json(ta.value());
+    REQUIRE(spec.ok());
+    CHECK(spec->servers.size() == 120);
+    CHECK(nlohmann::json::parse(ta.value())["source"].get<std::string>().find("synthetic") == 0);
+    CHECK(run("synth --servers 10 --tools 20" + base).code == 2);
+    CHECK(run("synth --seed nope" + base).code == 2);
+}
