@@ -13,7 +13,7 @@ fi
 
 cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DSCOUT_FUZZ=ON -DSCOUT_SANITIZE=address,undefined -DSCOUT_BUILD_TESTS=OFF \
-  -DSCOUT_BUILD_BENCHMARKS=OFF -DSCOUT_BUILD_EXAMPLES=ON
+  -DSCOUT_BUILD_BENCHMARKS=OFF -DSCOUT_BUILD_EXAMPLES=ON -DSCOUT_WERROR=OFF
 cmake --build build-fuzz -j"$(nproc)" --target scout_fuzz_index_reader scout_cli
 
 corpus="build-fuzz/corpus"
