@@ -11,8 +11,9 @@ namespace {
 constexpr const char* kUsage = R"(usage: scout <command> [options]
 
 commands:
-  search --catalog FILE [--top-k K] [--mode hybrid|bm25|dense] [--json] QUERY...
-  eval   --catalog FILE --queries FILE [--top-k K] [--mode hybrid|bm25|dense|all] [--json]
+  search --catalog FILE|--index FILE [--top-k K] [--mode hybrid|bm25|dense] [--json] QUERY...
+  eval   --catalog FILE|--index FILE --queries FILE [--top-k K] [--mode hybrid|bm25|dense|all] [--json]
+  index  --catalog FILE --out INDEX   build the index once and save it (see docs/FORMAT.md)
   tokens --encoding cl100k_base|o200k_base --file FILE   (prints the token count)
   synth  [--catalog FILE] [--seed N] [--servers N] [--tools N] [--out FILE]
 
@@ -26,6 +27,7 @@ common options:
   --server NAME                   restrict results to this server (repeatable)
   --environment LABEL             restrict results to servers with this environment label
   --embed-timeout-ms MS           give up on the query embedding after MS and answer with BM25
+  --events FILE                   append search events to FILE as JSON lines
 )";
 
 }  // namespace
@@ -42,6 +44,9 @@ int main(int argc, char** argv) {
         }
         if (command == "eval") {
             return scout::cli::run_eval(argc, argv);
+        }
+        if (command == "index") {
+            return scout::cli::run_index(argc, argv);
         }
         if (command == "tokens") {
             return scout::cli::run_tokens(argc, argv);
