@@ -3,11 +3,13 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <string_view>
 
 #include "scout/embedder.hpp"
+#include "scout/events.hpp"
 #include "scout/options.hpp"
 #include "scout/searcher.hpp"
 #include "scout/status.hpp"
@@ -21,6 +23,8 @@ struct CommitInfo {
     std::size_t servers = 0;        ///< ACTIVE servers indexed
     std::size_t tools = 0;          ///< tools indexed
     std::size_t embedded = 0;       ///< documents sent to the embedder (cache misses)
+    std::size_t rendered = 0;       ///< tool documents rendered and analyzed (cache misses)
+    bool dense_reused = false;      ///< every vector was unchanged: the dense index was shared
     bool dense_ready = false;       ///< the new snapshot has a dense index
     std::string dense_error;        ///< why not, when an embedder was set but failed
     double build_ms = 0;
@@ -61,6 +65,27 @@ public:
     [[nodiscard]] Searcher searcher() const;
 
     [[nodiscard]] const CatalogOptions& options() const noexcept;
+
+    /// Sends tool_search_completed (and tool_search_fallback) events of every search made
+    /// through this catalog's Searchers to `sink`; nullptr stops them. Thread-safe.
+    void set_event_sink(std::shared_ptr<EventSink> sink, EventOptions options = {});
+    /// Search counts, fallback rate and latency percentiles since creation. Thread-safe, lock-free.
+    [[nodiscard]] SearchStats stats() const noexcept;
+
+    /// Writes the published snapshot (the whole committed catalog, non-ACTIVE servers included,
+    /// and the document vectors) to `path` atomically: a temporary file in the same directory,
+    /// fsync, rename, fsync of the directory. A crash leaves either the old file or the new one.
+    /// io_error when any step fails. Thread-safe; concurrent commits are not blocked.
+    /// The format is specified in docs/FORMAT.md.
+    [[nodiscard]] Status save(const std::filesystem::path& path) const;
+
+    /// Opens an index file written by save(): verifies every checksum and invariant, restores the
+    /// options and the catalog, and rebuilds the indexes from the stored vectors (nothing is
+    /// re-embedded when `embedder` matches). Errors: not_found / io_error, corrupt (truncated or
+    /// damaged file), version_unsupported (newer format major), embedder_mismatch (the embedder's
+    /// model id or dimension differs from the file's). With a null embedder the catalog is BM25-only.
+    [[nodiscard]] static Result<Catalog> open(const std::filesystem::path& path,
+                                              std::shared_ptr<Embedder> embedder = nullptr);
 
 private:
     struct Impl;

@@ -31,7 +31,7 @@ enum class DenseIndexKind : std::uint8_t { automatic, flat, hnsw };
 struct DenseOptions {
     DenseIndexKind kind = DenseIndexKind::automatic;
     /// With `automatic`, catalogs of at least this many tools use HNSW; smaller ones exact search.
-    /// Measured crossover (docs/readme/performance.md): at 20k x 384 the int8 scan and HNSW
+    /// Measured crossover (docs/performance.md): at 20k x 384 the int8 scan and HNSW
     /// cost about the same, at 200k HNSW is several times faster.
     std::size_t hnsw_min_tools = 20000;
     /// Exact search scans int8 copies of the vectors (4x less memory traffic), then re-scores
@@ -71,7 +71,7 @@ enum class FusionMethod : std::uint8_t {
 /// "rrf", "weighted_rrf", "score_blend" or "anchored".
 [[nodiscard]] std::string_view fusion_method_name(FusionMethod method) noexcept;
 
-/// Defaults chosen by measurement on the public datasets (docs/readme/quality.md): with the
+/// Defaults chosen by measurement on the public datasets (docs/quality.md): with the
 /// offline static embedder the dense branch is much weaker than BM25, and plain RRF (the
 /// paper's method) loses Hit@1 to BM25 alone on every dataset; `anchored` with dense weight
 /// 0.2 keeps BM25's Hit@1 and adds dense candidates further down.

@@ -17,15 +17,19 @@ namespace scout {
 
 namespace detail {
 struct Snapshot;
+class Telemetry;
 }
 
-/// Cheap to copy (two shared pointers). All methods are const and thread-safe. A Searcher keeps
+/// Cheap to copy (three shared pointers). All methods are const and thread-safe. A Searcher keeps
 /// its snapshot alive; take a fresh one from Catalog::searcher() per request to see updates.
 class Searcher {
 public:
     /// An empty searcher: every search reports `catalog_empty`.
     Searcher();
     Searcher(std::shared_ptr<const detail::Snapshot> snapshot, std::shared_ptr<Embedder> embedder);
+    /// Same, recording statistics and events of every search into `telemetry` (may be null).
+    Searcher(std::shared_ptr<const detail::Snapshot> snapshot, std::shared_ptr<Embedder> embedder,
+             std::shared_ptr<detail::Telemetry> telemetry);
 
     /// Hybrid / BM25 / dense search. Errors: invalid_argument for an empty query, a query that is
     /// not valid UTF-8 or longer than kMaxQueryBytes. An embedder failure is not an error: the
@@ -60,6 +64,7 @@ public:
 private:
     std::shared_ptr<const detail::Snapshot> snapshot_;
     std::shared_ptr<Embedder> embedder_;
+    std::shared_ptr<detail::Telemetry> telemetry_;
 };
 
 }  // namespace scout

@@ -3,34 +3,10 @@
 #include <mutex>
 #include <set>
 
+#include "catalog/catalog_impl.hpp"
 #include "catalog/validate.hpp"
-#include "scout/catalog.hpp"
-#include "snapshot/snapshot_builder.hpp"
-#include "snapshot/snapshot_slot.hpp"
 
 namespace scout {
-
-struct Catalog::Impl {
-    CatalogOptions options;
-    std::shared_ptr<Embedder> embedder;
-    detail::SnapshotSlot slot;
-
-    std::mutex write_mu;  // guards everything below
-    detail::StagedCatalog staged;
-    detail::EmbeddingCache cache;
-    std::uint64_t generation = 0;
-
-    static detail::StagedServer stage(ServerSpec spec) {
-        detail::StagedServer entry;
-        for (ToolSpec& tool : spec.tools) {
-            std::string name = tool.name;
-            entry.tools.emplace(std::move(name), std::move(tool));
-        }
-        spec.tools.clear();
-        entry.meta = std::move(spec);
-        return entry;
-    }
-};
 
 Catalog::Catalog(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Catalog::Catalog(Catalog&&) noexcept = default;
@@ -132,13 +108,17 @@ Status Catalog::remove_tool(std::string_view server, std::string_view tool) {
     return {};
 }
 
-Result<CommitInfo> Catalog::commit() {
-    std::lock_guard lock(impl_->write_mu);
+Result<CommitInfo> Catalog::Impl::commit_locked() {
     try {
-        auto built = detail::build_snapshot(impl_->staged, impl_->options, impl_->embedder.get(),
-                                            impl_->cache, impl_->generation + 1);
-        ++impl_->generation;
-        impl_->slot.publish(std::move(built.snapshot));
+        // The snapshot keeps its own copy of the staged state: later edits must not leak into
+        // what save() writes for this generation.
+        auto source = std::make_shared<const detail::StagedCatalog>(staged);
+        const std::shared_ptr<const detail::Snapshot> previous = slot.load();
+        auto built = detail::build_snapshot(*source, options, embedder.get(), cache, documents,
+                                            previous.get(), generation + 1);
+        built.snapshot->source = std::move(source);
+        ++generation;
+        slot.publish(std::move(built.snapshot));
         return built.info;
     } catch (const std::bad_alloc&) {
         return Status{Errc::internal, "out of memory while building the index"};
@@ -147,7 +127,19 @@ Result<CommitInfo> Catalog::commit() {
     }
 }
 
-Searcher Catalog::searcher() const { return Searcher(impl_->slot.load(), impl_->embedder); }
+Result<CommitInfo> Catalog::commit() {
+    std::lock_guard lock(impl_->write_mu);
+    return impl_->commit_locked();
+}
+
+Searcher Catalog::searcher() const { return Searcher(impl_->slot.load(), impl_->embedder, impl_->telemetry); }
+
+void Catalog::set_event_sink(std::shared_ptr<EventSink> sink, EventOptions options) {
+    impl_->telemetry->set_sink(std::move(sink), options);
+}
+
+SearchStats Catalog::stats() const noexcept { return impl_->telemetry->stats(); }
+
 
 const CatalogOptions& Catalog::options() const noexcept { return impl_->options; }
 

@@ -2,6 +2,7 @@
 // branches (each fetching top_k x fetch_factor over the allowed tools) -> RRF -> hits.
 #include <algorithm>
 #include <unordered_set>
+#include <chrono>
 
 #include "analysis/lexicon.hpp"
 #include "analysis/utf8.hpp"
@@ -9,6 +10,7 @@
 #include "fusion/fusion.hpp"
 #include "scout/searcher.hpp"
 #include "snapshot/snapshot.hpp"
+#include "telemetry/telemetry.hpp"
 
 namespace scout {
 namespace {
@@ -279,9 +281,19 @@ Searcher::Searcher() : snapshot_(empty_snapshot()) {}
 Searcher::Searcher(std::shared_ptr<const detail::Snapshot> snapshot, std::shared_ptr<Embedder> embedder)
     : snapshot_(snapshot ? std::move(snapshot) : empty_snapshot()), embedder_(std::move(embedder)) {}
 
-Result<SearchResult> Searcher::search(std::string_view query, const SearchOptions& options) const {
+Searcher::Searcher(std::shared_ptr<const detail::Snapshot> snapshot, std::shared_ptr<Embedder> embedder,
+                   std::shared_ptr<detail::Telemetry> telemetry)
+    : Searcher(std::move(snapshot), std::move(embedder)) {
+    telemetry_ = std::move(telemetry);
+}
+
+namespace {
+
+Result<SearchResult> guarded_search(const Snapshot& snap, const std::shared_ptr<Embedder>& embedder,
+                                    std::string_view query, const std::span<const float>* given_vector,
+                                    const SearchOptions& options) {
     try {
-        return run_search(*snapshot_, embedder_, query, nullptr, options);
+        return run_search(snap, embedder, query, given_vector, options);
     } catch (const std::bad_alloc&) {
         return Status{Errc::internal, "out of memory during search"};
     } catch (const std::exception& e) {
@@ -289,15 +301,30 @@ Result<SearchResult> Searcher::search(std::string_view query, const SearchOption
     }
 }
 
+}  // namespace
+
+Result<SearchResult> Searcher::search(std::string_view query, const SearchOptions& options) const {
+    const auto started = std::chrono::steady_clock::now();
+    Result<SearchResult> result = guarded_search(*snapshot_, embedder_, query, nullptr, options);
+    if (telemetry_) {
+        telemetry_->record_search(query, options, result, std::chrono::steady_clock::now() - started);
+    }
+    return result;
+}
+
 Result<SearchResult> Searcher::search(std::string_view query, std::span<const float> query_vector,
                                       const SearchOptions& options) const {
+    const auto started = std::chrono::steady_clock::now();
+    Result<SearchResult> result = Status{Errc::internal, "unset"};
     try {
-        return run_search(*snapshot_, embedder_, query, &query_vector, options);
+        result = guarded_search(*snapshot_, embedder_, query, &query_vector, options);
     } catch (const std::bad_alloc&) {
-        return Status{Errc::internal, "out of memory during search"};
-    } catch (const std::exception& e) {
-        return Status{Errc::internal, std::string("search failed: ") + e.what()};
+        result = Status{Errc::internal, "out of memory during search"};
     }
+    if (telemetry_) {
+        telemetry_->record_search(query, options, result, std::chrono::steady_clock::now() - started);
+    }
+    return result;
 }
 
 std::optional<ToolKey> Searcher::resolve(std::string_view enhanced_name) const {

@@ -1,5 +1,6 @@
 // common.cpp: see common.hpp.
 #include <charconv>
+#include <chrono>
 #include <cstdlib>
 #include <iostream>
 
@@ -67,7 +68,8 @@ const std::set<std::string>& catalog_options() {
         std::set<std::string> names{"catalog",        "embedder",         "embedder-url",
                                     "embedder-model", "embedder-dimensions", "top-k",
                                     "mode",           "server",           "environment",
-                                    "embed-timeout-ms", "auto-k"};
+                                    "embed-timeout-ms", "auto-k",          "index",
+                                    "events"};
         names.insert(index_option_names().begin(), index_option_names().end());
         return names;
     }();
@@ -100,35 +102,47 @@ Result<std::shared_ptr<Embedder>> make_embedder(const Args& args) {
                   "unknown embedder '" + spec + "' (expected static[:PATH], http, hashing[:DIM] or none)"};
 }
 
-Result<LoadedCatalog> load_catalog(const Args& args) {
-    auto path = args.get("catalog");
-    if (!path) {
-        return Status{Errc::invalid_argument, "--catalog FILE is required"};
-    }
-    auto spec = load_catalog_file(*path);
-    if (!spec) {
-        return spec.status();
-    }
-    auto embedder = make_embedder(args);
-    if (!embedder) {
-        return embedder.status();
-    }
-    auto options = index_options(args);
-    if (!options) {
-        return options.status();
-    }
-    LoadedCatalog out;
-    if (embedder.value()) {
-        // Repeated queries (eval runs each one per mode) skip the model.
-        out.meter = std::make_shared<MeteredEmbedder>(std::make_shared<CachingEmbedder>(embedder.value(), 4096));
-    }
-    auto catalog = Catalog::create(options.value(), out.meter);
+namespace {
+
+/// --index FILE: a saved index, opened and verified (nothing is re-embedded).
+Result<LoadedCatalog> open_index(const std::string& path, std::shared_ptr<MeteredEmbedder> meter) {
+    const auto started = std::chrono::steady_clock::now();
+    auto catalog = Catalog::open(path, meter);
     if (!catalog) {
         return catalog.status();
     }
+    LoadedCatalog out;
+    out.meter = std::move(meter);
+    out.catalog = std::make_unique<Catalog>(std::move(catalog.value()));
+    out.searcher = out.catalog->searcher();
+    std::set<std::string> servers;
+    for (const Hit& h : out.searcher.list_tools()) {
+        servers.insert(h.server);
+    }
+    out.info.generation = out.searcher.generation();
+    out.info.servers = servers.size();
+    out.info.tools = out.searcher.size();
+    out.info.dense_ready = out.searcher.has_dense();
+    out.info.dense_error = out.info.dense_ready ? "" : "the index was opened without an embedder";
+    out.info.build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    return out;
+}
+
+Result<LoadedCatalog> build_catalog(const std::string& path, const CatalogOptions& options,
+                                    std::shared_ptr<MeteredEmbedder> meter) {
+    auto spec = load_catalog_file(path);
+    if (!spec) {
+        return spec.status();
+    }
+    auto catalog = Catalog::create(options, meter);
+    if (!catalog) {
+        return catalog.status();
+    }
+    LoadedCatalog out;
+    out.meter = std::move(meter);
     out.catalog = std::make_unique<Catalog>(std::move(catalog.value()));
     if (Status s = out.catalog->upsert_servers(spec.value()); !s.ok()) {
-        return Status{s.code(), *path + ": " + s.message()};
+        return Status{s.code(), path + ": " + s.message()};
     }
     auto info = out.catalog->commit();
     if (!info) {
@@ -137,6 +151,54 @@ Result<LoadedCatalog> load_catalog(const Args& args) {
     out.info = info.value();
     out.searcher = out.catalog->searcher();
     return out;
+}
+
+}  // namespace
+
+Result<LoadedCatalog> load_catalog(const Args& args) {
+    auto catalog_path = args.get("catalog");
+    auto index_path = args.get("index");
+    if (catalog_path.has_value() == index_path.has_value()) {
+        return Status{Errc::invalid_argument, "give exactly one of --catalog FILE or --index FILE"};
+    }
+    auto embedder = make_embedder(args);
+    if (!embedder) {
+        return embedder.status();
+    }
+    std::shared_ptr<MeteredEmbedder> meter;
+    if (embedder.value()) {
+        // Repeated queries (eval runs each one per mode) skip the model.
+        meter = std::make_shared<MeteredEmbedder>(std::make_shared<CachingEmbedder>(embedder.value(), 4096));
+    }
+    Result<LoadedCatalog> loaded = Status{Errc::internal, "unset"};
+    if (index_path) {
+        for (const std::string& name : index_option_names()) {
+            if (args.has(name)) {
+                return Status{Errc::invalid_argument, "--" + name +
+                                                          " is an index setting, stored in the index file; "
+                                                          "give it to `scout index` instead"};
+            }
+        }
+        loaded = open_index(*index_path, std::move(meter));
+    } else {
+        auto options = index_options(args);
+        if (!options) {
+            return options.status();
+        }
+        loaded = build_catalog(*catalog_path, options.value(), std::move(meter));
+    }
+    if (!loaded) {
+        return loaded.status();
+    }
+    if (auto events = args.get("events")) {
+        auto sink = JsonLinesSink::open_file(*events);
+        if (!sink) {
+            return sink.status();
+        }
+        loaded->catalog->set_event_sink(sink.value());
+        loaded->searcher = loaded->catalog->searcher();
+    }
+    return loaded;
 }
 
 Result<SearchOptions> search_options(const Args& args, bool read_mode) {

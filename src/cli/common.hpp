@@ -50,7 +50,8 @@ struct LoadedCatalog {
     CommitInfo info;
 };
 
-/// Loads --catalog FILE, indexes it with the chosen embedder, and returns a searcher.
+/// Loads --catalog FILE and indexes it with the chosen embedder, or opens a saved --index FILE
+/// (exactly one of the two); with --events FILE, search events are appended there as JSON lines.
 [[nodiscard]] Result<LoadedCatalog> load_catalog(const Args& args);
 
 /// --top-k, --mode, --server (repeatable), --environment, --embed-timeout-ms.

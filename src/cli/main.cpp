@@ -11,8 +11,9 @@ namespace {
 constexpr const char* kUsage = R"(usage: scout <command> [options]
 
 commands:
-  search --catalog FILE [--top-k K] [--mode hybrid|bm25|dense] [--json] QUERY...
-  eval   --catalog FILE --queries FILE [--top-k K] [--mode hybrid|bm25|dense|all] [--json]
+  search --catalog FILE|--index FILE [--top-k K] [--mode hybrid|bm25|dense] [--json] QUERY...
+  eval   --catalog FILE|--index FILE --queries FILE [--top-k K] [--mode hybrid|bm25|dense|all] [--json]
+  index  --catalog FILE --out INDEX   build the index once and save it (see docs/FORMAT.md)
   tokens --encoding cl100k_base|o200k_base --file FILE   (prints the token count)
   synth  [--catalog FILE] [--seed N] [--servers N] [--tools N] [--out FILE]
 
@@ -28,6 +29,7 @@ common options:
   --embed-timeout-ms MS           give up on the query embedding after MS and answer with BM25
   --neighbours off|N[,W[,MIN]]    word-vector expansion: each query word adds its N nearest
                                   catalog words (cosine >= MIN) at weight W x cosine (3,0.1,0.6)
+  --events FILE                   append search events to FILE as JSON lines
 )";
 
 }  // namespace
@@ -44,6 +46,9 @@ int main(int argc, char** argv) {
         }
         if (command == "eval") {
             return scout::cli::run_eval(argc, argv);
+        }
+        if (command == "index") {
+            return scout::cli::run_index(argc, argv);
         }
         if (command == "tokens") {
             return scout::cli::run_tokens(argc, argv);

@@ -36,7 +36,7 @@ public:
     void accumulate(std::uint32_t row, float weight, float* out) const noexcept;
     [[nodiscard]] std::string_view word(std::uint32_t row) const noexcept;
 
-    /// The compact binary format (see docs/readme/embedders.md): header, words, scales,
+    /// The compact binary format (see docs/embedders.md): header, words, scales,
     /// int8 rows, a 64-bit checksum. Written to `path` + ".tmp" then renamed, so a reader never
     /// sees half a file.
     [[nodiscard]] Status save(const std::string& path) const;

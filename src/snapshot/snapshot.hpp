@@ -14,6 +14,7 @@
 #include "scout/enhanced_name.hpp"
 #include "scout/options.hpp"
 #include "scout/types.hpp"
+#include "snapshot/staged_catalog.hpp"
 #include "sparse/bm25_index.hpp"
 
 namespace scout::detail {
@@ -49,10 +50,14 @@ struct Snapshot {
     EnhancedNames names;
     std::unordered_map<std::string, std::vector<ToolId>> tools_by_name;  // plain tool name -> ids
     Bm25Index bm25;
-    std::unique_ptr<DenseIndex> dense;  // null: no embedder, or indexing failed
+    std::shared_ptr<const DenseIndex> dense;  // null: no embedder, or indexing failed
+    std::vector<std::uint64_t> embed_keys;    // EmbeddingCache key of each tool's vector
     std::string dense_error;            // why `dense` is null, when an embedder was set
     std::string embedder_model;
     std::shared_ptr<const NeighbourExpander> neighbours;  // null: off, or no word vectors
+    /// The full staged state this snapshot was built from (non-ACTIVE servers included), so
+    /// save() writes exactly what readers see. Null only for the empty initial snapshot.
+    std::shared_ptr<const StagedCatalog> source;
 };
 
 }  // namespace scout::detail

@@ -2,6 +2,7 @@
 // enhanced names and id maps; all assembled off to the side before anyone can see it.
 #include <chrono>
 #include <cmath>
+#include <algorithm>
 #include <exception>
 #include <set>
 
@@ -36,54 +37,40 @@ void EmbeddingCache::retain(const std::vector<std::uint64_t>& live) {
 
 namespace {
 
-void index_field(Bm25Index::Builder& bm25, const Analyzer& analyzer, const std::string& text,
-                 float weight, std::vector<std::string>& scratch) {
-    scratch.clear();
-    analyzer.analyze(text, scratch);
-    for (const std::string& term : scratch) {
-        bm25.add(term, weight);
-    }
-}
-
-/// The distinct unstemmed words of a document's fields, for neighbour expansion.
-void collect_words(const Analyzer& surface, const ToolDocument& doc, std::set<std::string>& words,
-                   std::vector<std::string>& scratch) {
-    for (const std::string* field : {&doc.name, &doc.server, &doc.server_description, &doc.description,
-                                     &doc.parameters}) {
-        scratch.clear();
-        surface.analyze(*field, scratch);
-        words.insert(scratch.begin(), scratch.end());
-    }
-}
-
-/// Catalog words with the index terms of each; words of under 3 bytes or with digits are left
-/// out (their vectors relate them to little of use).
+/// The catalog words for neighbour expansion: the unstemmed index terms of every document
+/// (taken from its cached analysis, so a commit analyzes nothing again), each with the index
+/// terms it stands for. Words under 3 bytes or with digits are left out (their vectors relate
+/// them to little of use).
 std::shared_ptr<const NeighbourExpander> build_neighbours(const Analyzer& index_analyzer,
+                                                          const AnalyzerOptions& analyzer_options,
                                                           std::shared_ptr<const WordVectors> vectors,
-                                                          const std::set<std::string>& words) {
+                                                          const std::vector<CachedDocument*>& docs) {
+    std::set<std::string> words;
+    for (const CachedDocument* doc : docs) {
+        for (const auto& [term, weight] : doc->weighted_terms) {
+            if (!term.empty() && term[0] != '~') {
+                words.insert(term);
+            }
+        }
+    }
+    // Stems without their surface forms: a term is its own (only) index term.
+    const bool stems_only = analyzer_options.stem && !analyzer_options.keep_surface;
     std::vector<CatalogWord> entries;
     for (const std::string& w : words) {
         if (w.size() < 3 || std::any_of(w.begin(), w.end(), [](char c) { return c >= '0' && c <= '9'; })) {
             continue;
         }
-        entries.push_back({w, index_analyzer.analyze(w)});
+        entries.push_back({w, stems_only ? std::vector<std::string>{w} : index_analyzer.analyze(w)});
     }
     return NeighbourExpander::build(std::move(vectors), std::move(entries));
 }
 
 /// Embeds the documents the cache does not know; fills `vectors` (unit rows) or returns an error.
-Status embed_documents(const std::vector<std::string>& texts, const CatalogOptions& options,
-                       Embedder& embedder, EmbeddingCache& cache, VectorStore& vectors,
-                       std::size_t& embedded) {
-    const std::string model = embedder.model_id();
-    const std::size_t dim = embedder.dim();
-    if (dim == 0) {
-        return {Errc::dimension_mismatch, "embedder reports dimension 0"};
-    }
-    std::vector<std::uint64_t> keys(texts.size());
+Status embed_documents(const std::vector<const std::string*>& texts, const std::vector<std::uint64_t>& keys,
+                       const CatalogOptions& options, Embedder& embedder, std::size_t dim,
+                       EmbeddingCache& cache, VectorStore& vectors, std::size_t& embedded) {
     std::vector<std::size_t> missing;
     for (std::size_t i = 0; i < texts.size(); ++i) {
-        keys[i] = EmbeddingCache::key(model, texts[i]);
         if (cache.find(keys[i]) == nullptr) {
             missing.push_back(i);
         }
@@ -93,7 +80,7 @@ Status embed_documents(const std::vector<std::string>& texts, const CatalogOptio
         const std::size_t end = std::min(start + batch, missing.size());
         std::vector<std::string> chunk;
         for (std::size_t j = start; j < end; ++j) {
-            chunk.push_back(texts[missing[j]]);
+            chunk.push_back(*texts[missing[j]]);
         }
         Result<std::vector<float>> out = Status{Errc::internal, "not called"};
         try {
@@ -137,10 +124,74 @@ Status embed_documents(const std::vector<std::string>& texts, const CatalogOptio
     return {};
 }
 
+/// The EmbeddingCache keys of every document, reusing the ones computed by earlier commits.
+std::vector<std::uint64_t> embed_keys_of(const std::vector<CachedDocument*>& docs, const std::string& model) {
+    const std::uint64_t model_hash = fnv1a(model) | 1U;  // never 0, which means "not computed"
+    std::vector<std::uint64_t> keys;
+    keys.reserve(docs.size());
+    for (CachedDocument* doc : docs) {
+        if (doc->embed_model_hash != model_hash) {
+            doc->embed_key = EmbeddingCache::key(model, doc->text);
+            doc->embed_model_hash = model_hash;
+        }
+        keys.push_back(doc->embed_key);
+    }
+    return keys;
+}
+
+/// Fills the dense side of `snap` (or its dense_error), sharing previous->dense when possible.
+void build_dense(Snapshot& snap, const std::vector<CachedDocument*>& docs, const CatalogOptions& options,
+                 Embedder& embedder, EmbeddingCache& cache, const Snapshot* previous, CommitInfo& info) {
+    Status s;
+    try {
+        std::vector<std::string> corpus;
+        corpus.reserve(docs.size());
+        for (const CachedDocument* doc : docs) {
+            corpus.push_back(doc->text);
+        }
+        embedder.fit(corpus);  // corpus statistics first, so model_id() names the fitted model
+        snap.embedder_model = embedder.model_id();
+        const std::size_t dim = embedder.dim();
+        if (dim == 0) {
+            snap.dense_error = Status{Errc::dimension_mismatch, "embedder reports dimension 0"}.to_string();
+            return;
+        }
+        snap.embed_keys = embed_keys_of(docs, snap.embedder_model);
+        if (previous != nullptr && previous->dense && previous->embedder_model == snap.embedder_model &&
+            previous->dense->vectors().dim == dim && previous->embed_keys == snap.embed_keys) {
+            snap.dense = previous->dense;
+            info.dense_reused = true;
+            return;
+        }
+        std::vector<const std::string*> texts;
+        texts.reserve(docs.size());
+        for (const std::string& text : corpus) {
+            texts.push_back(&text);
+        }
+        auto vectors = std::make_shared<VectorStore>();
+        s = embed_documents(texts, snap.embed_keys, options, embedder, dim, cache, *vectors, info.embedded);
+        if (s.ok()) {
+            snap.dense = make_dense_index(std::move(vectors), options.dense);
+            return;
+        }
+    } catch (const std::exception& e) {
+        s = {Errc::unavailable, std::string("embedder failed: ") + e.what()};
+    }
+    snap.embed_keys.clear();
+    snap.dense_error = s.to_string();
+}
+
 }  // namespace
 
 BuildOutput build_snapshot(const StagedCatalog& staged, const CatalogOptions& options,
                            Embedder* embedder, EmbeddingCache& cache, std::uint64_t generation) {
+    DocumentCache documents;
+    return build_snapshot(staged, options, embedder, cache, documents, nullptr, generation);
+}
+
+BuildOutput build_snapshot(const StagedCatalog& staged, const CatalogOptions& options,
+                           Embedder* embedder, EmbeddingCache& cache, DocumentCache& documents,
+                           const Snapshot* previous, std::uint64_t generation) {
     const auto started = std::chrono::steady_clock::now();
     auto snap = std::make_shared<Snapshot>();
     snap->generation = generation;
@@ -157,16 +208,15 @@ BuildOutput build_snapshot(const StagedCatalog& staged, const CatalogOptions& op
             word_vectors = nullptr;  // an optional capability: without it there is no expansion
         }
     }
-    std::set<std::string> catalog_words;
     if (options.expansion.lexicon) {
         (void)default_lexicon();  // built here, so no search pays for it
     }
 
+    BuildOutput out;
     Bm25Index::Builder bm25;
-    std::vector<std::string> texts;
+    std::vector<CachedDocument*> docs;
+    std::vector<std::uint64_t> doc_keys;
     std::vector<ToolKey> keys;
-    std::vector<std::string> scratch;
-    const FieldWeights& w = options.bm25.weights;
     for (const auto& [server_name, server] : staged) {
         if (server.meta.status != ServerStatus::active) {
             continue;
@@ -175,20 +225,18 @@ BuildOutput build_snapshot(const StagedCatalog& staged, const CatalogOptions& op
         ServerRecord record{server.meta.name, server.meta.description, server.meta.category,
                             server.meta.environment, static_cast<ToolId>(snap->tools.size()), 0};
         for (const auto& [tool_name, tool] : server.tools) {
-            auto doc = make_tool_document(server.meta, tool);
-            if (!doc) {
+            const std::uint64_t key = DocumentCache::key(server.meta, tool);
+            CachedDocument* doc = documents.get(key, server.meta, tool, snap->analyzer, options.bm25.weights,
+                                                out.info.rendered);
+            if (doc == nullptr) {
                 continue;  // validated at upsert; unreachable in practice
             }
             bm25.begin_document();
-            index_field(bm25, snap->analyzer, doc->name, w.name, scratch);
-            index_field(bm25, snap->analyzer, doc->server, w.server, scratch);
-            index_field(bm25, snap->analyzer, doc->server_description, w.server_description, scratch);
-            index_field(bm25, snap->analyzer, doc->description, w.description, scratch);
-            index_field(bm25, snap->analyzer, doc->parameters, w.parameters, scratch);
-            if (word_vectors) {
-                collect_words(snap->surface_analyzer, *doc, catalog_words, scratch);
+            for (const auto& [term, weighted_tf] : doc->weighted_terms) {
+                bm25.add(term, weighted_tf);
             }
-            texts.push_back(doc->text());
+            docs.push_back(doc);
+            doc_keys.push_back(key);
             keys.push_back({server.meta.name, tool.name});
             snap->tools.push_back({server.meta.name, tool.name, {}, tool.title, tool.description,
                                    tool.input_schema.empty() ? R"({"type":"object"})" : tool.input_schema,
@@ -200,7 +248,7 @@ BuildOutput build_snapshot(const StagedCatalog& staged, const CatalogOptions& op
     }
     snap->bm25 = std::move(bm25).build(options.bm25);
     if (word_vectors) {
-        snap->neighbours = build_neighbours(snap->analyzer, std::move(word_vectors), catalog_words);
+        snap->neighbours = build_neighbours(snap->analyzer, options.analyzer, std::move(word_vectors), docs);
     }
     snap->names = EnhancedNames(keys);
     for (std::size_t i = 0; i < snap->tools.size(); ++i) {
@@ -208,25 +256,12 @@ BuildOutput build_snapshot(const StagedCatalog& staged, const CatalogOptions& op
         snap->tools_by_name[snap->tools[i].tool].push_back(static_cast<ToolId>(i));
     }
 
-    BuildOutput out;
-    if (embedder != nullptr && !texts.empty()) {
-        auto vectors = std::make_shared<VectorStore>();
-        Status s;
-        try {
-            embedder->fit(texts);  // corpus statistics first, so model_id() names the fitted model
-            snap->embedder_model = embedder->model_id();
-            s = embed_documents(texts, options, *embedder, cache, *vectors, out.info.embedded);
-        } catch (const std::exception& e) {
-            s = {Errc::unavailable, std::string("embedder failed: ") + e.what()};
-        }
-        if (s.ok()) {
-            snap->dense = make_dense_index(std::move(vectors), options.dense);
-        } else {
-            snap->dense_error = s.to_string();
-        }
+    if (embedder != nullptr && !docs.empty()) {
+        build_dense(*snap, docs, options, *embedder, cache, previous, out.info);
     } else if (embedder == nullptr) {
         snap->dense_error = "no embedder configured";
     }
+    documents.retain(doc_keys);
 
     out.info.generation = generation;
     out.info.servers = snap->servers.size();

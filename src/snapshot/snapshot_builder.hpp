@@ -9,16 +9,11 @@
 #include <vector>
 
 #include "scout/catalog.hpp"
+#include "snapshot/document_cache.hpp"
 #include "snapshot/snapshot.hpp"
+#include "snapshot/staged_catalog.hpp"
 
 namespace scout::detail {
-
-/// The writer's desired state: every server (any status) and its tools, ordered by name.
-struct StagedServer {
-    ServerSpec meta;  // meta.tools is unused; tools live in the map
-    std::map<std::string, ToolSpec, std::less<>> tools;
-};
-using StagedCatalog = std::map<std::string, StagedServer, std::less<>>;
 
 /// Document vectors by (model id, document text) hash: re-indexing an unchanged tool embeds nothing.
 class EmbeddingCache {
@@ -43,6 +38,14 @@ struct BuildOutput {
 /// not fail the build: the snapshot then has no dense index and says why.
 [[nodiscard]] BuildOutput build_snapshot(const StagedCatalog& staged, const CatalogOptions& options,
                                          Embedder* embedder, EmbeddingCache& cache,
+                                         std::uint64_t generation);
+
+/// Same, reusing the writer's caches: unchanged tools are neither rendered, analyzed nor
+/// embedded again, and when every document vector is the same as in `previous` its dense
+/// index is shared instead of rebuilt.
+[[nodiscard]] BuildOutput build_snapshot(const StagedCatalog& staged, const CatalogOptions& options,
+                                         Embedder* embedder, EmbeddingCache& cache,
+                                         DocumentCache& documents, const Snapshot* previous,
                                          std::uint64_t generation);
 
 }  // namespace scout::detail

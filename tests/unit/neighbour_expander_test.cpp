@@ -7,6 +7,7 @@
 #include <map>
 
 #include "expansion/neighbour_expander.hpp"
+#include "persist/options_json.hpp"
 #include "scout/caching_embedder.hpp"
 #include "scout/catalog.hpp"
 #include "scout/static_embedder.hpp"
@@ -146,4 +147,24 @@ TEST_CASE("StaticEmbedder lends its word vectors, resolving inflections like emb
     CHECK(v[0] == Approx(0.5f).margin(0.02));
     CHECK(v[1] == Approx(0.5f).margin(0.02));
     CHECK_FALSE(words->lookup("zzzz", v));
+}
+
+TEST_CASE("neighbour options survive the index file's options JSON, old files get the defaults", "[expansion]") {
+    CatalogOptions o;
+    o.expansion.neighbours = 5;
+    o.expansion.neighbour_weight = 0.25f;
+    o.expansion.neighbour_min_similarity = 0.7f;
+    nlohmann::json j = scout::detail::options_to_json(o);
+    auto back = scout::detail::options_from_json(j);
+    REQUIRE(back.ok());
+    CHECK(back->expansion.neighbours == 5);
+    CHECK(back->expansion.neighbour_weight == Approx(0.25f));
+    CHECK(back->expansion.neighbour_min_similarity == Approx(0.7f));
+    j["expansion"].erase("neighbours");
+    back = scout::detail::options_from_json(j);
+    REQUIRE(back.ok());
+    CHECK(back->expansion.neighbours == ExpansionOptions{}.neighbours);
+    j["expansion"]["neighbours"] = 3;
+    j["expansion"]["neighbour_min_similarity"] = 7;
+    CHECK_FALSE(scout::detail::options_from_json(j).ok());
 }

@@ -1,0 +1,183 @@
+// options_json.cpp: see options_json.hpp. Bounds matter: a damaged file must not ask for, say,
+// an HNSW graph with a billion links per node.
+#include <cmath>
+#include <stdexcept>
+
+#include "persist/options_json.hpp"
+
+namespace scout::detail {
+namespace {
+
+using nlohmann::json;
+
+// Every CatalogOptions field is written and read below. This trips when a field is added, as a
+// reminder to extend both functions (and docs/FORMAT.md) so index files keep every setting.
+static_assert(sizeof(CatalogOptions) == 192, "CatalogOptions changed: update options_json.cpp");
+
+struct BadField : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+const json& field(const json& obj, const char* key) {
+    if (!obj.is_object() || !obj.contains(key)) {
+        throw BadField(std::string("missing option '") + key + "'");
+    }
+    return obj[key];
+}
+
+float real(const json& obj, const char* key, double lo, double hi) {
+    const json& v = field(obj, key);
+    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < lo || v.get<double>() > hi) {
+        throw BadField(std::string("option '") + key + "' is out of range");
+    }
+    return v.get<float>();
+}
+
+std::size_t whole(const json& obj, const char* key, std::uint64_t lo, std::uint64_t hi) {
+    const json& v = field(obj, key);
+    if (!v.is_number_unsigned() || v.get<std::uint64_t>() < lo || v.get<std::uint64_t>() > hi) {
+        throw BadField(std::string("option '") + key + "' is out of range");
+    }
+    return static_cast<std::size_t>(v.get<std::uint64_t>());
+}
+
+bool flag(const json& obj, const char* key) {
+    const json& v = field(obj, key);
+    if (!v.is_boolean()) {
+        throw BadField(std::string("option '") + key + "' is not a boolean");
+    }
+    return v.get<bool>();
+}
+
+double non_negative(const json& obj, const char* key) {
+    const json& v = field(obj, key);
+    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0 || v.get<double>() > 1e9) {
+        throw BadField(std::string("option '") + key + "' is out of range");
+    }
+    return v.get<double>();
+}
+
+const char* kind_name(DenseIndexKind kind) {
+    switch (kind) {
+        case DenseIndexKind::flat: return "flat";
+        case DenseIndexKind::hnsw: return "hnsw";
+        case DenseIndexKind::automatic: break;
+    }
+    return "automatic";
+}
+
+}  // namespace
+
+json options_to_json(const CatalogOptions& o) {
+    const FieldWeights& w = o.bm25.weights;
+    return {{"analyzer",
+             {{"split_identifiers", o.analyzer.split_identifiers},
+              {"remove_stop_words", o.analyzer.remove_stop_words},
+              {"stem", o.analyzer.stem},
+              {"keep_surface", o.analyzer.keep_surface},
+              {"max_token_bytes", o.analyzer.max_token_bytes}}},
+            {"bm25",
+             {{"k1", o.bm25.k1},
+              {"b", o.bm25.b},
+              {"weights",
+               {{"name", w.name},
+                {"server", w.server},
+                {"server_description", w.server_description},
+                {"description", w.description},
+                {"parameters", w.parameters}}}}},
+            {"dense",
+             {{"kind", kind_name(o.dense.kind)},
+              {"hnsw_min_tools", o.dense.hnsw_min_tools},
+              {"int8_scan", o.dense.int8_scan},
+              {"int8_rescore_factor", o.dense.int8_rescore_factor},
+              {"hnsw_filter_min_fraction", o.dense.hnsw_filter_min_fraction},
+              {"hnsw_m", o.dense.hnsw_m},
+              {"hnsw_ef_construction", o.dense.hnsw_ef_construction},
+              {"hnsw_ef_search", o.dense.hnsw_ef_search},
+              {"seed", o.dense.seed}}},
+            {"fusion",
+             {{"method", std::string(fusion_method_name(o.fusion.method))},
+              {"rrf_k", o.fusion.rrf_k},
+              {"fetch_factor", o.fusion.fetch_factor},
+              {"bm25_weight", o.fusion.bm25_weight},
+              {"dense_weight", o.fusion.dense_weight}}},
+            {"expansion", {{"lexicon", o.expansion.lexicon},
+                           {"weight", o.expansion.weight},
+                           {"neighbours", o.expansion.neighbours},
+                           {"neighbour_weight", o.expansion.neighbour_weight},
+                           {"neighbour_min_similarity", o.expansion.neighbour_min_similarity}}},
+            {"embed_batch", o.embed_batch}};
+}
+
+Result<CatalogOptions> options_from_json(const json& j) {
+    try {
+        CatalogOptions o;
+        const json& a = field(j, "analyzer");
+        o.analyzer.split_identifiers = flag(a, "split_identifiers");
+        o.analyzer.remove_stop_words = flag(a, "remove_stop_words");
+        o.analyzer.stem = flag(a, "stem");
+        o.analyzer.keep_surface = flag(a, "keep_surface");
+        o.analyzer.max_token_bytes = whole(a, "max_token_bytes", 1, 1U << 20U);
+        const json& b = field(j, "bm25");
+        o.bm25.k1 = real(b, "k1", 0, 1000);
+        o.bm25.b = real(b, "b", 0, 1);
+        const json& w = field(b, "weights");
+        o.bm25.weights.name = real(w, "name", 0, 1e6);
+        o.bm25.weights.server = real(w, "server", 0, 1e6);
+        o.bm25.weights.server_description = real(w, "server_description", 0, 1e6);
+        o.bm25.weights.description = real(w, "description", 0, 1e6);
+        o.bm25.weights.parameters = real(w, "parameters", 0, 1e6);
+        const json& d = field(j, "dense");
+        const json& kind = field(d, "kind");
+        if (kind == "flat") {
+            o.dense.kind = DenseIndexKind::flat;
+        } else if (kind == "hnsw") {
+            o.dense.kind = DenseIndexKind::hnsw;
+        } else if (kind == "automatic") {
+            o.dense.kind = DenseIndexKind::automatic;
+        } else {
+            throw BadField("unknown dense index kind");
+        }
+        o.dense.hnsw_min_tools = whole(d, "hnsw_min_tools", 0, UINT64_MAX);
+        o.dense.int8_scan = flag(d, "int8_scan");
+        o.dense.int8_rescore_factor = whole(d, "int8_rescore_factor", 1, 1024);
+        o.dense.hnsw_filter_min_fraction = real(d, "hnsw_filter_min_fraction", 0, 1);
+        o.dense.hnsw_m = whole(d, "hnsw_m", 2, 1024);
+        o.dense.hnsw_ef_construction = whole(d, "hnsw_ef_construction", 1, 1U << 20U);
+        o.dense.hnsw_ef_search = whole(d, "hnsw_ef_search", 1, 1U << 20U);
+        o.dense.seed = whole(d, "seed", 0, UINT64_MAX);
+        const json& f = field(j, "fusion");
+        const json& method = field(f, "method");
+        bool known = false;
+        for (FusionMethod m : {FusionMethod::rrf, FusionMethod::weighted_rrf, FusionMethod::score_blend,
+                               FusionMethod::anchored}) {
+            if (method.is_string() && method.get<std::string>() == fusion_method_name(m)) {
+                o.fusion.method = m;
+                known = true;
+            }
+        }
+        if (!known) {
+            throw BadField("unknown fusion method");
+        }
+        o.fusion.rrf_k = non_negative(f, "rrf_k");
+        o.fusion.bm25_weight = non_negative(f, "bm25_weight");
+        o.fusion.dense_weight = non_negative(f, "dense_weight");
+        o.fusion.fetch_factor = whole(f, "fetch_factor", 1, 1000);
+        const json& x = field(j, "expansion");
+        o.expansion.lexicon = flag(x, "lexicon");
+        o.expansion.weight = real(x, "weight", 0, 1e6);
+        if (x.contains("neighbours")) {  // absent from files written before neighbour expansion
+            o.expansion.neighbours = whole(x, "neighbours", 0, 64);
+            o.expansion.neighbour_weight = real(x, "neighbour_weight", 0, 1e6);
+            o.expansion.neighbour_min_similarity = real(x, "neighbour_min_similarity", -1, 1);
+        }
+        o.embed_batch = whole(j, "embed_batch", 1, 1U << 20U);
+        return o;
+    } catch (const BadField& e) {
+        return Status{Errc::corrupt, std::string("index file is corrupt: ") + e.what()};
+    } catch (const json::exception& e) {
+        return Status{Errc::corrupt, std::string("index file is corrupt: bad options: ") + e.what()};
+    }
+}
+
+}  // namespace scout::detail

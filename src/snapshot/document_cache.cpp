@@ -1,0 +1,86 @@
+// document_cache.cpp: see document_cache.hpp.
+#include <functional>
+#include <string_view>
+
+#include "scout/tool_document.hpp"
+#include "snapshot/document_cache.hpp"
+#include "util/hash.hpp"
+
+namespace scout::detail {
+namespace {
+
+std::uint64_t combine(std::uint64_t h, std::string_view field) noexcept {
+    // Length first, so ("ab", "c") and ("a", "bc") differ.
+    h = mix64(h ^ field.size());
+    return mix64(h ^ std::hash<std::string_view>{}(field));
+}
+
+}  // namespace
+
+std::uint64_t DocumentCache::key(const ServerSpec& server, const ToolSpec& tool) noexcept {
+    std::uint64_t h = kFnvOffset;
+    for (std::string_view f : {std::string_view(server.name), std::string_view(server.description),
+                               std::string_view(server.category), std::string_view(server.environment),
+                               std::string_view(tool.name), std::string_view(tool.title),
+                               std::string_view(tool.description), std::string_view(tool.input_schema),
+                               std::string_view(tool.annotations)}) {
+        h = combine(h, f);
+    }
+    return h;
+}
+
+CachedDocument* DocumentCache::get(std::uint64_t key, const ServerSpec& server, const ToolSpec& tool,
+                                   const Analyzer& analyzer, const FieldWeights& weights,
+                                   std::size_t& rendered) {
+    if (auto it = entries_.find(key); it != entries_.end()) {
+        return &it->second;
+    }
+    auto doc = make_tool_document(server, tool);
+    if (!doc) {
+        return nullptr;  // validated at upsert; unreachable in practice
+    }
+    ++rendered;
+    CachedDocument entry;
+    const std::pair<const std::string*, float> fields[5] = {{&doc->name, weights.name},
+                                                            {&doc->server, weights.server},
+                                                            {&doc->server_description, weights.server_description},
+                                                            {&doc->description, weights.description},
+                                                            {&doc->parameters, weights.parameters}};
+    std::unordered_map<std::string, std::size_t> slot;  // term -> index in weighted_terms
+    std::vector<std::string> terms;
+    for (const auto& [text, weight] : fields) {
+        terms.clear();
+        analyzer.analyze(*text, terms);
+        if (weight <= 0.0f) {
+            continue;  // the BM25 builder ignores such occurrences too
+        }
+        for (const std::string& term : terms) {
+            auto [it, fresh] = slot.try_emplace(term, entry.weighted_terms.size());
+            if (fresh) {
+                entry.weighted_terms.emplace_back(term, 0.0f);
+            }
+            // Per-term sums keep occurrence order, so term frequencies are bit-identical to
+            // adding occurrence by occurrence.
+            entry.weighted_terms[it->second].second += weight;
+        }
+    }
+    entry.text = doc->text();
+    return &entries_.emplace(key, std::move(entry)).first->second;
+}
+
+void DocumentCache::retain(const std::vector<std::uint64_t>& live) {
+    if (live.size() == entries_.size()) {
+        return;  // every entry was used by this build (keys are distinct per entry)
+    }
+    std::unordered_map<std::uint64_t, CachedDocument> kept;
+    kept.reserve(live.size());
+    for (std::uint64_t k : live) {
+        if (auto it = entries_.find(k); it != entries_.end()) {
+            kept.emplace(k, std::move(it->second));
+            entries_.erase(it);
+        }
+    }
+    entries_ = std::move(kept);
+}
+
+}  // namespace scout::detail

@@ -1,0 +1,20 @@
+// staged_catalog.hpp: the writer's desired state: every server (any status) with its tools,
+// ordered by name. The Catalog edits one under its write lock; each snapshot keeps a copy of the
+// one it was built from, so the published state can be saved exactly.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+
+#include "scout/types.hpp"
+
+namespace scout::detail {
+
+struct StagedServer {
+    ServerSpec meta;  // meta.tools is unused; tools live in the map
+    std::map<std::string, ToolSpec, std::less<>> tools;
+};
+using StagedCatalog = std::map<std::string, StagedServer, std::less<>>;
+
+}  // namespace scout::detail
