@@ -6,6 +6,8 @@
 #include <sys/wait.h>
 
 #include <catch2/catch.hpp>
+
+#include "support/run_command.hpp"
 #include <nlohmann/json.hpp>
 
 #include "support/temp_dir.hpp"
@@ -20,20 +22,9 @@ struct Run {
 
 Run run(const scout::test::TempDir& dir, const std::string& args) {
     const std::string err_path = dir.file("stderr.txt");
-    const std::string cmd = std::string(SCOUT_CLI_PATH) + " " + args + " 2>" + err_path;
-    Run r;
-    FILE* pipe = popen(cmd.c_str(), "r");
-    REQUIRE(pipe != nullptr);
-    std::array<char, 4096> buf{};
-    std::size_t n = 0;
-    while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) {
-        r.out.append(buf.data(), n);
-    }
-    const int status = pclose(pipe);
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    const auto r = scout::testing::run_command(std::string(SCOUT_CLI_PATH) + " " + args + " 2>" + err_path);
     std::ifstream f(err_path);
-    r.err.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-    return r;
+    return {r.code, r.out, std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>())};
 }
 
 constexpr const char* kCatalog = R"({"servers":[

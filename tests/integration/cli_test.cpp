@@ -7,28 +7,16 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+
+#include "support/run_command.hpp"
 #include <nlohmann/json.hpp>
 
 namespace {
 
-struct Run {
-    int code = -1;
-    std::string out;
-};
+using Run = scout::testing::CommandRun;
 
 Run run(const std::string& args) {
-    const std::string cmd = std::string(SCOUT_CLI_PATH) + " " + args + " 2>/dev/null";
-    Run r;
-    FILE* pipe = popen(cmd.c_str(), "r");
-    REQUIRE(pipe != nullptr);
-    std::array<char, 4096> buf{};
-    std::size_t n = 0;
-    while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) {
-        r.out.append(buf.data(), n);
-    }
-    const int status = pclose(pipe);
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    return r;
+    return scout::testing::run_command(std::string(SCOUT_CLI_PATH) + " " + args + " 2>/dev/null");
 }
 
 std::filesystem::path write_temp(const std::string& name, const std::string& content) {

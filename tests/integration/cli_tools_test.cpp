@@ -1,6 +1,8 @@
 // cli_tools_test.cpp: the `scout tokens` and `scout synth` subcommands, run as processes.
 #include <catch2/catch.hpp>
 
+#include "support/run_command.hpp"
+
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -21,20 +23,10 @@ std::string source_dir() {
     return dir != nullptr ? dir : ".";
 }
 
-struct Run {
-    int code;
-    std::string out;
-};
+using Run = scout::testing::CommandRun;
 
 Run run(const std::string& args) {
-    const std::string cmd = std::string(SCOUT_CLI_PATH) + " " + args + " 2>/dev/null";
-    FILE* pipe = popen(cmd.c_str(), "r");
-    REQUIRE(pipe != nullptr);
-    std::string out;
-    std::array<char, 4096> buf{};
-    while (std::size_t n = std::fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
-    const int status = pclose(pipe);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+    return scout::testing::run_command(std::string(SCOUT_CLI_PATH) + " " + args + " 2>/dev/null");
 }
 
 }  // namespace

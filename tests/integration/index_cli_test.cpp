@@ -11,28 +11,16 @@
 
 #include <catch2/catch.hpp>
 
+#include "support/run_command.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
-    int code = -1;
-    std::string out;  // stdout and stderr
-};
+using Run = scout::testing::CommandRun;  // out holds stdout and stderr
 
 Run run(const std::string& args) {
-    const std::string cmd = std::string(SCOUT_CLI_PATH) + " " + args + " 2>&1";
-    Run r;
-    FILE* pipe = ::popen(cmd.c_str(), "r");
-    REQUIRE(pipe != nullptr);
-    std::array<char, 4096> buf{};
-    std::size_t n = 0;
-    while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) {
-        r.out.append(buf.data(), n);
-    }
-    const int status = ::pclose(pipe);
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    return r;
+    return scout::testing::run_command(std::string(SCOUT_CLI_PATH) + " " + args + " 2>&1");
 }
 
 std::string source(const char* rel) {
