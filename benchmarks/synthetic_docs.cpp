@@ -3,23 +3,12 @@
 
 #include <cmath>
 
+#include "util/split_mix.hpp"
+
 namespace scout::bench {
 namespace {
 
-class Rng {  // SplitMix64
-public:
-    explicit Rng(std::uint64_t seed) : state_(seed) {}
-    std::uint64_t next() {
-        std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-        return z ^ (z >> 31);
-    }
-    double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-
-private:
-    std::uint64_t state_;
-};
+using Rng = SplitMix64;
 
 constexpr std::size_t kVocabulary = 20000;
 

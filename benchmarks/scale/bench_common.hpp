@@ -2,6 +2,8 @@
 // queries), the latency recorder and the result rows every engine reports.
 #pragma once
 
+#include <filesystem>
+
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -98,6 +100,9 @@ void measure(const Config& cfg, std::size_t queries, const std::function<void(st
 
 /// recall@k of `got` against `truth` (ids), averaged by the caller.
 [[nodiscard]] double overlap(const std::vector<std::uint32_t>& got, const std::vector<std::uint32_t>& truth);
+
+/// Writes the corpus as a Xapian glass database at `dir` (replacing any). Throws Xapian::Error.
+void build_xapian_index(const Corpus& corpus, const std::filesystem::path& dir);
 
 std::vector<Row> run_sparse(const Config& cfg, const Corpus& corpus);
 std::vector<Row> run_dense(const Config& cfg, const Corpus& corpus);

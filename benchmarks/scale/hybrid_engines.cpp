@@ -131,17 +131,7 @@ Row peer_hybrid(const Config& cfg, const Corpus& c) {
     const std::size_t dim = c.dim();
     try {
         const double t0 = thread_cpu_seconds();
-        {
-            Xapian::WritableDatabase db(dir.string(), Xapian::DB_CREATE_OR_OVERWRITE | Xapian::DB_BACKEND_GLASS);
-            for (std::size_t d = 0; d < c.size(); ++d) {
-                Xapian::Document doc;
-                for (std::uint32_t w : c.doc(d)) {
-                    doc.add_term(c.vocab[w]);
-                }
-                db.add_document(doc);
-            }
-            db.commit();
-        }
+        build_xapian_index(c, dir);
         std::unique_ptr<HnswPeer> hnsw;
         std::unique_ptr<faiss::IndexFlatIP> flat;
         if (graph) {

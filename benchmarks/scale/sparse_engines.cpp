@@ -140,6 +140,18 @@ void add_quality(Row& row, const std::vector<std::vector<std::uint32_t>>& got,
 
 }  // namespace
 
+void build_xapian_index(const Corpus& c, const std::filesystem::path& dir) {
+    Xapian::WritableDatabase db(dir.string(), Xapian::DB_CREATE_OR_OVERWRITE | Xapian::DB_BACKEND_GLASS);
+    for (std::size_t d = 0; d < c.size(); ++d) {
+        Xapian::Document doc;
+        for (std::uint32_t w : c.doc(d)) {
+            doc.add_term(c.vocab[w]);
+        }
+        db.add_document(doc);
+    }
+    db.commit();
+}
+
 std::vector<Row> run_sparse(const Config& cfg, const Corpus& c) {
     std::vector<Row> rows;
     const std::size_t nq = c.queries.size();
@@ -199,17 +211,7 @@ std::vector<Row> run_sparse(const Config& cfg, const Corpus& c) {
         std::filesystem::remove_all(dir);
         try {
             const double t0 = thread_cpu_seconds();
-            {
-                Xapian::WritableDatabase db(dir.string(), Xapian::DB_CREATE_OR_OVERWRITE | Xapian::DB_BACKEND_GLASS);
-                for (std::size_t d = 0; d < c.size(); ++d) {
-                    Xapian::Document doc;
-                    for (std::uint32_t w : c.doc(d)) {
-                        doc.add_term(c.vocab[w]);
-                    }
-                    db.add_document(doc);
-                }
-                db.commit();
-            }
+            build_xapian_index(c, dir);
             row.build_s = thread_cpu_seconds() - t0;
             row.bytes = dir_bytes(dir);
             Xapian::Database db(dir.string());

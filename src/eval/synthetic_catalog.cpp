@@ -1,5 +1,6 @@
 // synthetic_catalog.cpp: the seeded catalog generator and the catalog JSON writer.
 #include "eval/synthetic_catalog.hpp"
+#include "util/split_mix.hpp"
 
 #include <algorithm>
 #include <array>
@@ -11,26 +12,7 @@
 namespace scout::eval {
 namespace {
 
-// SplitMix64: tiny, fully specified, so output is identical on every standard library (the
-// std distributions are not).
-class Rng {
-public:
-    explicit Rng(std::uint64_t seed) : state_(seed) {}
-    std::uint64_t next() {
-        std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-        return z ^ (z >> 31);
-    }
-    std::size_t below(std::size_t n) { return n == 0 ? 0 : static_cast<std::size_t>(next() % n); }
-    template <typename T>
-    void shuffle(std::vector<T>& v) {
-        for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[below(i)]);
-    }
-
-private:
-    std::uint64_t state_;
-};
+using Rng = SplitMix64;
 
 struct Scope {
     const char* slug;
