@@ -17,6 +17,9 @@ struct FieldWeights {
     float server_description = 0.5f;  ///< domain context (helps area-of-expertise queries)
     float description = 1.0f;
     float parameters = 0.5f;          ///< parameter names, descriptions and enum values
+    /// The tool's action (get, list, create, delete, ... read off its name) as one index term;
+    /// 0 leaves it out. Queries match it through ExpansionOptions::action_weight.
+    float action = 3.0f;
 };
 
 /// Okapi BM25. k1 = 1.2 and b = 0.75 are the classic defaults (Robertson & Zaragoza 2009).
@@ -97,6 +100,9 @@ struct ExpansionOptions {
     std::size_t neighbours = 0;
     float neighbour_weight = 0.1f;
     float neighbour_min_similarity = 0.6f;
+    /// Weight of the query's action term ("remove the file" -> delete, "show me the keys" ->
+    /// list), which matches tools whose name has that action; 0 turns it off.
+    float action_weight = 1.0f;
 };
 
 struct CatalogOptions {

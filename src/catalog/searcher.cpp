@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "analysis/lexicon.hpp"
+#include "analysis/tool_action.hpp"
 #include "analysis/utf8.hpp"
 #include "embed/query_embedding.hpp"
 #include "fusion/fusion.hpp"
@@ -111,8 +112,9 @@ SearchResult assemble(const Snapshot& snap, Branches& b, std::size_t k, const Fu
     return result;
 }
 
-/// The query's own terms (weight 1) plus lexicon expansions (weight options.weight) and
-/// word-vector neighbours from the catalog's vocabulary (weight neighbour_weight x cosine).
+/// The query's own terms (weight 1) plus lexicon expansions (weight options.weight), the
+/// query's action term (action_weight) and word-vector neighbours from the catalog's
+/// vocabulary (weight neighbour_weight x cosine).
 std::vector<QueryTerm> bm25_query(const Snapshot& snap, std::string_view query) {
     std::vector<std::string> words;
     snap.analyzer.analyze(query, words);
@@ -128,6 +130,11 @@ std::vector<QueryTerm> bm25_query(const Snapshot& snap, std::string_view query) 
             for (std::string& w : words) {
                 terms.push_back({std::move(w), expansion.weight});
             }
+        }
+    }
+    if (expansion.action_weight > 0.0f && snap.options.bm25.weights.action > 0.0f) {
+        if (std::string term = action_term(action_of_query(query)); !term.empty()) {
+            terms.push_back({std::move(term), expansion.action_weight});
         }
     }
     if (snap.neighbours && expansion.neighbours > 0) {

@@ -1,6 +1,7 @@
 // eval_command.cpp: `scout eval --catalog FILE --queries FILE [--mode M|all] [--fusion all|SPEC]
-// [--auto-k on|RATIO] [--top-k K] [--json]`.
+// [--auto-k on|RATIO] [--top-k K] [--json] [--ranks FILE]`.
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <optional>
 
@@ -55,11 +56,23 @@ void print_row(const eval::Report& r, const Row& row, bool auto_k) {
     std::printf("\n");
 }
 
+/// One JSON line per evaluable query: where its first relevant tool ranked, and what ranked first.
+void write_ranks(std::ostream& out, const eval::Report& r, const Row& row) {
+    for (const eval::QueryOutcome& o : r.outcomes) {
+        nlohmann::json line = {{"mode", row.label()},
+                               {"id", o.id},
+                               {"rank", o.first_relevant_rank},
+                               {"top", {{"server", o.top.server}, {"tool", o.top.tool}}}};
+        out << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    }
+}
+
 }  // namespace
 
 int run_eval(int argc, char** argv) {
     std::set<std::string> options = catalog_options();
     options.insert("queries");
+    options.insert("ranks");
     std::string error;
     auto args = Args::parse(argc, argv, 2, {"json"}, options, error);
     if (!args) {
@@ -99,6 +112,13 @@ int run_eval(int argc, char** argv) {
     if (!loaded) {
         return fail(loaded.status().message());
     }
+    std::ofstream ranks;
+    if (auto file = args->get("ranks")) {
+        ranks.open(*file, std::ios::trunc);
+        if (!ranks) {
+            return fail("--ranks: cannot write " + *file);
+        }
+    }
     nlohmann::json reports = nlohmann::json::array();
     if (!args->has("json")) {
         std::printf("catalog: %zu servers, %zu tools indexed in %.1f ms (%zu embedded%s%s)\n",
@@ -124,6 +144,9 @@ int run_eval(int argc, char** argv) {
             eo.search.fusion = fusion;
         }
         const eval::Report report = eval::evaluate(loaded->searcher, queries.value(), eo);
+        if (ranks.is_open()) {
+            write_ranks(ranks, report, row);
+        }
         if (args->has("json")) {
             reports.push_back(to_json(report, row, auto_k));
         } else {

@@ -49,6 +49,7 @@ Status set_bm25_value(CatalogOptions& options, const std::string& key, float val
     else if (key == "server_description") b.weights.server_description = value;
     else if (key == "description") b.weights.description = value;
     else if (key == "parameters") b.weights.parameters = value;
+    else if (key == "action") b.weights.action = value;
     else return {Errc::invalid_argument, "--bm25: unknown key '" + key + "'"};
     return {};
 }
@@ -56,7 +57,7 @@ Status set_bm25_value(CatalogOptions& options, const std::string& key, float val
 }  // namespace
 
 const std::set<std::string>& index_option_names() {
-    static const std::set<std::string> names{"bm25", "stem", "fusion", "expand", "neighbours"};
+    static const std::set<std::string> names{"bm25", "stem", "fusion", "expand", "neighbours", "action"};
     return names;
 }
 
@@ -96,6 +97,18 @@ Result<CatalogOptions> index_options(const Args& args) {
                 return Status{Errc::invalid_argument, "--expand takes off or a non-negative weight"};
             }
             options.expansion.weight = w;
+        }
+    }
+    if (auto action = args.get("action")) {
+        if (*action == "off") {
+            options.expansion.action_weight = 0.0f;
+        } else {
+            char* end = nullptr;
+            const float w = std::strtof(action->c_str(), &end);
+            if (action->empty() || end != action->c_str() + action->size() || !(w >= 0.0f)) {
+                return Status{Errc::invalid_argument, "--action takes off or a non-negative weight"};
+            }
+            options.expansion.action_weight = w;
         }
     }
     if (auto spec = args.get("neighbours")) {

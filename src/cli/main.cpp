@@ -13,6 +13,7 @@ constexpr const char* kUsage = R"(usage: scout <command> [options]
 commands:
   search --catalog FILE|--index FILE [--top-k K] [--mode hybrid|bm25|dense] [--json] QUERY...
   eval   --catalog FILE|--index FILE --queries FILE [--top-k K] [--mode hybrid|bm25|dense|all] [--json]
+         [--ranks FILE]  one JSON line per query: rank of its first relevant tool, and the top hit
   index  --catalog FILE --out INDEX   build the index once and save it (see docs/FORMAT.md)
   tokens --encoding cl100k_base|o200k_base --file FILE   (prints the token count)
   synth  [--catalog FILE] [--seed N] [--servers N] [--tools N] [--out FILE]
@@ -27,6 +28,8 @@ common options:
   --server NAME                   restrict results to this server (repeatable)
   --environment LABEL             restrict results to servers with this environment label
   --embed-timeout-ms MS           give up on the query embedding after MS and answer with BM25
+  --action off|W                  weight of the query's action term (list, delete, ...) that
+                                  matches tools whose name has that action (default 1)
   --neighbours off|N[,W[,MIN]]    word-vector expansion: each query word adds its N nearest
                                   catalog words (cosine >= MIN) at weight W x cosine (3,0.1,0.6)
   --events FILE                   append search events to FILE as JSON lines

@@ -129,6 +129,7 @@ Report evaluate(const Searcher& searcher, const std::vector<LabelledQuery>& quer
         for (std::size_t r = 0; r < std::min<std::size_t>(q.relevant.size(), 5); ++r) {
             idcg += 1.0 / std::log2(static_cast<double>(r) + 2.0);
         }
+        report.outcomes.push_back({q.id, first, hits.empty() ? ToolKey{} : ToolKey{hits[0].server, hits[0].tool}});
         report.hit_at_1 += (first == 1) ? 1 : 0;
         report.hit_at_5 += (first != 0 && first <= 5) ? 1 : 0;
         report.hit_at_10 += (first != 0 && first <= 10) ? 1 : 0;

@@ -22,6 +22,13 @@ struct LabelledQuery {
 [[nodiscard]] Result<std::vector<LabelledQuery>> load_queries(const std::filesystem::path& path);
 [[nodiscard]] Result<std::vector<LabelledQuery>> parse_queries(std::string_view json);
 
+/// Where one evaluable query's first relevant tool landed, for error analysis.
+struct QueryOutcome {
+    std::string id;
+    std::size_t first_relevant_rank = 0;  ///< 1-based within the top 20; 0: not found
+    ToolKey top;                          ///< what ranked first (empty when nothing did)
+};
+
 struct Report {
     std::size_t queries = 0;
     std::size_t evaluable = 0;
@@ -41,6 +48,7 @@ struct Report {
     double p50_us = 0;
     double p95_us = 0;
     double p99_us = 0;
+    std::vector<QueryOutcome> outcomes;  ///< one per evaluable query, in query order
 };
 
 struct Options {

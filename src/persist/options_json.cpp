@@ -12,7 +12,7 @@ using nlohmann::json;
 
 // Every CatalogOptions field is written and read below. This trips when a field is added, as a
 // reminder to extend both functions (and docs/FORMAT.md) so index files keep every setting.
-static_assert(sizeof(CatalogOptions) == 192, "CatalogOptions changed: update options_json.cpp");
+static_assert(sizeof(CatalogOptions) == 200, "CatalogOptions changed: update options_json.cpp");
 
 struct BadField : std::runtime_error {
     using std::runtime_error::runtime_error;
@@ -84,7 +84,8 @@ json options_to_json(const CatalogOptions& o) {
                 {"server", w.server},
                 {"server_description", w.server_description},
                 {"description", w.description},
-                {"parameters", w.parameters}}}}},
+                {"parameters", w.parameters},
+                {"action", w.action}}}}},
             {"dense",
              {{"kind", kind_name(o.dense.kind)},
               {"hnsw_min_tools", o.dense.hnsw_min_tools},
@@ -105,7 +106,8 @@ json options_to_json(const CatalogOptions& o) {
                            {"weight", o.expansion.weight},
                            {"neighbours", o.expansion.neighbours},
                            {"neighbour_weight", o.expansion.neighbour_weight},
-                           {"neighbour_min_similarity", o.expansion.neighbour_min_similarity}}},
+                           {"neighbour_min_similarity", o.expansion.neighbour_min_similarity},
+                           {"action_weight", o.expansion.action_weight}}},
             {"embed_batch", o.embed_batch}};
 }
 
@@ -127,6 +129,8 @@ Result<CatalogOptions> options_from_json(const json& j) {
         o.bm25.weights.server_description = real(w, "server_description", 0, 1e6);
         o.bm25.weights.description = real(w, "description", 0, 1e6);
         o.bm25.weights.parameters = real(w, "parameters", 0, 1e6);
+        // Absent from files written before action terms: their documents have none.
+        o.bm25.weights.action = w.contains("action") ? real(w, "action", 0, 1e6) : 0.0f;
         const json& d = field(j, "dense");
         const json& kind = field(d, "kind");
         if (kind == "flat") {
@@ -171,6 +175,7 @@ Result<CatalogOptions> options_from_json(const json& j) {
             o.expansion.neighbour_weight = real(x, "neighbour_weight", 0, 1e6);
             o.expansion.neighbour_min_similarity = real(x, "neighbour_min_similarity", -1, 1);
         }
+        o.expansion.action_weight = x.contains("action_weight") ? real(x, "action_weight", 0, 1e6) : 0.0f;
         o.embed_batch = whole(j, "embed_batch", 1, 1U << 20U);
         return o;
     } catch (const BadField& e) {

@@ -2,6 +2,7 @@
 #include <functional>
 #include <string_view>
 
+#include "analysis/tool_action.hpp"
 #include "scout/tool_document.hpp"
 #include "snapshot/document_cache.hpp"
 #include "util/hash.hpp"
@@ -62,6 +63,11 @@ CachedDocument* DocumentCache::get(std::uint64_t key, const ServerSpec& server, 
             // Per-term sums keep occurrence order, so term frequencies are bit-identical to
             // adding occurrence by occurrence.
             entry.weighted_terms[it->second].second += weight;
+        }
+    }
+    if (weights.action > 0.0f) {
+        if (std::string term = action_term(action_of_tool(server.name, tool.name)); !term.empty()) {
+            entry.weighted_terms.emplace_back(std::move(term), weights.action);
         }
     }
     entry.text = doc->text();

@@ -90,12 +90,38 @@ TEST_CASE("scout eval --json reports metrics and catalog gaps", "[cli]") {
     CHECK(nlohmann::json::parse(all.out).size() == 3);
 }
 
+TEST_CASE("scout eval --ranks writes where each evaluable query's tool ranked", "[cli]") {
+    const auto catalog = write_temp("catalog.json", kCatalog);
+    const auto queries = write_temp("queries.json", kQueries);
+    const auto ranks = catalog.parent_path() / "ranks.jsonl";
+    const Run r = run("eval --catalog " + catalog.string() + " --queries " + queries.string() +
+                      " --mode all --json --ranks " + ranks.string());
+    REQUIRE(r.code == 0);
+    std::ifstream in(ranks);
+    std::string line;
+    std::vector<nlohmann::json> lines;
+    while (std::getline(in, line)) {
+        lines.push_back(nlohmann::json::parse(line));
+    }
+    REQUIRE(lines.size() == 6);  // 2 evaluable queries x 3 modes; the catalog gap has no line
+    CHECK(lines[0]["mode"] == "bm25");
+    CHECK(lines[5]["mode"] == "hybrid");
+    for (const auto& l : lines) {
+        CHECK(l["id"].is_string());
+        CHECK(l["top"]["tool"].is_string());
+    }
+    CHECK(lines[0]["rank"] == 1);  // Hit@1 is 1.0 in BM25 (above)
+    CHECK(lines[0]["id"] == "1");
+    CHECK(lines[0]["top"]["tool"] == "create_pull_request");
+}
+
 TEST_CASE("bad input exits with code 2, never a crash", "[cli]") {
     const auto good = write_temp("catalog.json", kCatalog);
     const auto malformed = write_temp("malformed.json", "{\"servers\": [");
     const auto wrong = write_temp("wrong.json", R"({"servers":[{"name":"a","tools":[{"description":"no name"}]}]})");
     const auto bad_utf8 = write_temp("utf8.json", "{\"servers\":[{\"name\":\"\xC3\x28\"}]}");
     const auto queries_bad = write_temp("queries_bad.json", R"({"queries":[{"id":"1"}]})");
+    const auto good_queries = write_temp("queries.json", kQueries);
     const std::vector<std::string> cases = {
         "search --catalog /no/such/file.json query",
         "search --catalog " + malformed.string() + " query",
@@ -109,6 +135,10 @@ TEST_CASE("bad input exits with code 2, never a crash", "[cli]") {
         "search --catalog " + good.string() + " --neighbours 3,x query",
         "search --catalog " + good.string() + " --neighbours 1,0.1,0.5,9 query",
         "search --catalog " + good.string() + " --neighbours -1 query",
+        "search --catalog " + good.string() + " --action heavy query",
+        "search --catalog " + good.string() + " --action -1 query",
+        "search --catalog " + good.string() + " --bm25 action=x query",
+        "eval --catalog " + good.string() + " --queries " + good_queries.string() + " --ranks /no/such/dir/r.jsonl",
         "eval --catalog " + good.string() + " --queries " + queries_bad.string(),
         "eval --catalog " + good.string(),
         "frobnicate",

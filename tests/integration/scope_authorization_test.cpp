@@ -191,12 +191,16 @@ TEST_CASE("scoped search never leaves the scope and equals brute force", "[scope
     const scout::CatalogSpec spec = generate(rng);
     auto embedder = std::make_shared<scout::HashingEmbedder>(48);
     const auto kind = GENERATE(scout::DenseIndexKind::flat, scout::DenseIndexKind::hnsw);
-    // The brute force models plain BM25F; lexicon expansion adds weighted words to the query, so
-    // with it on only the scope and ordering properties are checked.
+    // The brute force models plain BM25F; lexicon expansion and action terms add weighted terms
+    // to queries and documents, so with them on only the scope and ordering properties are checked.
     const bool expansion = GENERATE(false, true);
     scout::CatalogOptions options;
     options.dense.kind = kind;
     options.expansion.lexicon = expansion;
+    if (!expansion) {
+        options.bm25.weights.action = 0.0f;
+        options.expansion.action_weight = 0.0f;
+    }
     auto catalog = scout::Catalog::create(options, embedder);
     REQUIRE(catalog.ok());
     REQUIRE(catalog->upsert_servers(spec).ok());

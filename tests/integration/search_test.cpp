@@ -238,3 +238,31 @@ TEST_CASE("lexicon expansion bridges abbreviations in the BM25 branch", "[search
     REQUIRE(none.ok());
     CHECK(none->hits.empty());
 }
+
+TEST_CASE("the query's action separates sibling tools that share every other word", "[search]") {
+    CatalogSpec spec;
+    spec.servers.push_back({"ci", "Continuous integration builds.", "engineering", "", ServerStatus::active,
+                            {{"list_artifacts", "", "List the build artifacts of a build.", "", ""},
+                             {"get_artifact", "", "Get one build artifact of a build.", "", ""},
+                             {"delete_artifact", "", "Delete a build artifact.", "", ""},
+                             {"update_artifact", "", "Update a build artifact.", "", ""}}});
+    const auto top = [&](const CatalogOptions& options, std::string_view query) {
+        auto catalog = Catalog::create(options);
+        REQUIRE(catalog.ok());
+        REQUIRE(catalog->upsert_servers(spec).ok());
+        REQUIRE(catalog->commit().ok());
+        auto r = catalog->searcher().search(query, {.mode = Mode::bm25});
+        REQUIRE(r.ok());
+        REQUIRE_FALSE(r->hits.empty());
+        return r->hits[0].tool;
+    };
+    const CatalogOptions with;
+    CatalogOptions without;
+    without.expansion.action_weight = 0.0f;
+    // Plural "artifacts" matches the list tool's words best; the action term outweighs it.
+    CHECK(top(without, "remove build artifacts") == "list_artifacts");
+    CHECK(top(with, "remove build artifacts") == "delete_artifact");
+    CHECK(top(with, "erase the build artifacts") == "delete_artifact");
+    CHECK(top(with, "show me the build artifacts") == "list_artifacts");
+    CHECK(top(with, "modify build artifacts") == "update_artifact");
+}
