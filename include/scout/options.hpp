@@ -103,6 +103,9 @@ struct ExpansionOptions {
     /// Weight of the query's action term ("remove the file" -> delete, "show me the keys" ->
     /// list), which matches tools whose name has that action; 0 turns it off.
     float action_weight = 1.0f;
+    /// Weight of compound words rejoined or split against the catalog's vocabulary ("key vault"
+    /// adds "keyvault", "cosmosdb" adds "cosmos db"); 0 turns it off.
+    float compound_weight = 0.5f;
 };
 
 struct CatalogOptions {

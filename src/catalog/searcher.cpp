@@ -8,6 +8,7 @@
 #include "analysis/tool_action.hpp"
 #include "analysis/utf8.hpp"
 #include "embed/query_embedding.hpp"
+#include "expansion/compound_expander.hpp"
 #include "fusion/fusion.hpp"
 #include "scout/searcher.hpp"
 #include "snapshot/snapshot.hpp"
@@ -112,9 +113,10 @@ SearchResult assemble(const Snapshot& snap, Branches& b, std::size_t k, const Fu
     return result;
 }
 
-/// The query's own terms (weight 1) plus lexicon expansions (weight options.weight), the
-/// query's action term (action_weight) and word-vector neighbours from the catalog's
-/// vocabulary (weight neighbour_weight x cosine).
+/// The query's own terms (weight 1) plus lexicon expansions (weight options.weight), compound
+/// words joined or split against the catalog's vocabulary (compound_weight), the query's action
+/// term (action_weight) and word-vector neighbours from the catalog's vocabulary (weight
+/// neighbour_weight x cosine).
 std::vector<QueryTerm> bm25_query(const Snapshot& snap, std::string_view query) {
     std::vector<std::string> words;
     snap.analyzer.analyze(query, words);
@@ -129,6 +131,24 @@ std::vector<QueryTerm> bm25_query(const Snapshot& snap, std::string_view query) 
             snap.analyzer.analyze(phrase, words);
             for (std::string& w : words) {
                 terms.push_back({std::move(w), expansion.weight});
+            }
+        }
+    }
+    if (expansion.compound_weight > 0.0f) {
+        words.clear();
+        snap.surface_analyzer.analyze(query, words);
+        std::vector<std::string> terms_of;
+        const auto known = [&](const std::string& word) {
+            terms_of.clear();
+            snap.analyzer.analyze(word, terms_of);
+            return !terms_of.empty() && std::all_of(terms_of.begin(), terms_of.end(),
+                                                    [&](const std::string& t) { return snap.bm25.doc_freq(t) > 0; });
+        };
+        for (const std::string& phrase : detail::compound_expansions(words, known)) {
+            terms_of.clear();
+            snap.analyzer.analyze(phrase, terms_of);
+            for (std::string& t : terms_of) {
+                terms.push_back({std::move(t), expansion.compound_weight});
             }
         }
     }

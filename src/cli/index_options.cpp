@@ -57,7 +57,7 @@ Status set_bm25_value(CatalogOptions& options, const std::string& key, float val
 }  // namespace
 
 const std::set<std::string>& index_option_names() {
-    static const std::set<std::string> names{"bm25", "stem", "fusion", "expand", "neighbours", "action"};
+    static const std::set<std::string> names{"bm25", "stem", "fusion", "expand", "neighbours", "action", "compounds"};
     return names;
 }
 
@@ -109,6 +109,18 @@ Result<CatalogOptions> index_options(const Args& args) {
                 return Status{Errc::invalid_argument, "--action takes off or a non-negative weight"};
             }
             options.expansion.action_weight = w;
+        }
+    }
+    if (auto compounds = args.get("compounds")) {
+        if (*compounds == "off") {
+            options.expansion.compound_weight = 0.0f;
+        } else {
+            char* end = nullptr;
+            const float w = std::strtof(compounds->c_str(), &end);
+            if (compounds->empty() || end != compounds->c_str() + compounds->size() || !(w >= 0.0f)) {
+                return Status{Errc::invalid_argument, "--compounds takes off or a non-negative weight"};
+            }
+            options.expansion.compound_weight = w;
         }
     }
     if (auto spec = args.get("neighbours")) {

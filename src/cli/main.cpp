@@ -30,6 +30,8 @@ common options:
   --embed-timeout-ms MS           give up on the query embedding after MS and answer with BM25
   --action off|W                  weight of the query's action term (list, delete, ...) that
                                   matches tools whose name has that action (default 1)
+  --compounds off|W               weight of compound words joined or split against the catalog's
+                                  words ("key vault" -> keyvault, cosmosdb -> cosmos db; default 1)
   --neighbours off|N[,W[,MIN]]    word-vector expansion: each query word adds its N nearest
                                   catalog words (cosine >= MIN) at weight W x cosine (3,0.1,0.6)
   --events FILE                   append search events to FILE as JSON lines

@@ -107,7 +107,8 @@ json options_to_json(const CatalogOptions& o) {
                            {"neighbours", o.expansion.neighbours},
                            {"neighbour_weight", o.expansion.neighbour_weight},
                            {"neighbour_min_similarity", o.expansion.neighbour_min_similarity},
-                           {"action_weight", o.expansion.action_weight}}},
+                           {"action_weight", o.expansion.action_weight},
+                           {"compound_weight", o.expansion.compound_weight}}},
             {"embed_batch", o.embed_batch}};
 }
 
@@ -176,6 +177,7 @@ Result<CatalogOptions> options_from_json(const json& j) {
             o.expansion.neighbour_min_similarity = real(x, "neighbour_min_similarity", -1, 1);
         }
         o.expansion.action_weight = x.contains("action_weight") ? real(x, "action_weight", 0, 1e6) : 0.0f;
+        o.expansion.compound_weight = x.contains("compound_weight") ? real(x, "compound_weight", 0, 1e6) : 0.0f;
         o.embed_batch = whole(j, "embed_batch", 1, 1U << 20U);
         return o;
     } catch (const BadField& e) {
