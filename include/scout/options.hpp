@@ -103,6 +103,10 @@ struct ExpansionOptions {
     /// Weight of the query's action term ("remove the file" -> delete, "show me the keys" ->
     /// list), which matches tools whose name has that action; 0 turns it off.
     float action_weight = 1.0f;
+    /// BM25 scores of tools whose action is the query's are multiplied by 1 + action_boost.
+    /// Small: it settles near-ties between siblings (keyvault_key_get vs keyvault_key_list)
+    /// without overturning a clearly better match; 0 turns it off.
+    float action_boost = 0.05f;
     /// Weight of compound words rejoined or split against the catalog's vocabulary ("key vault"
     /// adds "keyvault", "cosmosdb" adds "cosmos db"); 0 turns it off.
     float compound_weight = 0.5f;

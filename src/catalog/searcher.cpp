@@ -169,6 +169,29 @@ std::vector<QueryTerm> bm25_query(const Snapshot& snap, std::string_view query) 
     return terms;
 }
 
+/// Multiplies the scores of the tools whose action is the query's by 1 + action_boost and
+/// re-sorts (stably, so ties keep the index's order).
+void boost_action(const Snapshot& snap, std::string_view query, std::vector<ScoredDoc>& docs) {
+    const float boost = snap.options.expansion.action_boost;
+    if (!(boost > 0.0f) || docs.size() < 2) {
+        return;
+    }
+    const ToolAction wanted = action_of_query(query);
+    if (wanted == ToolAction::none) {
+        return;
+    }
+    bool changed = false;
+    for (ScoredDoc& d : docs) {
+        if (snap.tools[d.id].action == wanted) {
+            d.score *= 1.0f + boost;
+            changed = true;
+        }
+    }
+    if (changed) {
+        std::stable_sort(docs.begin(), docs.end(), [](const ScoredDoc& x, const ScoredDoc& y) { return x.score > y.score; });
+    }
+}
+
 /// Tools the whole query names exactly: an enhanced name, else a plain tool name (in scope).
 std::vector<ToolId> exact_name_matches(const Snapshot& snap, std::string_view query, const Bitset* filter) {
     while (!query.empty() && (query.front() == ' ' || query.front() == '`' || query.front() == '"')) {
@@ -269,6 +292,7 @@ Result<SearchResult> run_search(const Snapshot& snap, const std::shared_ptr<Embe
         const std::vector<QueryTerm> terms = bm25_query(snap, query);
         snap.bm25.search(std::span<const QueryTerm>(terms), b.ran_dense ? fetch : solo_fetch, filter, b.bm25);
         b.ran_bm25 = true;
+        boost_action(snap, query, b.bm25);
     }
     SearchResult result = assemble(snap, b, k, options.fusion.value_or(snap.options.fusion));
     std::size_t exact_count = 0;

@@ -100,15 +100,28 @@ Result<CatalogOptions> index_options(const Args& args) {
         }
     }
     if (auto action = args.get("action")) {
+        // off | W[,BOOST]: the action term's weight, then the score boost of matching tools.
         if (*action == "off") {
             options.expansion.action_weight = 0.0f;
+            options.expansion.action_boost = 0.0f;
         } else {
-            char* end = nullptr;
-            const float w = std::strtof(action->c_str(), &end);
-            if (action->empty() || end != action->c_str() + action->size() || !(w >= 0.0f)) {
-                return Status{Errc::invalid_argument, "--action takes off or a non-negative weight"};
+            float values[2] = {options.expansion.action_weight, options.expansion.action_boost};
+            std::stringstream items(*action);
+            std::string item;
+            std::size_t i = 0;
+            while (std::getline(items, item, ',')) {
+                char* end = nullptr;
+                const float v = std::strtof(item.c_str(), &end);
+                if (i == 2 || item.empty() || end != item.c_str() + item.size() || !(v >= 0.0f) || !(v <= 100.0f)) {
+                    return Status{Errc::invalid_argument, "--action takes off or W[,BOOST]"};
+                }
+                values[i++] = v;
             }
-            options.expansion.action_weight = w;
+            if (i == 0) {
+                return Status{Errc::invalid_argument, "--action takes off or W[,BOOST]"};
+            }
+            options.expansion.action_weight = values[0];
+            options.expansion.action_boost = values[1];
         }
     }
     if (auto compounds = args.get("compounds")) {

@@ -28,8 +28,9 @@ common options:
   --server NAME                   restrict results to this server (repeatable)
   --environment LABEL             restrict results to servers with this environment label
   --embed-timeout-ms MS           give up on the query embedding after MS and answer with BM25
-  --action off|W                  weight of the query's action term (list, delete, ...) that
-                                  matches tools whose name has that action (default 1)
+  --action off|W[,BOOST]          weight of the query's action term (list, delete, ...) that
+                                  matches tools whose name has that action, and the score boost
+                                  of those tools (default 1,0.05)
   --compounds off|W               weight of compound words joined or split against the catalog's
                                   words ("key vault" -> keyvault, cosmosdb -> cosmos db; default 1)
   --neighbours off|N[,W[,MIN]]    word-vector expansion: each query word adds its N nearest

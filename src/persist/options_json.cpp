@@ -12,7 +12,7 @@ using nlohmann::json;
 
 // Every CatalogOptions field is written and read below. This trips when a field is added, as a
 // reminder to extend both functions (and docs/FORMAT.md) so index files keep every setting.
-static_assert(sizeof(CatalogOptions) == 200, "CatalogOptions changed: update options_json.cpp");
+static_assert(sizeof(CatalogOptions) == 208, "CatalogOptions changed: update options_json.cpp");
 
 struct BadField : std::runtime_error {
     using std::runtime_error::runtime_error;
@@ -108,7 +108,8 @@ json options_to_json(const CatalogOptions& o) {
                            {"neighbour_weight", o.expansion.neighbour_weight},
                            {"neighbour_min_similarity", o.expansion.neighbour_min_similarity},
                            {"action_weight", o.expansion.action_weight},
-                           {"compound_weight", o.expansion.compound_weight}}},
+                           {"compound_weight", o.expansion.compound_weight},
+                           {"action_boost", o.expansion.action_boost}}},
             {"embed_batch", o.embed_batch}};
 }
 
@@ -178,6 +179,7 @@ Result<CatalogOptions> options_from_json(const json& j) {
         }
         o.expansion.action_weight = x.contains("action_weight") ? real(x, "action_weight", 0, 1e6) : 0.0f;
         o.expansion.compound_weight = x.contains("compound_weight") ? real(x, "compound_weight", 0, 1e6) : 0.0f;
+        o.expansion.action_boost = x.contains("action_boost") ? real(x, "action_boost", 0, 100) : 0.0f;
         o.embed_batch = whole(j, "embed_batch", 1, 1U << 20U);
         return o;
     } catch (const BadField& e) {

@@ -2,6 +2,7 @@
 // once published it is never modified, only replaced, so readers need no locks.
 #pragma once
 
+#include "analysis/tool_action.hpp"
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -37,6 +38,7 @@ struct ToolRecord {
     std::string input_schema;
     std::string annotations;
     std::uint32_t server_index = 0;
+    ToolAction action = ToolAction::none;  ///< read off the name at build, for action_boost
 };
 
 struct Snapshot {

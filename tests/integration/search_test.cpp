@@ -266,3 +266,44 @@ TEST_CASE("the query's action separates sibling tools that share every other wor
     CHECK(top(with, "show me the build artifacts") == "list_artifacts");
     CHECK(top(with, "modify build artifacts") == "update_artifact");
 }
+
+TEST_CASE("the action boost settles near-ties between siblings, not clear differences", "[search]") {
+    CatalogSpec spec;
+    spec.servers.push_back({"vault", "Key vault.", "", "", ServerStatus::active,
+                            {{"vault_key_get", "", "Shows a key of the vault with its keys", "", ""},
+                             {"vault_key_list", "", "List all keys of a vault.", "", ""},
+                             {"vault_secret_get", "", "Get one secret of a vault.", "", ""}}});
+    const auto ranked = [&](float boost, std::string_view query) {
+        CatalogOptions options;
+        options.expansion.action_weight = 0.0f;  // the boost alone
+        options.expansion.action_boost = boost;
+        auto catalog = Catalog::create(options);
+        REQUIRE(catalog.ok());
+        REQUIRE(catalog->upsert_servers(spec).ok());
+        REQUIRE(catalog->commit().ok());
+        auto r = catalog->searcher().search(query, {.mode = Mode::bm25});
+        REQUIRE(r.ok());
+        REQUIRE(r->hits.size() == 3);
+        return r->hits;
+    };
+    // A read query ("details" names no plural object): the get tool was 3% behind its sibling.
+    const auto plain = ranked(0.0f, "show details of the vault keys");
+    const auto boosted = ranked(0.05f, "show details of the vault keys");
+    CHECK(plain[0].tool == "vault_key_list");
+    CHECK(boosted[0].tool == "vault_key_get");
+    CHECK(boosted[1].tool == "vault_key_list");
+    // Scores of the read tools are scaled by exactly 1 + boost, the others are unchanged.
+    for (const Hit& b : boosted) {
+        const auto p = std::find_if(plain.begin(), plain.end(), [&](const Hit& h) { return h.tool == b.tool; });
+        REQUIRE(p != plain.end());
+        const bool read = b.tool.ends_with("_get");
+        CHECK(b.score == Approx(p->score * (read ? 1.05f : 1.0f)));
+    }
+    // A clear difference is not overturned: a list query keeps the list tool first without the
+    // boost and with it, and the secret tool, which matches "vault" alone, stays last.
+    for (float boost : {0.0f, 0.05f}) {
+        const auto list = ranked(boost, "list the keys of the vault");
+        CHECK(list[0].tool == "vault_key_list");
+        CHECK(list[2].tool == "vault_secret_get");
+    }
+}
