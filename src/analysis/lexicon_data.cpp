@@ -59,7 +59,7 @@ const std::vector<std::string_view>& default_groups() {
         "presentation|slides|slide deck|powerpoint",
         "wiki|knowledge base|confluence",
         "note|notes|memo",
-        "folder|directory",
+        "folder|directory|dir",
         "task|todo|to-do|action item",
         "summary|summarize|summarise|overview",
         "translate|translation",
@@ -117,6 +117,19 @@ const std::vector<std::string_view>& default_groups() {
         "assign|allocate",
         "close|resolve",
         "count|number of|how many",
+        // Abbreviations of tool language.
+        "statistics|stats",
+        "information|info",
+        "application|app",
+        "organization|org",
+        "parameter|param",
+        "specification|spec",
+        "administrator|admin",
+        "description|desc",
+        "maximum|max",
+        "minimum|min",
+        "temporary|temp",
+        "identifier|id",
     };
     return groups;
 }

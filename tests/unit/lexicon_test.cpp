@@ -33,6 +33,10 @@ TEST_CASE("the built-in lexicon knows common tool language", "[lexicon]") {
     CHECK(std::find(ping.begin(), ping.end(), "send message") != ping.end());
     const Phrases repo = lex.expansions("clone the repo");
     CHECK(std::find(repo.begin(), repo.end(), "repository") != repo.end());
+    const Phrases stats = lex.expansions("DAG stats");
+    CHECK(std::find(stats.begin(), stats.end(), "statistics") != stats.end());
+    const Phrases info = lex.expansions("retrieve API key information");
+    CHECK(std::find(info.begin(), info.end(), "info") != info.end());
 }
 
 TEST_CASE("hostile input is harmless", "[lexicon]") {
