@@ -48,7 +48,8 @@ std::shared_ptr<const NeighbourExpander> build_neighbours(const Analyzer& index_
     std::set<std::string> words;
     for (const CachedDocument* doc : docs) {
         for (const auto& [term, weight] : doc->weighted_terms) {
-            if (!term.empty() && term[0] != '~') {
+            // Skips stems ("~stem") and action terms (which start with a control byte).
+            if (!term.empty() && term[0] != '~' && static_cast<unsigned char>(term[0]) >= 0x20) {
                 words.insert(term);
             }
         }
