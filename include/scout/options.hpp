@@ -20,6 +20,9 @@ struct FieldWeights {
     /// The tool's action (get, list, create, delete, ... read off its name) as one index term;
     /// 0 leaves it out. Queries match it through ExpansionOptions::action_weight.
     float action = 3.0f;
+    /// Adjacent word pairs of the tool name and of its description, as index terms; 0 leaves
+    /// them out. Queries match them through ExpansionOptions::pair_weight.
+    float word_pairs = 1.0f;
 };
 
 /// Okapi BM25. k1 = 1.2 and b = 0.75 are the classic defaults (Robertson & Zaragoza 2009).
@@ -110,6 +113,9 @@ struct ExpansionOptions {
     /// Weight of compound words rejoined or split against the catalog's vocabulary ("key vault"
     /// adds "keyvault", "cosmosdb" adds "cosmos db"); 0 turns it off.
     float compound_weight = 0.5f;
+    /// Weight of the query's adjacent word pairs, which match the same pairs in a tool's name
+    /// or description (word order and adjacency); 0 turns it off.
+    float pair_weight = 0.5f;
 };
 
 struct CatalogOptions {

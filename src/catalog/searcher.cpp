@@ -6,6 +6,7 @@
 
 #include "analysis/lexicon.hpp"
 #include "analysis/tool_action.hpp"
+#include "analysis/word_pairs.hpp"
 #include "analysis/utf8.hpp"
 #include "embed/query_embedding.hpp"
 #include "expansion/compound_expander.hpp"
@@ -113,10 +114,10 @@ SearchResult assemble(const Snapshot& snap, Branches& b, std::size_t k, const Fu
     return result;
 }
 
-/// The query's own terms (weight 1) plus lexicon expansions (weight options.weight), compound
-/// words joined or split against the catalog's vocabulary (compound_weight), the query's action
-/// term (action_weight) and word-vector neighbours from the catalog's vocabulary (weight
-/// neighbour_weight x cosine).
+/// The query's own terms (weight 1) plus lexicon expansions (weight options.weight), its word
+/// pairs (pair_weight), compound words joined or split against the catalog's vocabulary
+/// (compound_weight), the query's action term (action_weight) and word-vector neighbours from
+/// the catalog's vocabulary (weight neighbour_weight x cosine).
 std::vector<QueryTerm> bm25_query(const Snapshot& snap, std::string_view query) {
     std::vector<std::string> words;
     snap.analyzer.analyze(query, words);
@@ -132,6 +133,13 @@ std::vector<QueryTerm> bm25_query(const Snapshot& snap, std::string_view query) 
             for (std::string& w : words) {
                 terms.push_back({std::move(w), expansion.weight});
             }
+        }
+    }
+    if (expansion.pair_weight > 0.0f && snap.options.bm25.weights.word_pairs > 0.0f) {
+        words.clear();
+        append_word_pairs(query, words);
+        for (std::string& pair : words) {
+            terms.push_back({std::move(pair), expansion.pair_weight});
         }
     }
     if (expansion.compound_weight > 0.0f) {

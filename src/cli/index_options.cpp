@@ -50,6 +50,7 @@ Status set_bm25_value(CatalogOptions& options, const std::string& key, float val
     else if (key == "description") b.weights.description = value;
     else if (key == "parameters") b.weights.parameters = value;
     else if (key == "action") b.weights.action = value;
+    else if (key == "word_pairs") b.weights.word_pairs = value;
     else return {Errc::invalid_argument, "--bm25: unknown key '" + key + "'"};
     return {};
 }
@@ -57,7 +58,7 @@ Status set_bm25_value(CatalogOptions& options, const std::string& key, float val
 }  // namespace
 
 const std::set<std::string>& index_option_names() {
-    static const std::set<std::string> names{"bm25", "stem", "fusion", "expand", "neighbours", "action", "compounds"};
+    static const std::set<std::string> names{"bm25", "stem", "fusion", "expand", "neighbours", "action", "compounds", "pairs"};
     return names;
 }
 
@@ -122,6 +123,18 @@ Result<CatalogOptions> index_options(const Args& args) {
             }
             options.expansion.action_weight = values[0];
             options.expansion.action_boost = values[1];
+        }
+    }
+    if (auto pairs = args.get("pairs")) {
+        if (*pairs == "off") {
+            options.expansion.pair_weight = 0.0f;
+        } else {
+            char* end = nullptr;
+            const float w = std::strtof(pairs->c_str(), &end);
+            if (pairs->empty() || end != pairs->c_str() + pairs->size() || !(w >= 0.0f)) {
+                return Status{Errc::invalid_argument, "--pairs takes off or a non-negative weight"};
+            }
+            options.expansion.pair_weight = w;
         }
     }
     if (auto compounds = args.get("compounds")) {

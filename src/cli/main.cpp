@@ -31,6 +31,8 @@ common options:
   --action off|W[,BOOST]          weight of the query's action term (list, delete, ...) that
                                   matches tools whose name has that action, and the score boost
                                   of those tools (default 1,0.05)
+  --pairs off|W                   weight of the query's adjacent word pairs, matched against the
+                                  pairs of tool names and descriptions (default 0.5)
   --compounds off|W               weight of compound words joined or split against the catalog's
                                   words ("key vault" -> keyvault, cosmosdb -> cosmos db; default 1)
   --neighbours off|N[,W[,MIN]]    word-vector expansion: each query word adds its N nearest

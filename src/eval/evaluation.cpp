@@ -80,7 +80,10 @@ Report evaluate(const Searcher& searcher, const std::vector<LabelledQuery>& quer
     SearchOptions search = options.search;
     const std::size_t user_k = std::clamp<std::size_t>(search.top_k, 1, SearchOptions::kMaxTopK);
     search.fetch_k = search.fetch_k != 0 ? search.fetch_k : user_k * options.fetch_factor;
-    search.top_k = kDepth;
+    // A single branch answers from its own pool of max(k, fetch) candidates (what the user's
+    // search ranks); hybrid ranks the union of both branches' pools. Listing a single branch
+    // deeper than its pool would credit it with candidates the user's search never holds.
+    search.top_k = search.mode == Mode::hybrid ? kDepth : std::min(kDepth, std::max(user_k, search.fetch_k));
     search.auto_k = false;
     SearchOptions automatic = options.search;  // as the user sends it
     automatic.fetch_k = search.fetch_k;

@@ -56,8 +56,10 @@ struct Options {
     std::size_t fetch_factor = 3;
 };
 
-/// Runs every query. Each search returns the top 20 of the same fused candidate pool a top_k
-/// search would see, so Hit@k for k <= top_k equals what the user's search returns. With
+/// Runs every query. Each search returns the top 20 of the same candidate pool a top_k search
+/// would see (a single branch: its own max(top_k, fetch) candidates; hybrid: the fused union of
+/// both branches'), so Hit@k for k <= top_k equals what the user's search returns, and no mode
+/// is credited with candidates beyond its pool. With
 /// `search.auto_k`, each query also runs once as the user would send it (untimed) to measure
 /// the automatic result count.
 [[nodiscard]] Report evaluate(const Searcher& searcher, const std::vector<LabelledQuery>& queries,

@@ -12,7 +12,7 @@ using nlohmann::json;
 
 // Every CatalogOptions field is written and read below. This trips when a field is added, as a
 // reminder to extend both functions (and docs/FORMAT.md) so index files keep every setting.
-static_assert(sizeof(CatalogOptions) == 208, "CatalogOptions changed: update options_json.cpp");
+static_assert(sizeof(CatalogOptions) == 216, "CatalogOptions changed: update options_json.cpp");
 
 struct BadField : std::runtime_error {
     using std::runtime_error::runtime_error;
@@ -85,7 +85,8 @@ json options_to_json(const CatalogOptions& o) {
                 {"server_description", w.server_description},
                 {"description", w.description},
                 {"parameters", w.parameters},
-                {"action", w.action}}}}},
+                {"action", w.action},
+                {"word_pairs", w.word_pairs}}}}},
             {"dense",
              {{"kind", kind_name(o.dense.kind)},
               {"hnsw_min_tools", o.dense.hnsw_min_tools},
@@ -109,7 +110,8 @@ json options_to_json(const CatalogOptions& o) {
                            {"neighbour_min_similarity", o.expansion.neighbour_min_similarity},
                            {"action_weight", o.expansion.action_weight},
                            {"compound_weight", o.expansion.compound_weight},
-                           {"action_boost", o.expansion.action_boost}}},
+                           {"action_boost", o.expansion.action_boost},
+                           {"pair_weight", o.expansion.pair_weight}}},
             {"embed_batch", o.embed_batch}};
 }
 
@@ -133,6 +135,7 @@ Result<CatalogOptions> options_from_json(const json& j) {
         o.bm25.weights.parameters = real(w, "parameters", 0, 1e6);
         // Absent from files written before action terms: their documents have none.
         o.bm25.weights.action = w.contains("action") ? real(w, "action", 0, 1e6) : 0.0f;
+        o.bm25.weights.word_pairs = w.contains("word_pairs") ? real(w, "word_pairs", 0, 1e6) : 0.0f;
         const json& d = field(j, "dense");
         const json& kind = field(d, "kind");
         if (kind == "flat") {
@@ -180,6 +183,7 @@ Result<CatalogOptions> options_from_json(const json& j) {
         o.expansion.action_weight = x.contains("action_weight") ? real(x, "action_weight", 0, 1e6) : 0.0f;
         o.expansion.compound_weight = x.contains("compound_weight") ? real(x, "compound_weight", 0, 1e6) : 0.0f;
         o.expansion.action_boost = x.contains("action_boost") ? real(x, "action_boost", 0, 100) : 0.0f;
+        o.expansion.pair_weight = x.contains("pair_weight") ? real(x, "pair_weight", 0, 1e6) : 0.0f;
         o.embed_batch = whole(j, "embed_batch", 1, 1U << 20U);
         return o;
     } catch (const BadField& e) {

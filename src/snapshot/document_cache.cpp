@@ -3,6 +3,7 @@
 #include <string_view>
 
 #include "analysis/tool_action.hpp"
+#include "analysis/word_pairs.hpp"
 #include "scout/tool_document.hpp"
 #include "snapshot/document_cache.hpp"
 #include "util/hash.hpp"
@@ -68,6 +69,19 @@ CachedDocument* DocumentCache::get(std::uint64_t key, const ServerSpec& server, 
     if (weights.action > 0.0f) {
         if (std::string term = action_term(action_of_tool(server.name, tool.name)); !term.empty()) {
             entry.weighted_terms.emplace_back(std::move(term), weights.action);
+        }
+    }
+    if (weights.word_pairs > 0.0f) {
+        // Pairs within the name and within the description, never across the two.
+        terms.clear();
+        append_word_pairs(tool.name, terms);
+        append_word_pairs(tool.description, terms);
+        for (std::string& term : terms) {
+            auto [it, fresh] = slot.try_emplace(std::move(term), entry.weighted_terms.size());
+            if (fresh) {
+                entry.weighted_terms.emplace_back(it->first, 0.0f);
+            }
+            entry.weighted_terms[it->second].second += weights.word_pairs;
         }
     }
     entry.text = doc->text();

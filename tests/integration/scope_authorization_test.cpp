@@ -191,9 +191,9 @@ TEST_CASE("scoped search never leaves the scope and equals brute force", "[scope
     const scout::CatalogSpec spec = generate(rng);
     auto embedder = std::make_shared<scout::HashingEmbedder>(48);
     const auto kind = GENERATE(scout::DenseIndexKind::flat, scout::DenseIndexKind::hnsw);
-    // The brute force models plain BM25F; lexicon and compound expansion and the action term and
-    // boost change queries, documents and scores, so with them on only the scope and ordering
-    // properties are checked.
+    // The brute force models plain BM25F; lexicon and compound expansion, word pairs and the
+    // action term and boost change queries, documents and scores, so with them on only the
+    // scope and ordering properties are checked.
     const bool expansion = GENERATE(false, true);
     scout::CatalogOptions options;
     options.dense.kind = kind;
@@ -203,6 +203,8 @@ TEST_CASE("scoped search never leaves the scope and equals brute force", "[scope
         options.expansion.action_weight = 0.0f;
         options.expansion.action_boost = 0.0f;
         options.expansion.compound_weight = 0.0f;
+        options.expansion.pair_weight = 0.0f;
+        options.bm25.weights.word_pairs = 0.0f;
     }
     auto catalog = scout::Catalog::create(options, embedder);
     REQUIRE(catalog.ok());

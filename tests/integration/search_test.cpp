@@ -277,6 +277,8 @@ TEST_CASE("the action boost settles near-ties between siblings, not clear differ
         CatalogOptions options;
         options.expansion.action_weight = 0.0f;  // the boost alone
         options.expansion.action_boost = boost;
+        options.bm25.weights.word_pairs = 0.0f;
+        options.expansion.pair_weight = 0.0f;
         auto catalog = Catalog::create(options);
         REQUIRE(catalog.ok());
         REQUIRE(catalog->upsert_servers(spec).ok());

@@ -1,0 +1,26 @@
+// word_pairs.cpp: see word_pairs.hpp.
+#include "analysis/word_pairs.hpp"
+
+#include "scout/analyzer.hpp"
+
+namespace scout {
+
+void append_word_pairs(std::string_view text, std::vector<std::string>& out) {
+    static const Analyzer words_only(AnalyzerOptions{.split_identifiers = true,
+                                                     .remove_stop_words = true,
+                                                     .stem = false,
+                                                     .keep_surface = false,
+                                                     .max_token_bytes = 64});
+    std::vector<std::string> words;
+    words_only.analyze(text, words);
+    std::string previous;
+    for (const std::string& w : words) {
+        std::string stem = porter_stem(w);
+        if (!previous.empty()) {
+            out.push_back("\x02" + previous + " " + stem);
+        }
+        previous = std::move(stem);
+    }
+}
+
+}  // namespace scout

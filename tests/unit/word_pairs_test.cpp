@@ -1,0 +1,76 @@
+// word_pairs_test.cpp: adjacent word pairs as terms, and their effect through Catalog + Searcher.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "analysis/word_pairs.hpp"
+#include "scout/catalog.hpp"
+
+using Terms = std::vector<std::string>;
+
+namespace {
+
+Terms pairs(std::string_view text) {
+    Terms out;
+    scout::append_word_pairs(text, out);
+    for (std::string& t : out) {
+        REQUIRE_FALSE(t.empty());
+        CHECK(t[0] == '\x02');
+        t.erase(0, 1);  // compare the readable part
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("pairs of neighbouring words, stemmed, without stop words", "[pairs]") {
+    CHECK(pairs("Convert speech to text") == Terms{"convert speech", "speech text"});
+    CHECK(pairs("Convert text to speech") == Terms{"convert text", "text speech"});
+    CHECK(pairs("getImportErrorDetails") == Terms{"get import", "import error", "error detail"});
+    CHECK(pairs("list_pull_requests") == Terms{"list pull", "pull request"});
+    CHECK(pairs("one").empty());
+    CHECK(pairs("").empty());
+    CHECK(pairs("the of a").empty());
+}
+
+TEST_CASE("pairs are appended and hostile text is harmless", "[pairs]") {
+    Terms out{"kept"};
+    scout::append_word_pairs("read file", out);
+    REQUIRE(out.size() == 2);
+    CHECK(out[0] == "kept");
+    const std::string huge(1 << 20, 'x');
+    out.clear();
+    scout::append_word_pairs(huge + " " + huge, out);
+    REQUIRE(out.size() == 1);
+    CHECK(out[0].size() <= 1 + 64 + 1 + 64);
+    out.clear();
+    scout::append_word_pairs("speech \xff\xfe text", out);
+    CHECK(out.size() == 1);
+}
+
+TEST_CASE("word order tells apart tools with the same words", "[pairs][search]") {
+    scout::CatalogSpec spec;
+    spec.servers.push_back({"speech", "Speech services.", "", "", scout::ServerStatus::active,
+                            {{"recognize", "", "Convert speech to text from an audio file.", "", ""},
+                             {"synthesize", "", "Convert text to speech into an audio file.", "", ""}}});
+    const auto top = [&](float pair_weight, std::string_view query) {
+        scout::CatalogOptions options;
+        options.expansion.pair_weight = pair_weight;
+        auto catalog = scout::Catalog::create(options);
+        REQUIRE(catalog.ok());
+        REQUIRE(catalog->upsert_servers(spec).ok());
+        REQUIRE(catalog->commit().ok());
+        auto r = catalog->searcher().search(query, {.mode = scout::Mode::bm25});
+        REQUIRE(r.ok());
+        REQUIRE(r->hits.size() == 2);
+        CHECK(r->hits[0].score >= r->hits[1].score);
+        return std::make_pair(r->hits[0].tool, r->hits[0].score - r->hits[1].score);
+    };
+    // Without pairs the two score the same (the tie goes to index order).
+    CHECK(top(0.0f, "convert speech to text").second == Approx(0.0f).margin(1e-6));
+    CHECK(top(0.0f, "convert text to speech").second == Approx(0.0f).margin(1e-6));
+    CHECK(top(0.5f, "convert speech to text").first == "recognize");
+    CHECK(top(0.5f, "convert text to speech").first == "synthesize");
+    CHECK(top(0.5f, "convert text to speech").second > 0.0f);
+}
