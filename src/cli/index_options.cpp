@@ -1,6 +1,8 @@
 // index_options.cpp: see index_options.hpp.
 #include <cstdlib>
+#include <span>
 #include <sstream>
+#include <utility>
 
 #include "cli/index_options.hpp"
 
@@ -38,6 +40,23 @@ Status set_fusion(CatalogOptions& options, const std::string& spec) {
         else return {Errc::invalid_argument, "--fusion: unknown key '" + key + "'"};
     }
     return {};
+}
+
+/// Reads "a[,b[,c]]" into the first values (the rest keep theirs): at least one and at most
+/// values.size() numbers, each in [0, max].
+bool parse_numbers(const std::string& spec, std::span<float> values, float max) {
+    std::stringstream items(spec);
+    std::string item;
+    std::size_t i = 0;
+    while (std::getline(items, item, ',')) {
+        char* end = nullptr;
+        const float v = std::strtof(item.c_str(), &end);
+        if (i == values.size() || item.empty() || end != item.c_str() + item.size() || !(v >= 0.0f) || !(v <= max)) {
+            return false;
+        }
+        values[i++] = v;
+    }
+    return i > 0;
 }
 
 Status set_bm25_value(CatalogOptions& options, const std::string& key, float value) {
@@ -91,78 +110,37 @@ Result<CatalogOptions> index_options(const Args& args) {
     if (auto expand = args.get("expand")) {
         if (*expand == "off") {
             options.expansion.lexicon = false;
-        } else {
-            char* end = nullptr;
-            const float w = std::strtof(expand->c_str(), &end);
-            if (expand->empty() || end != expand->c_str() + expand->size() || !(w >= 0.0f)) {
-                return Status{Errc::invalid_argument, "--expand takes off or a non-negative weight"};
-            }
-            options.expansion.weight = w;
+        } else if (!parse_numbers(*expand, std::span<float>(&options.expansion.weight, 1), 1e6f)) {
+            return Status{Errc::invalid_argument, "--expand takes off or a non-negative weight"};
         }
     }
     if (auto action = args.get("action")) {
         // off | W[,BOOST]: the action term's weight, then the score boost of matching tools.
+        float values[2] = {options.expansion.action_weight, options.expansion.action_boost};
         if (*action == "off") {
-            options.expansion.action_weight = 0.0f;
-            options.expansion.action_boost = 0.0f;
-        } else {
-            float values[2] = {options.expansion.action_weight, options.expansion.action_boost};
-            std::stringstream items(*action);
-            std::string item;
-            std::size_t i = 0;
-            while (std::getline(items, item, ',')) {
-                char* end = nullptr;
-                const float v = std::strtof(item.c_str(), &end);
-                if (i == 2 || item.empty() || end != item.c_str() + item.size() || !(v >= 0.0f) || !(v <= 100.0f)) {
-                    return Status{Errc::invalid_argument, "--action takes off or W[,BOOST]"};
-                }
-                values[i++] = v;
-            }
-            if (i == 0) {
-                return Status{Errc::invalid_argument, "--action takes off or W[,BOOST]"};
-            }
-            options.expansion.action_weight = values[0];
-            options.expansion.action_boost = values[1];
+            values[0] = values[1] = 0.0f;
+        } else if (!parse_numbers(*action, values, 100.0f)) {
+            return Status{Errc::invalid_argument, "--action takes off or W[,BOOST]"};
         }
+        options.expansion.action_weight = values[0];
+        options.expansion.action_boost = values[1];
     }
-    if (auto pairs = args.get("pairs")) {
-        if (*pairs == "off") {
-            options.expansion.pair_weight = 0.0f;
-        } else {
-            char* end = nullptr;
-            const float w = std::strtof(pairs->c_str(), &end);
-            if (pairs->empty() || end != pairs->c_str() + pairs->size() || !(w >= 0.0f)) {
-                return Status{Errc::invalid_argument, "--pairs takes off or a non-negative weight"};
+    for (const auto& [flag, weight] : {std::pair{"pairs", &options.expansion.pair_weight},
+                                       std::pair{"compounds", &options.expansion.compound_weight}}) {
+        if (auto spec = args.get(flag)) {
+            if (*spec == "off") {
+                *weight = 0.0f;
+            } else if (!parse_numbers(*spec, std::span<float>(weight, 1), 1e6f)) {
+                return Status{Errc::invalid_argument, std::string("--") + flag + " takes off or a non-negative weight"};
             }
-            options.expansion.pair_weight = w;
-        }
-    }
-    if (auto compounds = args.get("compounds")) {
-        if (*compounds == "off") {
-            options.expansion.compound_weight = 0.0f;
-        } else {
-            char* end = nullptr;
-            const float w = std::strtof(compounds->c_str(), &end);
-            if (compounds->empty() || end != compounds->c_str() + compounds->size() || !(w >= 0.0f)) {
-                return Status{Errc::invalid_argument, "--compounds takes off or a non-negative weight"};
-            }
-            options.expansion.compound_weight = w;
         }
     }
     if (auto spec = args.get("neighbours")) {
         // N[,weight[,min_similarity]]; N = 0 or "off" turns neighbour expansion off.
         float values[3] = {static_cast<float>(options.expansion.neighbours), options.expansion.neighbour_weight,
                            options.expansion.neighbour_min_similarity};
-        std::stringstream items(*spec == "off" ? std::string("0") : *spec);
-        std::string item;
-        std::size_t i = 0;
-        while (std::getline(items, item, ',')) {
-            char* end = nullptr;
-            const float v = std::strtof(item.c_str(), &end);
-            if (i == 3 || item.empty() || end != item.c_str() + item.size() || !(v >= 0.0f) || !(v <= 64.0f)) {
-                return Status{Errc::invalid_argument, "--neighbours takes off or N[,weight[,min_similarity]]"};
-            }
-            values[i++] = v;
+        if (!parse_numbers(*spec == "off" ? std::string("0") : *spec, values, 64.0f)) {
+            return Status{Errc::invalid_argument, "--neighbours takes off or N[,weight[,min_similarity]]"};
         }
         options.expansion.neighbours = static_cast<std::size_t>(values[0]);
         options.expansion.neighbour_weight = values[1];
