@@ -19,7 +19,7 @@ run() {  # name catalog queries [args...]
 }
 for dir in "$datasets"/*/; do
     name="$(basename "$dir")"
-    if [[ -f "$dir/catalog.json" && -f "$dir/queries.json" && "$name" != merged ]]; then
+    if [[ -f "$dir/catalog.json" && -f "$dir/queries.json" ]]; then
         run "$name" "$dir/catalog.json" "$dir/queries.json" "$@"
     fi
 done
