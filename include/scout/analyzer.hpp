@@ -12,6 +12,9 @@ namespace scout {
 struct AnalyzerOptions {
     /// Split identifiers: snake_case, camelCase, kebab-case, dotted.names and letter/digit runs.
     bool split_identifiers = true;
+    /// With split_identifiers, a word that case changes split ("MySQL", "GitHub") is also kept
+    /// whole ("mysql"), after its parts.
+    bool keep_joined_case = true;
     bool remove_stop_words = true;
     /// Porter (1980) suffix stripping of English words.
     bool stem = true;

@@ -97,10 +97,14 @@ void truncate_utf8(std::string& token, std::size_t limit) {
     token.resize(cut);
 }
 
-/// Calls emit(token) for every raw lowercase token of `text`.
+/// Calls emit(token) for every raw lowercase token of `text`. With `catenate`, a run of letters
+/// that case changes split into words ("MySQL", "GitHub", "getPullRequest") is also emitted
+/// whole after its words, so "MySQL" meets "mysql" as well as "sql".
 template <typename Emit>
-void tokenize(std::string_view text, bool split_identifiers, Emit&& emit) {
+void tokenize(std::string_view text, bool split_identifiers, bool catenate, Emit&& emit) {
     std::string token;
+    std::string run;          // the letters of the current run, lowercase
+    std::size_t run_words = 0;  // words the run was split into so far
     CharClass prev = CharClass::separator;
     std::size_t i = 0;
     CodePoint cur = text.empty() ? CodePoint{CharClass::separator, 0}
@@ -111,24 +115,47 @@ void tokenize(std::string_view text, bool split_identifiers, Emit&& emit) {
             token.clear();
         }
     };
+    const auto end_run = [&] {
+        if (catenate && run_words >= 2) {
+            emit(run);
+        }
+        run.clear();
+        run_words = 0;
+    };
+    const auto is_alpha = [](CharClass c) { return c == CharClass::lower || c == CharClass::upper; };
     while (i < text.size()) {
         const std::size_t next_i = i + cur.len;
         const CodePoint next = next_i < text.size() ? classify(text, next_i, !split_identifiers)
                                                     : CodePoint{CharClass::separator, 0};
         if (cur.cls == CharClass::separator) {
             flush();
+            end_run();
         } else if (cur.cls == CharClass::cjk) {
             flush();
+            end_run();
             token.assign(text.substr(i, cur.len));
             flush();
         } else {
             if (split_identifiers && !token.empty() && identifier_boundary(prev, cur.cls, next.cls)) {
                 flush();
+                if (is_alpha(prev) && is_alpha(cur.cls)) {
+                    ++run_words;  // a case change: the run goes on
+                } else {
+                    end_run();
+                }
+            }
+            if (!is_alpha(cur.cls)) {
+                end_run();  // digits and non-ASCII letters are not catenated
+            } else if (run.empty()) {
+                run_words = 1;
             }
             if (cur.cls == CharClass::upper) {
                 token.push_back(static_cast<char>(text[i] - 'A' + 'a'));
             } else {
                 token.append(text.substr(i, cur.len));
+            }
+            if (is_alpha(cur.cls)) {
+                run.push_back(token.back());
             }
         }
         prev = cur.cls;
@@ -136,12 +163,13 @@ void tokenize(std::string_view text, bool split_identifiers, Emit&& emit) {
         cur = next;
     }
     flush();
+    end_run();
 }
 
 }  // namespace
 
 void Analyzer::analyze(std::string_view text, std::vector<std::string>& out) const {
-    tokenize(text, options_.split_identifiers, [&](std::string& token) {
+    tokenize(text, options_.split_identifiers, options_.keep_joined_case, [&](std::string& token) {
         truncate_utf8(token, options_.max_token_bytes);
         if (token.empty() || (options_.remove_stop_words && is_stop_word(token))) {
             return;
@@ -167,7 +195,7 @@ std::vector<std::string> Analyzer::analyze(std::string_view text) const {
 
 std::string Analyzer::split_words(std::string_view identifier) {
     std::string out;
-    tokenize(identifier, true, [&](const std::string& token) {
+    tokenize(identifier, true, false, [&](const std::string& token) {
         if (!out.empty()) {
             out.push_back(' ');
         }

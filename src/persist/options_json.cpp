@@ -72,6 +72,7 @@ json options_to_json(const CatalogOptions& o) {
     const FieldWeights& w = o.bm25.weights;
     return {{"analyzer",
              {{"split_identifiers", o.analyzer.split_identifiers},
+              {"keep_joined_case", o.analyzer.keep_joined_case},
               {"remove_stop_words", o.analyzer.remove_stop_words},
               {"stem", o.analyzer.stem},
               {"keep_surface", o.analyzer.keep_surface},
@@ -120,6 +121,8 @@ Result<CatalogOptions> options_from_json(const json& j) {
         CatalogOptions o;
         const json& a = field(j, "analyzer");
         o.analyzer.split_identifiers = flag(a, "split_identifiers");
+        // Absent from files written before joined words were kept.
+        o.analyzer.keep_joined_case = a.contains("keep_joined_case") && flag(a, "keep_joined_case");
         o.analyzer.remove_stop_words = flag(a, "remove_stop_words");
         o.analyzer.stem = flag(a, "stem");
         o.analyzer.keep_surface = flag(a, "keep_surface");
