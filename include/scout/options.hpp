@@ -88,6 +88,9 @@ struct FusionOptions {
     std::size_t fetch_factor = 3;
     double bm25_weight = 1.0;   ///< weighted_rrf, score_blend and anchored
     double dense_weight = 0.2;  ///< weighted_rrf, score_blend and anchored
+    /// anchored: the dense gate is also multiplied by the dense list's own confidence raised to
+    /// this power, so a flat, uncertain dense list moves the ranking less; 0 ignores it.
+    double dense_confidence_power = 0.3;
 };
 
 /// Query expansion for the BM25 branch with the built-in lexicon of tool language.

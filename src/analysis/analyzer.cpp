@@ -1,6 +1,7 @@
 // analyzer.cpp: tokenizer and filter chain. Tokens are runs of letters/digits; identifier
 // boundaries (case changes, letter/digit changes, _ - .) split them; CJK characters are single
 // tokens; invalid UTF-8 bytes separate tokens. Then lowercase, stop words, stemming.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -97,14 +98,16 @@ void truncate_utf8(std::string& token, std::size_t limit) {
     token.resize(cut);
 }
 
-/// Calls emit(token) for every raw lowercase token of `text`. With `catenate`, a run of letters
-/// that case changes split into words ("MySQL", "GitHub", "getPullRequest") is also emitted
-/// whole after its words, so "MySQL" meets "mysql" as well as "sql".
+/// Calls emit(token) for every raw lowercase token of `text`. With `catenate`, a word of ASCII
+/// letters that case changes split ("MySQL", "GitHub", "getPullRequest") is also emitted whole
+/// after its parts, so "MySQL" meets "mysql" as well as "sql". Words with digits or other
+/// letters ("getV2Items", "ÉtatCivil") are not joined.
 template <typename Emit>
 void tokenize(std::string_view text, bool split_identifiers, bool catenate, Emit&& emit) {
     std::string token;
-    std::string run;          // the letters of the current run, lowercase
-    std::size_t run_words = 0;  // words the run was split into so far
+    std::string run;             // the letters of the current word, lowercase
+    std::size_t run_parts = 0;   // parts the case changes cut it into so far
+    bool run_broken = false;     // it holds a digit or a non-ASCII letter: never joined
     CharClass prev = CharClass::separator;
     std::size_t i = 0;
     CodePoint cur = text.empty() ? CodePoint{CharClass::separator, 0}
@@ -116,11 +119,12 @@ void tokenize(std::string_view text, bool split_identifiers, bool catenate, Emit
         }
     };
     const auto end_run = [&] {
-        if (catenate && run_words >= 2) {
+        if (catenate && !run_broken && run_parts >= 2) {
             emit(run);
         }
         run.clear();
-        run_words = 0;
+        run_parts = 0;
+        run_broken = false;
     };
     const auto is_alpha = [](CharClass c) { return c == CharClass::lower || c == CharClass::upper; };
     while (i < text.size()) {
@@ -138,16 +142,7 @@ void tokenize(std::string_view text, bool split_identifiers, bool catenate, Emit
         } else {
             if (split_identifiers && !token.empty() && identifier_boundary(prev, cur.cls, next.cls)) {
                 flush();
-                if (is_alpha(prev) && is_alpha(cur.cls)) {
-                    ++run_words;  // a case change: the run goes on
-                } else {
-                    end_run();
-                }
-            }
-            if (!is_alpha(cur.cls)) {
-                end_run();  // digits and non-ASCII letters are not catenated
-            } else if (run.empty()) {
-                run_words = 1;
+                ++run_parts;
             }
             if (cur.cls == CharClass::upper) {
                 token.push_back(static_cast<char>(text[i] - 'A' + 'a'));
@@ -156,6 +151,9 @@ void tokenize(std::string_view text, bool split_identifiers, bool catenate, Emit
             }
             if (is_alpha(cur.cls)) {
                 run.push_back(token.back());
+                run_parts = std::max<std::size_t>(run_parts, 1);
+            } else {
+                run_broken = true;
             }
         }
         prev = cur.cls;

@@ -70,6 +70,7 @@ ToolAction verb_action(const std::string& word) {
 
 std::vector<std::string> words_of(std::string_view text) {
     static const Analyzer plain(AnalyzerOptions{.split_identifiers = true,
+                                                .keep_joined_case = false,
                                                 .remove_stop_words = false,
                                                 .stem = false,
                                                 .keep_surface = false,

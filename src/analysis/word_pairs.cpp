@@ -7,6 +7,7 @@ namespace scout {
 
 void append_word_pairs(std::string_view text, std::vector<std::string>& out) {
     static const Analyzer words_only(AnalyzerOptions{.split_identifiers = true,
+                                                .keep_joined_case = false,
                                                      .remove_stop_words = true,
                                                      .stem = false,
                                                      .keep_surface = false,

@@ -36,6 +36,7 @@ Status set_fusion(CatalogOptions& options, const std::string& spec) {
         if (key == "k") options.fusion.rrf_k = v;
         else if (key == "bm25") options.fusion.bm25_weight = v;
         else if (key == "dense") options.fusion.dense_weight = v;
+        else if (key == "confidence") options.fusion.dense_confidence_power = v;
         else if (key == "fetch" && v >= 1) options.fusion.fetch_factor = static_cast<std::size_t>(v);
         else return {Errc::invalid_argument, "--fusion: unknown key '" + key + "'"};
     }

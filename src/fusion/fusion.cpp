@@ -3,6 +3,7 @@
 // search over a few dozen contiguous ids beats hashing), scored and ranked there, and only the
 // top_k survivors become FusedDoc values, so a query allocates for its results only.
 #include <algorithm>
+#include <cmath>
 
 #include "fusion/fusion.hpp"
 
@@ -94,16 +95,18 @@ void score_blend(Table& t, std::span<const std::vector<ScoredDoc>> lists, std::s
 }
 
 /// Gates of the anchored blend: 1 for the anchor (list 0); for every other list, one minus the
-/// anchor's confidence when that list's top-1 is also among the anchor's candidates (the two
-/// agree on the topic), else 0 (an off-topic list would only add noise).
-std::vector<double> anchored_gates(std::span<const std::vector<ScoredDoc>> lists) {
+/// anchor's confidence, times that list's own confidence to the power `confidence_power`, when
+/// its top-1 is also among the anchor's candidates (the two agree on the topic), else 0 (an
+/// off-topic list would only add noise).
+std::vector<double> anchored_gates(std::span<const std::vector<ScoredDoc>> lists, double confidence_power) {
     std::vector<double> gates(lists.size(), 1.0);
     const double open = 1.0 - list_confidence(lists[0]);
     for (std::size_t l = 1; l < lists.size(); ++l) {
         const bool agrees = !lists[l].empty() &&
                             std::any_of(lists[0].begin(), lists[0].end(),
                                         [&](const ScoredDoc& d) { return d.id == lists[l].front().id; });
-        gates[l] = agrees ? open : 0.0;
+        const double own = confidence_power > 0.0 ? std::pow(list_confidence(lists[l]), confidence_power) : 1.0;
+        gates[l] = agrees ? open * own : 0.0;
     }
     return gates;
 }
@@ -188,7 +191,7 @@ std::vector<FusedDoc> fuse(std::span<const std::vector<ScoredDoc>> lists, std::s
                 score_blend(t, lists, weights, {});
                 break;
             }
-            const std::vector<double> gates = anchored_gates(lists);
+            const std::vector<double> gates = anchored_gates(lists, options.dense_confidence_power);
             score_blend(t, lists, weights, gates);
             std::vector<FusedDoc> out = finish(t, t.candidates.size());
             pin_first(out, lists[0].front().id);

@@ -12,7 +12,7 @@ using nlohmann::json;
 
 // Every CatalogOptions field is written and read below. This trips when a field is added, as a
 // reminder to extend both functions (and docs/FORMAT.md) so index files keep every setting.
-static_assert(sizeof(CatalogOptions) == 216, "CatalogOptions changed: update options_json.cpp");
+static_assert(sizeof(CatalogOptions) == 224, "CatalogOptions changed: update options_json.cpp");
 
 struct BadField : std::runtime_error {
     using std::runtime_error::runtime_error;
@@ -103,7 +103,8 @@ json options_to_json(const CatalogOptions& o) {
               {"rrf_k", o.fusion.rrf_k},
               {"fetch_factor", o.fusion.fetch_factor},
               {"bm25_weight", o.fusion.bm25_weight},
-              {"dense_weight", o.fusion.dense_weight}}},
+              {"dense_weight", o.fusion.dense_weight},
+              {"dense_confidence_power", o.fusion.dense_confidence_power}}},
             {"expansion", {{"lexicon", o.expansion.lexicon},
                            {"weight", o.expansion.weight},
                            {"neighbours", o.expansion.neighbours},
@@ -175,6 +176,9 @@ Result<CatalogOptions> options_from_json(const json& j) {
         o.fusion.bm25_weight = non_negative(f, "bm25_weight");
         o.fusion.dense_weight = non_negative(f, "dense_weight");
         o.fusion.fetch_factor = whole(f, "fetch_factor", 1, 1000);
+        // Absent from files written before the dense confidence gate.
+        o.fusion.dense_confidence_power =
+            f.contains("dense_confidence_power") ? non_negative(f, "dense_confidence_power") : 0.0;
         const json& x = field(j, "expansion");
         o.expansion.lexicon = flag(x, "lexicon");
         o.expansion.weight = real(x, "weight", 0, 1e6);

@@ -14,12 +14,29 @@ using Terms = std::vector<std::string>;
 TEST_CASE("identifiers split on every convention", "[analyzer]") {
     const Analyzer a = plain();
     CHECK(a.analyze("create_pull_request") == Terms{"create", "pull", "request"});
-    CHECK(a.analyze("createPullRequest") == Terms{"create", "pull", "request"});
+    CHECK(a.analyze("createPullRequest") == Terms{"create", "pull", "request", "createpullrequest"});
     CHECK(a.analyze("create-pull-request") == Terms{"create", "pull", "request"});
     CHECK(a.analyze("repo.pulls.create") == Terms{"repo", "pulls", "create"});
-    CHECK(a.analyze("HTTPServerError") == Terms{"http", "server", "error"});
+    CHECK(a.analyze("HTTPServerError") == Terms{"http", "server", "error", "httpservererror"});
+    // A word with digits is not joined.
     CHECK(a.analyze("getV2Items") == Terms{"get", "v", "2", "items"});
     CHECK(a.analyze("ec2 s3") == Terms{"ec", "2", "s", "3"});
+}
+
+TEST_CASE("words that case changes split are also kept whole", "[analyzer]") {
+    const Analyzer a = plain();
+    CHECK(a.analyze("MySQL servers") == Terms{"my", "sql", "mysql", "servers"});
+    CHECK(a.analyze("GitHub repo_list") == Terms{"git", "hub", "github", "repo", "list"});
+    CHECK(a.analyze("mysql") == Terms{"mysql"});       // nothing split, nothing added
+    CHECK(a.analyze("get_user") == Terms{"get", "user"});  // separators are not case changes
+    CHECK(a.analyze("\xC3\x89tatCivil") == Terms{"\xC3\x89tat", "civil"});  // non-ASCII letters: not joined
+    AnalyzerOptions off = a.options();
+    off.keep_joined_case = false;
+    CHECK(Analyzer(off).analyze("MySQL servers") == Terms{"my", "sql", "servers"});
+    // Joined words are cut like any token.
+    AnalyzerOptions short_tokens = a.options();
+    short_tokens.max_token_bytes = 4;
+    CHECK(Analyzer(short_tokens).analyze("MySQL") == Terms{"my", "sql", "mysq"});
 }
 
 TEST_CASE("without identifier splitting, joiners stay inside tokens", "[analyzer]") {

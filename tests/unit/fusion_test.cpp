@@ -1,6 +1,8 @@
 // fusion_test.cpp: RRF arithmetic, ties and permutation invariance; weighted RRF; score blend.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "fusion/fusion.hpp"
 
 using scout::ScoredDoc;
@@ -97,7 +99,8 @@ TEST_CASE("anchored blend gates the dense list by the anchor's confidence and ke
     const std::vector<std::vector<ScoredDoc>> lists = {{{1, 10.f}, {2, 8.f}, {3, 0.f}},
                                                        {{3, .9f}, {2, .5f}, {1, .1f}}};
     const double weights[2] = {1.0, 1.0};
-    const auto fused = scout::fuse(lists, weights, {.method = scout::FusionMethod::anchored}, 10);
+    const scout::FusionOptions anchor_only{.method = scout::FusionMethod::anchored, .dense_confidence_power = 0.0};
+    const auto fused = scout::fuse(lists, weights, anchor_only, 10);
     REQUIRE(fused.size() == 3);
     // Blend: 1 -> 1 + 0.8 * 0 = 1; 2 -> 0.8 + 0.8 * 0.5 = 1.2; 3 -> 0 + 0.8 * 1 = 0.8.
     // 2 outscores 1, but BM25's top-1 stays first (lifted to the best score).
@@ -108,9 +111,34 @@ TEST_CASE("anchored blend gates the dense list by the anchor's confidence and ke
     CHECK(fused[2].id == 3);
     CHECK(fused[2].score == Approx(0.8));
     // Truncation happens after the pin.
-    const auto one = scout::fuse(lists, weights, {.method = scout::FusionMethod::anchored}, 1);
+    const auto one = scout::fuse(lists, weights, anchor_only, 1);
     REQUIRE(one.size() == 1);
     CHECK(one[0].id == 1);
+}
+
+TEST_CASE("anchored blend also gates the dense list by its own confidence", "[fusion]") {
+    // As above; the dense list's confidence is (0.9 - 0.5) / (0.9 - 0.1) = 0.5.
+    const std::vector<std::vector<ScoredDoc>> lists = {{{1, 10.f}, {2, 8.f}, {3, 0.f}},
+                                                       {{3, .9f}, {2, .5f}, {1, .1f}}};
+    const double weights[2] = {1.0, 1.0};
+    const auto fused = scout::fuse(lists, weights, {.method = scout::FusionMethod::anchored, .dense_confidence_power = 1.0}, 10);
+    REQUIRE(fused.size() == 3);
+    // Gate 0.8 * 0.5 = 0.4: 1 -> 1; 2 -> 0.8 + 0.4 * 0.5 = 1.0; 3 -> 0.4.
+    CHECK(fused[0].id == 1);
+    CHECK(fused[1].id == 2);
+    CHECK(fused[1].score == Approx(1.0));
+    CHECK(fused[2].score == Approx(0.4));
+    // Power 0.3 (the default): gate 0.8 * 0.5^0.3.
+    const auto by_default = scout::fuse(lists, weights, {.method = scout::FusionMethod::anchored}, 10);
+    CHECK(by_default[2].score == Approx(0.8 * std::pow(0.5, 0.3)));
+    // A flat dense list (confidence 0) changes nothing: the BM25 order and scores stay.
+    const std::vector<std::vector<ScoredDoc>> flat = {{{1, 10.f}, {2, 8.f}, {3, 0.f}},
+                                                      {{3, .5f}, {2, .5f}, {1, .5f}}};
+    const auto unmoved = scout::fuse(flat, weights, {.method = scout::FusionMethod::anchored}, 10);
+    REQUIRE(unmoved.size() == 3);
+    CHECK(unmoved[1].id == 2);
+    CHECK(unmoved[1].score == Approx(0.8));
+    CHECK(unmoved[2].score == Approx(0.0));
 }
 
 TEST_CASE("anchored blend ignores a dense list whose top-1 the anchor does not know", "[fusion]") {
