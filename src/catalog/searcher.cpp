@@ -146,7 +146,13 @@ std::vector<QueryTerm> bm25_query(const Snapshot& snap, std::string_view query) 
         words.clear();
         snap.surface_analyzer.analyze(query, words);
         std::vector<std::string> terms_of;
+        // When the index keeps surface forms, a lowercase word is known iff it is a term itself,
+        // which spares analyzing every candidate half.
+        const bool surface_terms = !snap.options.analyzer.stem || snap.options.analyzer.keep_surface;
         const auto known = [&](const std::string& word) {
+            if (surface_terms) {
+                return snap.bm25.doc_freq(word) > 0;
+            }
             terms_of.clear();
             snap.analyzer.analyze(word, terms_of);
             return !terms_of.empty() && std::all_of(terms_of.begin(), terms_of.end(),
