@@ -17,6 +17,17 @@ Catalog make(std::shared_ptr<Embedder> embedder = std::make_shared<HashingEmbedd
     return std::move(catalog.value());
 }
 
+/// The BM25 hits of `query` over `spec` indexed with `options`.
+std::vector<Hit> bm25_hits(const CatalogSpec& spec, const CatalogOptions& options, std::string_view query) {
+    auto catalog = Catalog::create(options);
+    REQUIRE(catalog.ok());
+    REQUIRE(catalog->upsert_servers(spec).ok());
+    REQUIRE(catalog->commit().ok());
+    auto r = catalog->searcher().search(query, {.mode = Mode::bm25});
+    REQUIRE(r.ok());
+    return r->hits;
+}
+
 SearchResult search(const Catalog& c, std::string_view q, SearchOptions o = {}) {
     auto r = c.searcher().search(q, o);
     REQUIRE(r.ok());
@@ -247,14 +258,9 @@ TEST_CASE("the query's action separates sibling tools that share every other wor
                              {"delete_artifact", "", "Delete a build artifact.", "", ""},
                              {"update_artifact", "", "Update a build artifact.", "", ""}}});
     const auto top = [&](const CatalogOptions& options, std::string_view query) {
-        auto catalog = Catalog::create(options);
-        REQUIRE(catalog.ok());
-        REQUIRE(catalog->upsert_servers(spec).ok());
-        REQUIRE(catalog->commit().ok());
-        auto r = catalog->searcher().search(query, {.mode = Mode::bm25});
-        REQUIRE(r.ok());
-        REQUIRE_FALSE(r->hits.empty());
-        return r->hits[0].tool;
+        const std::vector<Hit> hits = bm25_hits(spec, options, query);
+        REQUIRE_FALSE(hits.empty());
+        return hits[0].tool;
     };
     const CatalogOptions with;
     CatalogOptions without;
@@ -279,14 +285,9 @@ TEST_CASE("the action boost settles near-ties between siblings, not clear differ
         options.expansion.action_boost = boost;
         options.bm25.weights.word_pairs = 0.0f;
         options.expansion.pair_weight = 0.0f;
-        auto catalog = Catalog::create(options);
-        REQUIRE(catalog.ok());
-        REQUIRE(catalog->upsert_servers(spec).ok());
-        REQUIRE(catalog->commit().ok());
-        auto r = catalog->searcher().search(query, {.mode = Mode::bm25});
-        REQUIRE(r.ok());
-        REQUIRE(r->hits.size() == 3);
-        return r->hits;
+        std::vector<Hit> hits = bm25_hits(spec, options, query);
+        REQUIRE(hits.size() == 3);
+        return hits;
     };
     // A read query ("details" names no plural object): the get tool was 3% behind its sibling.
     const auto plain = ranked(0.0f, "show details of the vault keys");
