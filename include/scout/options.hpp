@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "scout/analyzer.hpp"
@@ -74,8 +75,14 @@ enum class FusionMethod : std::uint8_t {
     anchored,
 };
 
+/// Every method, in the order tables list them.
+inline constexpr FusionMethod kFusionMethods[] = {FusionMethod::rrf, FusionMethod::weighted_rrf,
+                                                  FusionMethod::score_blend, FusionMethod::anchored};
+
 /// "rrf", "weighted_rrf", "score_blend" or "anchored".
 [[nodiscard]] std::string_view fusion_method_name(FusionMethod method) noexcept;
+/// The method of that exact name, or nullopt.
+[[nodiscard]] std::optional<FusionMethod> parse_fusion_method(std::string_view name) noexcept;
 
 /// Defaults chosen by measurement on the public datasets (docs/quality.md): with the
 /// offline static embedder the dense branch is much weaker than BM25, and plain RRF (the

@@ -12,60 +12,66 @@
 
 namespace scout::detail {
 
-/// The query's own terms (weight 1) plus lexicon expansions (weight options.weight), its word
-/// pairs (pair_weight), compound words joined or split against the catalog's vocabulary
-/// (compound_weight), the query's action term (action_weight) and word-vector neighbours from
-/// the catalog's vocabulary (weight neighbour_weight x cosine).
-std::vector<QueryTerm> bm25_query(const Snapshot& snap, std::string_view query) {
+namespace {
+
+/// Appends the analyzed terms of `text`, each with `weight`.
+void add_terms(const Analyzer& analyzer, std::string_view text, float weight, std::vector<QueryTerm>& out) {
     std::vector<std::string> words;
-    snap.analyzer.analyze(query, words);
-    std::vector<QueryTerm> terms;
+    analyzer.analyze(text, words);
     for (std::string& w : words) {
-        terms.push_back({std::move(w), 1.0f});
+        out.push_back({std::move(w), weight});
     }
+}
+
+/// Whether the catalog knows `word` (lowercase, unstemmed): all its terms are in the index.
+bool known_word(const Snapshot& snap, const std::string& word) {
+    // When the index keeps surface forms, the word is known iff it is a term itself, which
+    // spares analyzing every candidate half of a compound.
+    if (!snap.options.analyzer.stem || snap.options.analyzer.keep_surface) {
+        return snap.bm25.doc_freq(word) > 0;
+    }
+    const std::vector<std::string> terms = snap.analyzer.analyze(word);
+    return !terms.empty() &&
+           std::all_of(terms.begin(), terms.end(), [&](const std::string& t) { return snap.bm25.doc_freq(t) > 0; });
+}
+
+}  // namespace
+
+ToolAction query_action(const Snapshot& snap, std::string_view query) {
     const ExpansionOptions& expansion = snap.options.expansion;
+    const bool term = expansion.action_weight > 0.0f && snap.options.bm25.weights.action > 0.0f;
+    return term || expansion.action_boost > 0.0f ? action_of_query(query) : ToolAction::none;
+}
+
+std::vector<QueryTerm> bm25_query(const Snapshot& snap, std::string_view query, ToolAction action) {
+    const ExpansionOptions& expansion = snap.options.expansion;
+    std::vector<QueryTerm> terms;
+    add_terms(snap.analyzer, query, 1.0f, terms);
     if (expansion.lexicon && expansion.weight > 0.0f) {
         for (const std::string& phrase : default_lexicon().expansions(query)) {
-            words.clear();
-            snap.analyzer.analyze(phrase, words);
-            for (std::string& w : words) {
-                terms.push_back({std::move(w), expansion.weight});
-            }
+            add_terms(snap.analyzer, phrase, expansion.weight, terms);
         }
     }
     if (expansion.pair_weight > 0.0f && snap.options.bm25.weights.word_pairs > 0.0f) {
-        words.clear();
-        append_word_pairs(query, words);
-        for (std::string& pair : words) {
+        std::vector<std::string> pairs;
+        append_word_pairs(query, pairs);
+        for (std::string& pair : pairs) {
             terms.push_back({std::move(pair), expansion.pair_weight});
         }
     }
+    // Unstemmed query words, for compounds and neighbours.
+    std::vector<std::string> surface;
+    if (expansion.compound_weight > 0.0f || (snap.neighbours && expansion.neighbours > 0)) {
+        snap.surface_analyzer.analyze(query, surface);
+    }
     if (expansion.compound_weight > 0.0f) {
-        words.clear();
-        snap.surface_analyzer.analyze(query, words);
-        std::vector<std::string> terms_of;
-        // When the index keeps surface forms, a lowercase word is known iff it is a term itself,
-        // which spares analyzing every candidate half.
-        const bool surface_terms = !snap.options.analyzer.stem || snap.options.analyzer.keep_surface;
-        const auto known = [&](const std::string& word) {
-            if (surface_terms) {
-                return snap.bm25.doc_freq(word) > 0;
-            }
-            terms_of.clear();
-            snap.analyzer.analyze(word, terms_of);
-            return !terms_of.empty() && std::all_of(terms_of.begin(), terms_of.end(),
-                                                    [&](const std::string& t) { return snap.bm25.doc_freq(t) > 0; });
-        };
-        for (const std::string& phrase : compound_expansions(words, known)) {
-            terms_of.clear();
-            snap.analyzer.analyze(phrase, terms_of);
-            for (std::string& t : terms_of) {
-                terms.push_back({std::move(t), expansion.compound_weight});
-            }
+        const auto known = [&](const std::string& word) { return known_word(snap, word); };
+        for (const std::string& phrase : compound_expansions(surface, known)) {
+            add_terms(snap.analyzer, phrase, expansion.compound_weight, terms);
         }
     }
     if (expansion.action_weight > 0.0f && snap.options.bm25.weights.action > 0.0f) {
-        if (std::string term = action_term(action_of_query(query)); !term.empty()) {
+        if (std::string term = action_term(action); !term.empty()) {
             terms.push_back({std::move(term), expansion.action_weight});
         }
     }
@@ -74,27 +80,19 @@ std::vector<QueryTerm> bm25_query(const Snapshot& snap, std::string_view query) 
         for (const QueryTerm& t : terms) {
             present.insert(t.term);
         }
-        words.clear();
-        snap.surface_analyzer.analyze(query, words);
-        snap.neighbours->expand(words, expansion, present, terms);
+        snap.neighbours->expand(surface, expansion, present, terms);
     }
     return terms;
 }
 
-/// Multiplies the scores of the tools whose action is the query's by 1 + action_boost and
-/// re-sorts (stably, so ties keep the index's order).
-void boost_action(const Snapshot& snap, std::string_view query, std::vector<ScoredDoc>& docs) {
+void boost_action(const Snapshot& snap, ToolAction action, std::vector<ScoredDoc>& docs) {
     const float boost = snap.options.expansion.action_boost;
-    if (!(boost > 0.0f) || docs.size() < 2) {
-        return;
-    }
-    const ToolAction wanted = action_of_query(query);
-    if (wanted == ToolAction::none) {
+    if (!(boost > 0.0f) || action == ToolAction::none || docs.size() < 2) {
         return;
     }
     bool changed = false;
     for (ScoredDoc& d : docs) {
-        if (snap.tools[d.id].action == wanted) {
+        if (snap.tools[d.id].action == action) {
             d.score *= 1.0f + boost;
             changed = true;
         }

@@ -93,4 +93,13 @@ std::string_view fusion_method_name(FusionMethod method) noexcept {
     return "unknown";
 }
 
+std::optional<FusionMethod> parse_fusion_method(std::string_view name) noexcept {
+    for (FusionMethod m : kFusionMethods) {
+        if (name == fusion_method_name(m)) {
+            return m;
+        }
+    }
+    return std::nullopt;
+}
+
 }  // namespace scout

@@ -208,10 +208,11 @@ Result<SearchResult> run_search(const Snapshot& snap, const std::shared_ptr<Embe
         }
     }
     if (options.mode != Mode::dense || !b.ran_dense) {
-        const std::vector<QueryTerm> terms = detail::bm25_query(snap, query);
+        const ToolAction action = detail::query_action(snap, query);
+        const std::vector<QueryTerm> terms = detail::bm25_query(snap, query, action);
         snap.bm25.search(std::span<const QueryTerm>(terms), b.ran_dense ? fetch : solo_fetch, filter, b.bm25);
         b.ran_bm25 = true;
-        detail::boost_action(snap, query, b.bm25);
+        detail::boost_action(snap, action, b.bm25);
     }
     SearchResult result = assemble(snap, b, k, options.fusion.value_or(snap.options.fusion));
     std::size_t exact_count = 0;

@@ -91,8 +91,7 @@ int run_eval(int argc, char** argv) {
     for (Mode mode : all_modes || all_fusions ? std::vector<Mode>{Mode::bm25, Mode::dense, Mode::hybrid}
                                               : std::vector<Mode>{search->mode}) {
         if (mode == Mode::hybrid && all_fusions) {
-            for (FusionMethod m : {FusionMethod::rrf, FusionMethod::weighted_rrf, FusionMethod::score_blend,
-                                   FusionMethod::anchored}) {
+            for (FusionMethod m : kFusionMethods) {
                 rows.push_back({mode, m});
             }
         } else {

@@ -16,13 +16,11 @@ Status set_fusion(CatalogOptions& options, const std::string& spec) {
     while (std::getline(items, item, ',')) {
         if (first) {
             first = false;
-            if (item == "rrf") options.fusion.method = FusionMethod::rrf;
-            else if (item == "weighted_rrf") options.fusion.method = FusionMethod::weighted_rrf;
-            else if (item == "score_blend") options.fusion.method = FusionMethod::score_blend;
-            else if (item == "anchored") options.fusion.method = FusionMethod::anchored;
-            else if (item == "all") {}  // eval compares every method; elsewhere the default
-
-            else return {Errc::invalid_argument, "--fusion: unknown method '" + item + "'"};
+            if (auto method = parse_fusion_method(item)) {
+                options.fusion.method = *method;
+            } else if (item != "all") {  // all: eval compares every method; elsewhere the default
+                return {Errc::invalid_argument, "--fusion: unknown method '" + item + "'"};
+            }
             continue;
         }
         const auto eq = item.find('=');

@@ -49,6 +49,11 @@ bool flag(const json& obj, const char* key) {
     return v.get<bool>();
 }
 
+/// real() for a key that older files lack: absent means 0, the setting off.
+float real_or_off(const json& obj, const char* key, double lo, double hi) {
+    return obj.contains(key) ? real(obj, key, lo, hi) : 0.0f;
+}
+
 double non_negative(const json& obj, const char* key) {
     const json& v = field(obj, key);
     if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0 || v.get<double>() > 1e9) {
@@ -137,9 +142,9 @@ Result<CatalogOptions> options_from_json(const json& j) {
         o.bm25.weights.server_description = real(w, "server_description", 0, 1e6);
         o.bm25.weights.description = real(w, "description", 0, 1e6);
         o.bm25.weights.parameters = real(w, "parameters", 0, 1e6);
-        // Absent from files written before action terms: their documents have none.
-        o.bm25.weights.action = w.contains("action") ? real(w, "action", 0, 1e6) : 0.0f;
-        o.bm25.weights.word_pairs = w.contains("word_pairs") ? real(w, "word_pairs", 0, 1e6) : 0.0f;
+        // Keys absent from older files read as off (real_or_off), reproducing those files.
+        o.bm25.weights.action = real_or_off(w, "action", 0, 1e6);
+        o.bm25.weights.word_pairs = real_or_off(w, "word_pairs", 0, 1e6);
         const json& d = field(j, "dense");
         const json& kind = field(d, "kind");
         if (kind == "flat") {
@@ -161,17 +166,11 @@ Result<CatalogOptions> options_from_json(const json& j) {
         o.dense.seed = whole(d, "seed", 0, UINT64_MAX);
         const json& f = field(j, "fusion");
         const json& method = field(f, "method");
-        bool known = false;
-        for (FusionMethod m : {FusionMethod::rrf, FusionMethod::weighted_rrf, FusionMethod::score_blend,
-                               FusionMethod::anchored}) {
-            if (method.is_string() && method.get<std::string>() == fusion_method_name(m)) {
-                o.fusion.method = m;
-                known = true;
-            }
-        }
-        if (!known) {
+        const auto parsed = method.is_string() ? parse_fusion_method(method.get<std::string>()) : std::nullopt;
+        if (!parsed) {
             throw BadField("unknown fusion method");
         }
+        o.fusion.method = *parsed;
         o.fusion.rrf_k = non_negative(f, "rrf_k");
         o.fusion.bm25_weight = non_negative(f, "bm25_weight");
         o.fusion.dense_weight = non_negative(f, "dense_weight");
@@ -187,10 +186,10 @@ Result<CatalogOptions> options_from_json(const json& j) {
             o.expansion.neighbour_weight = real(x, "neighbour_weight", 0, 1e6);
             o.expansion.neighbour_min_similarity = real(x, "neighbour_min_similarity", -1, 1);
         }
-        o.expansion.action_weight = x.contains("action_weight") ? real(x, "action_weight", 0, 1e6) : 0.0f;
-        o.expansion.compound_weight = x.contains("compound_weight") ? real(x, "compound_weight", 0, 1e6) : 0.0f;
-        o.expansion.action_boost = x.contains("action_boost") ? real(x, "action_boost", 0, 100) : 0.0f;
-        o.expansion.pair_weight = x.contains("pair_weight") ? real(x, "pair_weight", 0, 1e6) : 0.0f;
+        o.expansion.action_weight = real_or_off(x, "action_weight", 0, 1e6);
+        o.expansion.compound_weight = real_or_off(x, "compound_weight", 0, 1e6);
+        o.expansion.action_boost = real_or_off(x, "action_boost", 0, 100);
+        o.expansion.pair_weight = real_or_off(x, "pair_weight", 0, 1e6);
         o.embed_batch = whole(j, "embed_batch", 1, 1U << 20U);
         return o;
     } catch (const BadField& e) {

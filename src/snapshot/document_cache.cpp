@@ -49,6 +49,15 @@ CachedDocument* DocumentCache::get(std::uint64_t key, const ServerSpec& server, 
                                                             {&doc->description, weights.description},
                                                             {&doc->parameters, weights.parameters}};
     std::unordered_map<std::string, std::size_t> slot;  // term -> index in weighted_terms
+    const auto add = [&](std::string term, float weight) {
+        auto [it, fresh] = slot.try_emplace(std::move(term), entry.weighted_terms.size());
+        if (fresh) {
+            entry.weighted_terms.emplace_back(it->first, 0.0f);
+        }
+        // Per-term sums keep occurrence order, so term frequencies are bit-identical to adding
+        // occurrence by occurrence.
+        entry.weighted_terms[it->second].second += weight;
+    };
     std::vector<std::string> terms;
     for (const auto& [text, weight] : fields) {
         terms.clear();
@@ -56,19 +65,14 @@ CachedDocument* DocumentCache::get(std::uint64_t key, const ServerSpec& server, 
         if (weight <= 0.0f) {
             continue;  // the BM25 builder ignores such occurrences too
         }
-        for (const std::string& term : terms) {
-            auto [it, fresh] = slot.try_emplace(term, entry.weighted_terms.size());
-            if (fresh) {
-                entry.weighted_terms.emplace_back(term, 0.0f);
-            }
-            // Per-term sums keep occurrence order, so term frequencies are bit-identical to
-            // adding occurrence by occurrence.
-            entry.weighted_terms[it->second].second += weight;
+        for (std::string& term : terms) {
+            add(std::move(term), weight);
         }
     }
+    entry.action = action_of_tool(server.name, tool.name);
     if (weights.action > 0.0f) {
-        if (std::string term = action_term(action_of_tool(server.name, tool.name)); !term.empty()) {
-            entry.weighted_terms.emplace_back(std::move(term), weights.action);
+        if (std::string term = action_term(entry.action); !term.empty()) {
+            add(std::move(term), weights.action);
         }
     }
     if (weights.word_pairs > 0.0f) {
@@ -77,11 +81,7 @@ CachedDocument* DocumentCache::get(std::uint64_t key, const ServerSpec& server, 
         append_word_pairs(tool.name, terms);
         append_word_pairs(tool.description, terms);
         for (std::string& term : terms) {
-            auto [it, fresh] = slot.try_emplace(std::move(term), entry.weighted_terms.size());
-            if (fresh) {
-                entry.weighted_terms.emplace_back(it->first, 0.0f);
-            }
-            entry.weighted_terms[it->second].second += weights.word_pairs;
+            add(std::move(term), weights.word_pairs);
         }
     }
     entry.text = doc->text();

@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analysis/tool_action.hpp"
 #include "scout/analyzer.hpp"
 #include "scout/options.hpp"
 #include "scout/types.hpp"
@@ -19,6 +20,7 @@ namespace scout::detail {
 struct CachedDocument {
     std::vector<std::pair<std::string, float>> weighted_terms;
     std::string text;
+    ToolAction action = ToolAction::none;  ///< read off the tool's name
     std::uint64_t embed_key = 0;         ///< EmbeddingCache key for embed_model below
     std::uint64_t embed_model_hash = 0;  ///< 0: embed_key not computed yet
 };

@@ -241,7 +241,7 @@ BuildOutput build_snapshot(const StagedCatalog& staged, const CatalogOptions& op
             keys.push_back({server.meta.name, tool.name});
             snap->tools.push_back({server.meta.name, tool.name, {}, tool.title, tool.description,
                                    tool.input_schema.empty() ? R"({"type":"object"})" : tool.input_schema,
-                                   tool.annotations, server_index, action_of_tool(server.meta.name, tool.name)});
+                                   tool.annotations, server_index, doc->action});
         }
         record.end_tool = static_cast<ToolId>(snap->tools.size());
         snap->server_index.emplace(record.name, server_index);
