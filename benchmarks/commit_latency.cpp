@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "scout/persistence.hpp"
+#include "scout/catalog.hpp"
 #include "scout/scout.hpp"
 
 namespace {
@@ -29,7 +29,9 @@ double thread_cpu_ms() {
     return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
 }
 
-double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+double ms_since(Clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
 
 double median(std::vector<double> v) {
     if (v.empty()) {
@@ -43,12 +45,15 @@ double median(std::vector<double> v) {
 
 int main(int argc, char** argv) {
     if (argc < 2) {
-        std::fprintf(stderr, "usage: commit_latency CATALOG.json [--embedder none|hashing[:DIM]] [--rounds N] [--out FILE]\n");
+        std::fprintf(stderr,
+                     "usage: commit_latency CATALOG.json [--embedder none|hashing[:DIM]] [--rounds "
+                     "N] [--out FILE]\n");
         return 2;
     }
     std::string embedder_spec = "hashing";
     int rounds = 21;
-    std::filesystem::path out = std::filesystem::temp_directory_path() / "scout-commit-latency.scoutidx";
+    std::filesystem::path out =
+        std::filesystem::temp_directory_path() / "scout-commit-latency.scoutidx";
     for (int i = 2; i + 1 < argc; i += 2) {
         if (std::strcmp(argv[i], "--embedder") == 0) {
             embedder_spec = argv[i + 1];
@@ -150,15 +155,23 @@ int main(int argc, char** argv) {
         }
     }
     const auto bytes = std::filesystem::file_size(out);
-    std::printf("catalog %s: %zu tools, embedder %s\n", argv[1], first->tools, embedder_spec.c_str());
+    std::printf(
+        "catalog %s: %zu tools, embedder %s\n", argv[1], first->tools, embedder_spec.c_str());
     std::printf("  initial commit        %8.1f ms\n", initial_ms);
-    std::printf("  commit, 1 tool change %8.2f ms (median of %d; %zu documents embedded in total)\n",
-                median(commit_ms), rounds, embedded);
-    std::printf("  commit CPU time       %8.2f ms (the committing thread's own CPU time)\n", median(commit_cpu_ms));
-    std::printf("  change visible after  %8.2f ms (commit start -> a new searcher finds it)\n", median(visible_ms));
+    std::printf(
+        "  commit, 1 tool change %8.2f ms (median of %d; %zu documents embedded in total)\n",
+        median(commit_ms),
+        rounds,
+        embedded);
+    std::printf("  commit CPU time       %8.2f ms (the committing thread's own CPU time)\n",
+                median(commit_cpu_ms));
+    std::printf("  change visible after  %8.2f ms (commit start -> a new searcher finds it)\n",
+                median(visible_ms));
     std::printf("  commit, no change     %8.2f ms\n", median(noop_ms));
-    std::printf("  save                  %8.2f ms, open %.2f ms\n", median(save_ms), median(open_ms));
-    std::printf("  index file            %8llu bytes, %.0f bytes per tool\n", static_cast<unsigned long long>(bytes),
+    std::printf(
+        "  save                  %8.2f ms, open %.2f ms\n", median(save_ms), median(open_ms));
+    std::printf("  index file            %8llu bytes, %.0f bytes per tool\n",
+                static_cast<unsigned long long>(bytes),
                 static_cast<double>(bytes) / static_cast<double>(first->tools));
     std::filesystem::remove(out);
     return 0;

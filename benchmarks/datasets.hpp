@@ -7,9 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "scout/types.hpp"
+
 #include "eval/evaluation.hpp"
 #include "eval/synthetic_catalog.hpp"
-#include "scout/types.hpp"
 
 namespace scout::bench {
 
@@ -27,7 +28,8 @@ struct DatasetList {
 /// Loads root/data (as "enterprise"), grows it into "enterprise+synthetic" with `synthetic`,
 /// then every subdirectory of `shared_dir` in name order. A missing or unreadable dataset is
 /// skipped with a note; a broken bundled dataset is an error.
-[[nodiscard]] Result<DatasetList> load_datasets(const std::filesystem::path& root, const std::filesystem::path& shared_dir,
+[[nodiscard]] Result<DatasetList> load_datasets(const std::filesystem::path& root,
+                                                const std::filesystem::path& shared_dir,
                                                 const eval::SyntheticOptions& synthetic);
 
 /// Number of tools in a catalog spec.

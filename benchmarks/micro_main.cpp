@@ -3,24 +3,26 @@
 // synthetic corpora of 2k, 20k and 200k tools. The 200k HNSW and hybrid-search cases build
 // large graphs; they only run with SCOUT_BENCH_LARGE=1 so the default run stays short.
 // Filter with --benchmark_filter=REGEX.
-#include <benchmark/benchmark.h>
-
 #include <cstdlib>
 #include <map>
 #include <memory>
 #include <string>
 
-#include "dense/dense_index.hpp"
-#include "fusion/fusion.hpp"
-#include "scout/analyzer.hpp"
+#include <benchmark/benchmark.h>
+
 #include "scout/catalog.hpp"
 #include "scout/embedder.hpp"
+
+#include "analysis/analyzer.hpp"
+#include "dense/dense_index.hpp"
+#include "fusion/fusion.hpp"
 #include "sparse/bm25_index.hpp"
 #include "synthetic_docs.hpp"
 
 namespace {
 
 using namespace scout;
+using namespace scout::detail;
 
 constexpr std::size_t kDim = 128;
 constexpr std::size_t kFetch = 15;  // top_k 5 x fetch factor 3
@@ -30,7 +32,8 @@ std::vector<std::vector<std::string>> analyzed_queries() {
     static const auto queries = [] {
         const Analyzer analyzer;
         std::vector<std::vector<std::string>> out;
-        for (const std::string& q : bench::synthetic_texts(kQueries, 4, 991)) out.push_back(analyzer.analyze(q));
+        for (const std::string& q : bench::synthetic_texts(kQueries, 4, 991))
+            out.push_back(analyzer.analyze(q));
         return out;
     }();
     return queries;
@@ -47,7 +50,8 @@ const Bm25Index& bm25_index(std::size_t n) {
             builder.begin_document();
             terms.clear();
             analyzer.analyze(text, terms);
-            for (const std::string& t : terms) builder.add(t, 1.0f);
+            for (const std::string& t : terms)
+                builder.add(t, 1.0f);
         }
         slot = std::make_unique<Bm25Index>(std::move(builder).build({}));
     }
@@ -69,7 +73,8 @@ std::shared_ptr<const VectorStore> vectors(std::size_t n) {
 const DenseIndex& dense_index(std::size_t n, bool hnsw) {
     static std::map<std::pair<std::size_t, bool>, std::unique_ptr<DenseIndex>> cache;
     auto& slot = cache[{n, hnsw}];
-    if (!slot) slot = hnsw ? make_hnsw_index(vectors(n), DenseOptions{}) : make_flat_index(vectors(n));
+    if (!slot)
+        slot = hnsw ? make_hnsw_index(vectors(n), DenseOptions{}) : make_flat_index(vectors(n));
     return *slot;
 }
 
@@ -77,8 +82,10 @@ const Searcher& searcher(std::size_t n, bool with_embedder) {
     static std::map<std::pair<std::size_t, bool>, std::unique_ptr<Catalog>> cache;
     auto& slot = cache[{n, with_embedder}];
     if (!slot) {
-        auto catalog = Catalog::create({}, with_embedder ? std::make_shared<HashingEmbedder>(256) : nullptr);
-        if (!catalog || !catalog->upsert_servers(bench::synthetic_catalog(n, 5)).ok() || !catalog->commit()) {
+        auto catalog =
+            Catalog::create({}, with_embedder ? std::make_shared<HashingEmbedder>(256) : nullptr);
+        if (!catalog || !catalog->upsert_servers(bench::synthetic_catalog(n, 5)).ok() ||
+            !catalog->commit()) {
             std::abort();
         }
         slot = std::make_unique<Catalog>(std::move(catalog.value()));
@@ -122,8 +129,12 @@ void dense_query(benchmark::State& state, bool hnsw) {
     }
 }
 
-void bm_flat_query(benchmark::State& state) { dense_query(state, false); }
-void bm_hnsw_query(benchmark::State& state) { dense_query(state, true); }
+void bm_flat_query(benchmark::State& state) {
+    dense_query(state, false);
+}
+void bm_hnsw_query(benchmark::State& state) {
+    dense_query(state, true);
+}
 
 void bm_rrf(benchmark::State& state) {
     std::vector<std::vector<ScoredDoc>> lists(2);
@@ -149,8 +160,12 @@ void search(benchmark::State& state, Mode mode) {
     }
 }
 
-void bm_search_bm25(benchmark::State& state) { search(state, Mode::bm25); }
-void bm_search_hybrid(benchmark::State& state) { search(state, Mode::hybrid); }
+void bm_search_bm25(benchmark::State& state) {
+    search(state, Mode::bm25);
+}
+void bm_search_hybrid(benchmark::State& state) {
+    search(state, Mode::hybrid);
+}
 
 }  // namespace
 
@@ -171,7 +186,8 @@ int main(int argc, char** argv) {
         benchmark::RegisterBenchmark("search_hybrid", bm_search_hybrid)->Arg(n);
     }
     benchmark::Initialize(&argc, argv);
-    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    if (benchmark::ReportUnrecognizedArguments(argc, argv))
+        return 1;
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
     return 0;

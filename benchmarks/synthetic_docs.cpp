@@ -8,21 +8,38 @@
 namespace scout::bench {
 namespace {
 
-using Rng = SplitMix64;
+using Rng = detail::SplitMix64;
 
 constexpr std::size_t kVocabulary = 20000;
 
 const std::vector<std::string>& vocabulary() {
     static const std::vector<std::string> words = [] {
-        static constexpr const char* kSyllables[] = {"ka", "lo", "mi", "ne", "ru", "ta", "shi", "vo", "den",
-                                                     "par", "gen", "str", "qu", "fi", "zo", "bel", "mon", "tr"};
+        static constexpr const char* kSyllables[] = {"ka",
+                                                     "lo",
+                                                     "mi",
+                                                     "ne",
+                                                     "ru",
+                                                     "ta",
+                                                     "shi",
+                                                     "vo",
+                                                     "den",
+                                                     "par",
+                                                     "gen",
+                                                     "str",
+                                                     "qu",
+                                                     "fi",
+                                                     "zo",
+                                                     "bel",
+                                                     "mon",
+                                                     "tr"};
         constexpr std::size_t n = sizeof(kSyllables) / sizeof(kSyllables[0]);
         std::vector<std::string> out;
         Rng rng(7);
         for (std::size_t i = 0; i < kVocabulary; ++i) {
             std::string w;
             const std::size_t len = 2 + rng.next() % 3;
-            for (std::size_t s = 0; s < len; ++s) w += kSyllables[rng.next() % n];
+            for (std::size_t s = 0; s < len; ++s)
+                w += kSyllables[rng.next() % n];
             out.push_back(w);
         }
         return out;
@@ -66,7 +83,8 @@ std::vector<float> synthetic_vectors(std::size_t count, std::size_t dim, std::ui
             norm += static_cast<double>(v) * static_cast<double>(v);
         }
         const auto inv = static_cast<float>(1.0 / std::sqrt(norm));
-        for (std::size_t d = 0; d < dim; ++d) out[i * dim + d] *= inv;
+        for (std::size_t d = 0; d < dim; ++d)
+            out[i * dim + d] *= inv;
     }
     return out;
 }
@@ -77,14 +95,19 @@ CatalogSpec synthetic_catalog(std::size_t tools, std::uint64_t seed) {
     CatalogSpec spec;
     for (std::size_t i = 0; i < tools; ++i) {
         if (i % 10 == 0) {
-            spec.servers.push_back({"server-" + std::to_string(i / 10), "Synthetic server " + zipf_word(rng) + " " +
-                                    zipf_word(rng), "", "", ServerStatus::active, {}});
+            spec.servers.push_back({"server-" + std::to_string(i / 10),
+                                    "Synthetic server " + zipf_word(rng) + " " + zipf_word(rng),
+                                    "",
+                                    "",
+                                    ServerStatus::active,
+                                    {}});
         }
         ToolSpec t;
         t.name = zipf_word(rng) + "_" + zipf_word(rng) + "_" + std::to_string(i);
         t.description = descriptions[i];
         t.input_schema = R"({"type":"object","properties":{")" + zipf_word(rng) +
-                         R"(":{"type":"string","description":")" + zipf_word(rng) + " " + zipf_word(rng) + R"("}}})";
+                         R"(":{"type":"string","description":")" + zipf_word(rng) + " " +
+                         zipf_word(rng) + R"("}}})";
         spec.servers.back().tools.push_back(std::move(t));
     }
     return spec;

@@ -11,10 +11,14 @@
 namespace scout::bench {
 
 /// `count` texts of about `words` words each (identifier-style names, then prose).
-[[nodiscard]] std::vector<std::string> synthetic_texts(std::size_t count, std::size_t words, std::uint64_t seed);
+[[nodiscard]] std::vector<std::string> synthetic_texts(std::size_t count,
+                                                       std::size_t words,
+                                                       std::uint64_t seed);
 
 /// `count` L2-normalized vectors of `dim` floats, row-major.
-[[nodiscard]] std::vector<float> synthetic_vectors(std::size_t count, std::size_t dim, std::uint64_t seed);
+[[nodiscard]] std::vector<float> synthetic_vectors(std::size_t count,
+                                                   std::size_t dim,
+                                                   std::uint64_t seed);
 
 /// A catalog of `tools` tools on servers of 10 tools each, with small JSON schemas.
 [[nodiscard]] CatalogSpec synthetic_catalog(std::size_t tools, std::uint64_t seed);

@@ -1,10 +1,49 @@
 #!/usr/bin/env bash
-# fuzz.sh: builds the index-reader fuzzer with clang (libFuzzer + ASan + UBSan) in build-fuzz/
-# and runs it for a bounded time (default 60 s; SCOUT_FUZZ_SECONDS overrides), seeded with real
-# index files written by the scout CLI.
+# fuzz.sh: builds the libFuzzer targets with clang (libFuzzer + ASan + UBSan) in build-fuzz/ and
+# runs each for a bounded time: SCOUT_FUZZ_SECONDS per target (default 60). Targets:
+#   index_reader    the index file reader, seeded with index files the scout CLI writes
+#   word_model      the static word model reader, seeded from tests/fuzz/seeds/word_model/
+#   safetensors, bert_config, vocab_txt, tokenizer_json
+#                   the transformer model files' parsers
+#   catalog_loader  the catalog JSON loader and tools/list reader, then upsert and commit
+#   embeddings_response
+#                   the HTTP embedder's response parser
+#   search_json     Catalog::open on any bytes, searches, and the --json rendering of results,
+#                   seeded like index_reader
+#   jsonrpc_reader  scout-gateway's line framing and JSON-RPC classification
+#   gateway_config  scout-gateway's config parser
+#   gateway_embedder_config
+#                   scout-gateway's config "embedder" (the embedder options), then HttpEmbedder::create
+#   gateway_auth    scout-gateway's auth file parser and bearer-token check
+#   gateway_http_rules
+#                   what scout-gateway reads from HTTP peers itself: SSE bodies, Accept,
+#                   Content-Type and Origin headers, remote URLs, --listen addresses
+#   c_abi_json      the JSON the C ABI reads (search options, servers, catalog options)
+#   outcome_codec   the OUTC section of recorded execution outcomes, seeded from
+#                   tests/fuzz/corpus/outcome_codec/
+# The other targets' seeds come from tests/fuzz/corpus/<target>/ (read only); what the fuzzer
+# finds goes to build-fuzz/corpus/<target>/, crashes to build-fuzz/crashes/<target>/.
+# Usage: scripts/fuzz.sh [--long] [target...]
+#   --long  at least 10 million executions per target, no time limit (not for CI)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${SCOUT_FUZZ_SECONDS:-60}"
+long=0
+targets=()
+for arg in "$@"; do
+  case "$arg" in
+    --long) long=1 ;;
+    index_reader | word_model | safetensors | bert_config | vocab_txt | tokenizer_json | \
+      catalog_loader | embeddings_response | search_json | jsonrpc_reader | gateway_config | \
+      gateway_embedder_config | c_abi_json | outcome_codec | gateway_auth | gateway_http_rules)
+      targets+=("$arg") ;;
+    *) echo "fuzz: unknown argument $arg" >&2; exit 2 ;;
+  esac
+done
+[ ${#targets[@]} -gt 0 ] ||
+  targets=(index_reader word_model safetensors bert_config vocab_txt tokenizer_json catalog_loader
+    embeddings_response search_json jsonrpc_reader gateway_config gateway_embedder_config c_abi_json
+    outcome_codec gateway_auth gateway_http_rules)
 cxx="$(command -v clang++-14 || command -v clang++ || true)"
 if [ -z "$cxx" ]; then
   echo "fuzz: clang++ not found (scripts/debian-packages.txt lists clang and libclang-rt-14-dev)" >&2
@@ -14,22 +53,59 @@ fi
 cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DSCOUT_FUZZ=ON -DSCOUT_SANITIZE=address,undefined -DSCOUT_BUILD_TESTS=OFF \
   -DSCOUT_BUILD_BENCHMARKS=OFF -DSCOUT_BUILD_EXAMPLES=ON -DSCOUT_WERROR=OFF
-cmake --build build-fuzz -j"$(nproc)" --target scout_fuzz_index_reader scout_cli
+cmake --build build-fuzz -j"$(nproc)" --target scout_cli $(printf 'scout_fuzz_%s ' "${targets[@]}")
 
-corpus="build-fuzz/corpus"
-rm -rf "$corpus"
-mkdir -p "$corpus"
-# Seeds: a tiny catalog with and without vectors (small inputs keep executions fast).
-cat > build-fuzz/tiny.json <<'JSON'
+# Index seeds: a tiny catalog with and without vectors (small inputs keep executions fast).
+seed_indexes() {
+  local dir="build-fuzz/seeds/index_reader"
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  cat > build-fuzz/tiny.json <<'JSON'
 {"servers": [{"name": "files", "description": "file store", "environment": "prod",
   "tools": [{"name": "read_file", "description": "read a file",
              "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}}}]},
  {"name": "mail", "description": "email", "status": "DEGRADED",
   "tools": [{"name": "send", "description": "send mail"}]}]}
 JSON
-build-fuzz/bin/scout index --catalog build-fuzz/tiny.json --embedder hashing:4 --out "$corpus/tiny-vecs.scoutidx"
-build-fuzz/bin/scout index --catalog build-fuzz/tiny.json --embedder none --out "$corpus/tiny.scoutidx"
+  build-fuzz/bin/scout index --catalog build-fuzz/tiny.json --embedder hashing:4 --out "$dir/tiny-vecs.scoutidx"
+  build-fuzz/bin/scout index --catalog build-fuzz/tiny.json --embedder none --out "$dir/tiny.scoutidx"
+  # Every format version's golden files: the BM25, vector-key and embedder-state sections.
+  for f in tests/golden/v*/*.scoutidx; do
+    cp "$f" "$dir/$(basename "$(dirname "$f")")-$(basename "$f")"
+  done
+}
 
-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1 \
-  build-fuzz/bin/scout_fuzz_index_reader "$corpus" -max_total_time="$seconds" -max_len=65536 \
-  -rss_limit_mb=2048 -print_final_stats=1
+summary=()
+for target in "${targets[@]}"; do
+  corpus="build-fuzz/corpus/$target"
+  crashes="build-fuzz/crashes/$target"
+  mkdir -p "$corpus" "$crashes"
+  args=(-rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$crashes/")
+  case "$target" in
+    index_reader | search_json) seed_indexes; seeds="build-fuzz/seeds/index_reader"; args+=(-max_len=65536) ;;
+    word_model) seeds="tests/fuzz/seeds/word_model"; args+=(-max_len=4096) ;;
+    outcome_codec) seeds="tests/fuzz/corpus/outcome_codec"; args+=(-max_len=4096) ;;
+    safetensors | bert_config | vocab_txt | tokenizer_json) seeds="tests/fuzz/corpus/$target"; args+=(-max_len=16384) ;;
+    *) seeds="tests/fuzz/corpus/$target"; args+=(-max_len=8192 -dict=tests/fuzz/json.dict) ;;
+  esac
+  if [ "$long" -eq 1 ]; then
+    args+=(-runs=10000000)
+  else
+    args+=(-max_total_time="$seconds")
+  fi
+  echo "== fuzzing $target"
+  log="build-fuzz/$target.log"
+  set +e  # the exit status is the fuzzer's, read from PIPESTATUS; progress lines stay in the log
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1 \
+    "build-fuzz/bin/scout_fuzz_$target" "$corpus" "$seeds" "${args[@]}" 2>&1 | tee "$log" | grep -v '^#'
+  status=${PIPESTATUS[0]}
+  set -e
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  summary+=("$target: ${runs:-?} executions, exit $status")
+  if [ "$status" -ne 0 ]; then
+    printf '%s\n' "${summary[@]}"
+    echo "fuzz: $target failed; the input is in $crashes/" >&2
+    exit 1
+  fi
+done
+printf '%s\n' "${summary[@]}"

@@ -34,7 +34,13 @@ for fetcher in scripts/fetch.d/*.sh; do
   bash "$fetcher"
 done
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release ${SCOUT_CMAKE_ARGS:-}
+# The Python module is built for the interpreter that Debian's python3-dev, pybind11-dev and
+# python3-pytest belong to, whatever other python3 comes first on PATH; SCOUT_PYTHON overrides.
+python_args=""
+python="${SCOUT_PYTHON:-/usr/bin/python3}"
+if [ -x "$python" ]; then python_args="-DPython3_EXECUTABLE=$python"; fi
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release $python_args ${SCOUT_CMAKE_ARGS:-}
 cmake --build build -j"$(nproc)"
 
 if [ "${SCOUT_SKIP_MAIN_JOB:-0}" != "1" ]; then

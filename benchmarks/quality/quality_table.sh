@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # quality_table.sh: one retrieval-quality table over every labelled dataset: the public ones in
-# $SCOUT_DATASETS (default /work/shared/datasets, read at run time, never copied) and the
+# $SCOUT_DATASETS (default ../shared/datasets next to the checkout, read at run time, never
+# copied) and the
 # project's own data/enterprise_catalog.json + data/queries-49.json; rows bm25, dense and hybrid
 # with each fusion method (scout eval --fusion all). Extra arguments go to every scout eval.
 # Usage: benchmarks/quality/quality_table.sh [--auto-k on] [other scout eval options]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 scout="${SCOUT_BIN:-$root/build/bin/scout}"
-datasets="${SCOUT_DATASETS:-/work/shared/datasets}"
+datasets="${SCOUT_DATASETS:-$root/../shared/datasets}"
 printf '| dataset | mode | H@1 | H@5 | MRR | mean auto k | H@auto k |\n|---|---|---|---|---|---|---|\n'
 run() {  # name catalog queries [args...]
     local name="$1" catalog="$2" queries="$3"

@@ -2,11 +2,10 @@
 // queries), the latency recorder and the result rows every engine reports.
 #pragma once
 
-#include <filesystem>
-
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <span>
@@ -17,13 +16,17 @@
 
 namespace scout::bench {
 
+// The benchmarks measure the library's internals (indexes, kernels) directly.
+using namespace scout::detail;  // NOLINT(google-build-using-namespace)
+
 /// One document collection with its queries, in the form every engine can ingest: word ids
 /// into `vocab` (for BM25 engines; CSR so 1M documents stay compact), and unit vectors shared
 /// with scout's dense index (no copy).
 struct Corpus {
     std::string name;  ///< "synthetic" or the real catalog's name
     std::vector<std::string> vocab;
-    std::vector<std::uint64_t> doc_offsets{0};  ///< doc i's words are [doc_offsets[i], doc_offsets[i + 1])
+    std::vector<std::uint64_t> doc_offsets{
+        0};  ///< doc i's words are [doc_offsets[i], doc_offsets[i + 1])
     std::vector<std::uint32_t> doc_words;
     std::vector<std::vector<std::uint32_t>> queries;  ///< word ids per query
     std::vector<std::string> query_texts;
@@ -43,18 +46,19 @@ struct Corpus {
 
 struct Config {
     std::vector<std::size_t> sizes{2000, 20000, 200000};
-    std::size_t queries = 300;          ///< distinct queries per corpus
-    std::size_t min_samples = 1000;     ///< timed searches per engine (queries cycle), budget permitting
-    double budget_s = 1.5;              ///< wall-clock cap per engine and size
+    std::size_t queries = 300;  ///< distinct queries per corpus
+    std::size_t min_samples =
+        1000;               ///< timed searches per engine (queries cycle), budget permitting
+    double budget_s = 1.5;  ///< wall-clock cap per engine and size
     std::size_t dim = 384;
-    std::size_t hnsw_max = 20000;       ///< largest N that builds HNSW graphs (slow to build)
+    std::size_t hnsw_max = 20000;  ///< largest N that builds HNSW graphs (slow to build)
     std::size_t k = 10;
     bool sparse = true;
     bool dense = true;
     bool hybrid = true;
     bool json = false;
-    bool peers = true;  ///< false: scout engines only (quick profiling runs)
-    std::string real_catalog = "/work/shared/datasets/merged";
+    bool peers = true;         ///< false: scout engines only (quick profiling runs)
+    std::string real_catalog;  ///< empty: eval::datasets_dir() / "merged"; "none" skips it
 };
 
 /// One line of the output table.
@@ -74,7 +78,10 @@ struct Row {
 
 /// Times `search(i)` for query indices cycling over [0, queries): one warm-up pass over up to
 /// 50 queries, then up to cfg.min_samples timed calls or cfg.budget_s seconds (at least 5).
-void measure(const Config& cfg, std::size_t queries, const std::function<void(std::size_t)>& search, Row& row);
+void measure(const Config& cfg,
+             std::size_t queries,
+             const std::function<void(std::size_t)>& search,
+             Row& row);
 
 /// CPU seconds this thread has used: build times are taken in CPU time, which other processes
 /// on a shared machine cannot inflate.
@@ -88,7 +95,10 @@ void measure(const Config& cfg, std::size_t queries, const std::function<void(st
 /// The synthetic corpus: Zipf(1.0) over a 50k-word vocabulary, 40-120 tokens per document
 /// (mean 80), queries of 2-4 distinct words drawn from the same law with the 100 most frequent
 /// (stop-word-like) ranks left out; vectors uniform on the unit sphere. Deterministic in `seed`.
-[[nodiscard]] Corpus make_synthetic(std::size_t n, std::size_t queries, std::size_t dim, std::uint64_t seed);
+[[nodiscard]] Corpus make_synthetic(std::size_t n,
+                                    std::size_t queries,
+                                    std::size_t dim,
+                                    std::uint64_t seed);
 
 /// A real catalog (catalog.json + queries.json in `dir`), analyzed with scout's analyzer;
 /// vectors from the feature-hashing embedder. Empty corpus (and a message on stderr) on error.
@@ -99,7 +109,8 @@ void measure(const Config& cfg, std::size_t queries, const std::function<void(st
 [[nodiscard]] std::vector<std::uint32_t> ids_of(const std::vector<ScoredDoc>& docs);
 
 /// recall@k of `got` against `truth` (ids), averaged by the caller.
-[[nodiscard]] double overlap(const std::vector<std::uint32_t>& got, const std::vector<std::uint32_t>& truth);
+[[nodiscard]] double overlap(const std::vector<std::uint32_t>& got,
+                             const std::vector<std::uint32_t>& truth);
 
 /// Writes the corpus as a Xapian glass database at `dir` (replacing any). Throws Xapian::Error.
 void build_xapian_index(const Corpus& corpus, const std::filesystem::path& dir);

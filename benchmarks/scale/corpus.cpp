@@ -1,5 +1,5 @@
 // corpus.cpp: the synthetic corpus (Zipfian words, random unit vectors) and the loader of a
-// real catalog from /work/shared/datasets (read at run time, never copied).
+// real catalog from the public datasets (read at run time, never copied).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -10,11 +10,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bench_common.hpp"
-#include "scout/analyzer.hpp"
 #include "scout/catalog_loader.hpp"
 #include "scout/embedder.hpp"
 #include "scout/searcher.hpp"
+
+#include "analysis/analyzer.hpp"
+#include "bench_common.hpp"
+#include "util/file_io.hpp"
 
 namespace scout::bench {
 namespace {
@@ -25,7 +27,7 @@ constexpr std::size_t kStopRanks = 100;
 /// A pronounceable, unique word per rank: base-100 digits of the rank as consonant-vowel pairs.
 std::string word(std::size_t rank) {
     static const char* consonants = "bcdfghjklmnprstvwxyz";  // 20
-    static const char* vowels = "aeiou";                      // 5
+    static const char* vowels = "aeiou";                     // 5
     std::string w;
     std::size_t r = rank;
     do {
@@ -37,7 +39,10 @@ std::string word(std::size_t rank) {
     return w + "x";  // a closing consonant keeps stemmers from trimming the last syllable
 }
 
-void random_unit_rows(std::size_t rows, std::size_t dim, std::mt19937_64& rng, std::vector<float>& out) {
+void random_unit_rows(std::size_t rows,
+                      std::size_t dim,
+                      std::mt19937_64& rng,
+                      std::vector<float>& out) {
     std::normal_distribution<float> g(0.0f, 1.0f);
     out.resize(rows * dim);
     for (std::size_t i = 0; i < rows; ++i) {
@@ -84,7 +89,8 @@ Corpus make_synthetic(std::size_t n, std::size_t queries, std::size_t dim, std::
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<double> u(0.0, sum);
     const auto draw = [&] {
-        return static_cast<std::uint32_t>(std::upper_bound(cdf.begin(), cdf.end(), u(rng)) - cdf.begin());
+        return static_cast<std::uint32_t>(std::upper_bound(cdf.begin(), cdf.end(), u(rng)) -
+                                          cdf.begin());
     };
     std::uniform_int_distribution<std::size_t> length(40, 120);
     c.doc_offsets.reserve(n + 1);
@@ -125,7 +131,8 @@ Corpus load_real(const std::string& dir, std::size_t dim) {
     auto spec = load_catalog_file(dir + "/catalog.json");
     auto qtext = read_text_file(dir + "/queries.json");
     if (!spec || !qtext) {
-        std::fprintf(stderr, "real catalog skipped: %s\n",
+        std::fprintf(stderr,
+                     "real catalog skipped: %s\n",
                      (!spec ? spec.status() : qtext.status()).to_string().c_str());
         return c;
     }
@@ -143,8 +150,8 @@ Corpus load_real(const std::string& dir, std::size_t dim) {
     std::vector<std::string> texts;
     for (const ServerSpec& server : spec->servers) {
         for (const ToolSpec& tool : server.tools) {
-            const std::string text = server.name + " " + tool.name + " " + tool.title + " " + tool.description +
-                                     " " + tool.input_schema;
+            const std::string text = server.name + " " + tool.name + " " + tool.title + " " +
+                                     tool.description + " " + tool.input_schema;
             terms.clear();
             analyzer.analyze(text, terms);
             for (const std::string& t : terms) {
@@ -158,7 +165,8 @@ Corpus load_real(const std::string& dir, std::size_t dim) {
     c.vectors = std::make_shared<VectorStore>();
     c.vectors->dim = dim;
     for (std::size_t i = 0; i < texts.size(); i += 256) {
-        const std::span<const std::string> batch(texts.data() + i, std::min<std::size_t>(256, texts.size() - i));
+        const std::span<const std::string> batch(texts.data() + i,
+                                                 std::min<std::size_t>(256, texts.size() - i));
         auto rows = embedder.embed(batch);
         c.vectors->data.insert(c.vectors->data.end(), rows->begin(), rows->end());
     }
@@ -176,7 +184,9 @@ Corpus load_real(const std::string& dir, std::size_t dim) {
         analyzer.analyze(text, terms);
         std::vector<std::uint32_t> words;
         for (const std::string& t : terms) {
-            if (auto it = ids.find(t); it != ids.end() && std::find(words.begin(), words.end(), it->second) == words.end()) {
+            if (auto it = ids.find(t);
+                it != ids.end() &&
+                std::find(words.begin(), words.end(), it->second) == words.end()) {
                 words.push_back(it->second);
             }
         }

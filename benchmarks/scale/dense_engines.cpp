@@ -1,11 +1,12 @@
 // dense_engines.cpp: top-k inner product side by side on the same unit vectors: scout flat
 // fp32, scout int8 (+ exact re-scoring), scout HNSW, hnswlib directly, a plain loop, and
 // FAISS IndexFlatIP (Debian's build, one thread).
+#include <omp.h>
+
 #include <algorithm>
 #include <cstdio>
 
 #include <faiss/IndexFlat.h>
-#include <omp.h>
 
 #include "bench_common.hpp"
 #include "hnsw_peer.hpp"
@@ -38,27 +39,36 @@ std::vector<ScoredDoc> plain_loop(const VectorStore& v, const float* q, std::siz
         all[i] = {static_cast<ToolId>(i), s};
     }
     const auto top = std::min(k, all.size());
-    std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(top), all.end(), ranks_before);
+    std::partial_sort(
+        all.begin(), all.begin() + static_cast<std::ptrdiff_t>(top), all.end(), ranks_before);
     all.resize(top);
     return all;
 }
 
-void set_recall(Row& row, const std::vector<std::vector<std::uint32_t>>& got,
+void set_recall(Row& row,
+                const std::vector<std::vector<std::uint32_t>>& got,
                 const std::vector<std::vector<std::uint32_t>>& truth) {
     double sum = 0;
     std::size_t same = 0;
     for (std::size_t q = 0; q < got.size(); ++q) {
         sum += overlap(got[q], truth[q]);
-        same += got[q] == truth[q] ? 1 : 0;
+        same += got[q] == truth[q] ? 1U : 0U;
     }
     char buf[96];
-    std::snprintf(buf, sizeof buf, "recall@10 %.3f, identical lists %.0f%%", sum / static_cast<double>(got.size()),
+    std::snprintf(buf,
+                  sizeof buf,
+                  "recall@10 %.3f, identical lists %.0f%%",
+                  sum / static_cast<double>(got.size()),
                   100.0 * static_cast<double>(same) / static_cast<double>(got.size()));
     row.quality = buf;
 }
 
 /// Measures a scout DenseIndex and checks its answers against `truth`.
-Row scout_row(const Config& cfg, const Corpus& c, const char* engine, const DenseOptions& opts, bool hnsw,
+Row scout_row(const Config& cfg,
+              const Corpus& c,
+              const char* engine,
+              const DenseOptions& opts,
+              bool hnsw,
               const std::vector<std::vector<std::uint32_t>>& truth) {
     Row row = base_row(c, engine, true);
     const double t0 = thread_cpu_seconds();
@@ -72,7 +82,11 @@ Row scout_row(const Config& cfg, const Corpus& c, const char* engine, const Dens
         got[q] = ids_of(out);
     }
     set_recall(row, got, truth);
-    measure(cfg, c.queries.size(), [&](std::size_t q) { index->search(c.query_vector(q), cfg.k, nullptr, out); }, row);
+    measure(
+        cfg,
+        c.queries.size(),
+        [&](std::size_t q) { index->search(c.query_vector(q), cfg.k, nullptr, out); },
+        row);
     return row;
 }
 
@@ -90,7 +104,11 @@ std::vector<Row> run_dense(const Config& cfg, const Corpus& c) {
         }
         row.bytes = c.vectors->data.size() * sizeof(float);
         row.quality = "exact reference";
-        measure(cfg, nq, [&](std::size_t q) { (void)plain_loop(*c.vectors, c.query_vector(q), cfg.k); }, row);
+        measure(
+            cfg,
+            nq,
+            [&](std::size_t q) { (void)plain_loop(*c.vectors, c.query_vector(q), cfg.k); },
+            row);
         rows.push_back(row);
     }
     DenseOptions fp32;
@@ -120,7 +138,11 @@ std::vector<Row> run_dense(const Config& cfg, const Corpus& c) {
             }
         }
         set_recall(row, got, truth);
-        measure(cfg, nq, [&](std::size_t q) { index.search(1, c.query_vector(q), k, dist.data(), ids.data()); }, row);
+        measure(
+            cfg,
+            nq,
+            [&](std::size_t q) { index.search(1, c.query_vector(q), k, dist.data(), ids.data()); },
+            row);
         rows.push_back(row);
     }
     if (c.size() <= cfg.hnsw_max) {
@@ -142,7 +164,8 @@ std::vector<Row> run_dense(const Config& cfg, const Corpus& c) {
             got[q] = ids_of(out);
         }
         set_recall(row, got, truth);
-        measure(cfg, nq, [&](std::size_t q) { graph.search(c.query_vector(q), cfg.k, out); }, row);
+        measure(
+            cfg, nq, [&](std::size_t q) { graph.search(c.query_vector(q), cfg.k, out); }, row);
         rows.push_back(row);
     }
     return rows;

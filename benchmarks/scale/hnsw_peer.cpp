@@ -2,26 +2,28 @@
 // this binary would clash with the one inside libscout. The peer's copy therefore lives in its
 // own namespace: the standard headers hnswlib needs are included first (their guards keep them
 // out of the namespace), then hnswlib itself inside `peer`.
-#include <algorithm>
 #include <assert.h>
+#include <cpuid.h>
+#include <immintrin.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <algorithm>
 #include <atomic>
 #include <cassert>
-#include <cpuid.h>
 #include <deque>
 #include <fstream>
-#include <immintrin.h>
 #include <iostream>
 #include <list>
 #include <mutex>
 #include <queue>
 #include <random>
 #include <stdexcept>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
+
 #include <x86intrin.h>
 
 namespace peer {
@@ -33,7 +35,8 @@ namespace peer {
 namespace scout::bench {
 
 struct HnswPeer::Impl {
-    Impl(const VectorStore& v, std::size_t m) : space(v.dim), graph(&space, std::max<std::size_t>(v.size(), 1), m, 200, 42) {}
+    Impl(const VectorStore& v, std::size_t m)
+        : space(v.dim), graph(&space, std::max<std::size_t>(v.size(), 1), m, 200, 42) {}
     peer::hnswlib::InnerProductSpace space;
     peer::hnswlib::HierarchicalNSW<float> graph;
 };
@@ -60,7 +63,8 @@ void HnswPeer::search(const float* query, std::size_t k, std::vector<ScoredDoc>&
 
 std::size_t HnswPeer::memory_bytes() const {
     const auto& g = impl_->graph;
-    return g.max_elements_ * g.size_data_per_element_ + g.cur_element_count * g.size_links_per_element_;
+    return g.max_elements_ * g.size_data_per_element_ +
+           g.cur_element_count * g.size_links_per_element_;
 }
 
 }  // namespace scout::bench

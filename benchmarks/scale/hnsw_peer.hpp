@@ -9,6 +9,9 @@
 
 namespace scout::bench {
 
+// The benchmarks measure the library's internals (indexes, kernels) directly.
+using namespace scout::detail;  // NOLINT(google-build-using-namespace)
+
 class HnswPeer {
 public:
     /// Builds an inner-product graph over `vectors` (M, ef_construction 200, seed 42), ef = `ef`.

@@ -1,23 +1,25 @@
 // hybrid_engines.cpp: the whole search, query embedding excluded (query vectors are passed in).
 // scout: Catalog + Searcher::search(query, query_vector) on synthetic tool documents. Peer:
 // Xapian BM25 + hnswlib (or FAISS flat when the graph is too big to build) fused with RRF.
+#include <omp.h>
+#include <unistd.h>
+#include <xapian.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <random>
-#include <unistd.h>
 #include <unordered_map>
 
 #include <faiss/IndexFlat.h>
-#include <omp.h>
-#include <xapian.h>
 
-#include "bench_common.hpp"
-#include "hnsw_peer.hpp"
-#include "fusion/fusion.hpp"
 #include "scout/catalog.hpp"
 #include "scout/searcher.hpp"
+
+#include "bench_common.hpp"
+#include "fusion/fusion.hpp"
+#include "hnsw_peer.hpp"
 
 namespace scout::bench {
 namespace {
@@ -81,7 +83,10 @@ Row base_row(const Corpus& c, const std::string& engine, bool scout) {
     return r;
 }
 
-Row scout_hybrid(const Config& cfg, const Corpus& c, const CatalogSpec& spec, const std::string& label,
+Row scout_hybrid(const Config& cfg,
+                 const Corpus& c,
+                 const CatalogSpec& spec,
+                 const std::string& label,
                  const DenseOptions& dense) {
     Row row = base_row(c, "scout Searcher " + label, true);
     CatalogOptions opts;
@@ -105,19 +110,30 @@ Row scout_hybrid(const Config& cfg, const Corpus& c, const CatalogSpec& spec, co
     row.bytes = mem.total();
     const double n = static_cast<double>(c.size());
     char buf[200];
-    std::snprintf(buf, sizeof buf, "%.0f tools/s build excl. embedding; B/tool: docs %.0f, names %.0f, bm25 %.0f, dense %.0f",
-                  n / row.build_s, static_cast<double>(mem.documents) / n, static_cast<double>(mem.names) / n,
-                  static_cast<double>(mem.bm25) / n, static_cast<double>(mem.dense) / n);
+    std::snprintf(
+        buf,
+        sizeof buf,
+        "%.0f tools/s build excl. embedding; B/tool: docs %.0f, names %.0f, bm25 %.0f, dense %.0f",
+        n / row.build_s,
+        static_cast<double>(mem.documents) / n,
+        static_cast<double>(mem.names) / n,
+        static_cast<double>(mem.bm25) / n,
+        static_cast<double>(mem.dense) / n);
     row.note = buf;
     SearchOptions so;
     so.top_k = cfg.k;
     const std::size_t dim = c.dim();
-    measure(cfg, c.queries.size(), [&](std::size_t q) {
-        auto r = searcher.search(c.query_texts[q], std::span<const float>(c.query_vector(q), dim), so);
-        if (!r) {
-            std::fprintf(stderr, "search failed: %s\n", r.status().to_string().c_str());
-        }
-    }, row);
+    measure(
+        cfg,
+        c.queries.size(),
+        [&](std::size_t q) {
+            auto r = searcher.search(
+                c.query_texts[q], std::span<const float>(c.query_vector(q), dim), so);
+            if (!r) {
+                std::fprintf(stderr, "search failed: %s\n", r.status().to_string().c_str());
+            }
+        },
+        row);
     return row;
 }
 
@@ -126,7 +142,8 @@ Row scout_hybrid(const Config& cfg, const Corpus& c, const CatalogSpec& spec, co
 Row peer_hybrid(const Config& cfg, const Corpus& c) {
     const bool graph = c.size() <= cfg.hnsw_max;
     Row row = base_row(c, graph ? "Xapian + hnswlib + RRF" : "Xapian + FAISS flat + RRF", false);
-    const auto dir = std::filesystem::temp_directory_path() / ("scout-bench-xapian-h-" + std::to_string(getpid()));
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("scout-bench-xapian-h-" + std::to_string(getpid()));
     const std::size_t fetch = cfg.k * 3;
     const std::size_t dim = c.dim();
     try {
@@ -155,23 +172,31 @@ Row peer_hybrid(const Config& cfg, const Corpus& c) {
         }
         std::vector<float> dist(fetch);
         std::vector<FaissIdx> ids(fetch);
-        measure(cfg, c.queries.size(), [&](std::size_t q) {
-            std::vector<ScoredDoc> lists[2];
-            enquire.set_query(queries[q]);
-            const Xapian::MSet mset = enquire.get_mset(0, static_cast<Xapian::doccount>(fetch));
-            for (auto it = mset.begin(); it != mset.end(); ++it) {
-                lists[0].push_back({*it - 1, static_cast<float>(it.get_weight())});
-            }
-            if (hnsw) {
-                hnsw->search(c.query_vector(q), fetch, lists[1]);
-            } else {
-                flat->search(1, c.query_vector(q), static_cast<FaissIdx>(fetch), dist.data(), ids.data());
-                for (std::size_t i = 0; i < fetch; ++i) {
-                    lists[1].push_back({static_cast<ToolId>(ids[i]), dist[i]});
+        measure(
+            cfg,
+            c.queries.size(),
+            [&](std::size_t q) {
+                std::vector<ScoredDoc> lists[2];
+                enquire.set_query(queries[q]);
+                const Xapian::MSet mset = enquire.get_mset(0, static_cast<Xapian::doccount>(fetch));
+                for (auto it = mset.begin(); it != mset.end(); ++it) {
+                    lists[0].push_back({*it - 1, static_cast<float>(it.get_weight())});
                 }
-            }
-            (void)rrf_fuse(lists, 60.0, cfg.k);
-        }, row);
+                if (hnsw) {
+                    hnsw->search(c.query_vector(q), fetch, lists[1]);
+                } else {
+                    flat->search(1,
+                                 c.query_vector(q),
+                                 static_cast<FaissIdx>(fetch),
+                                 dist.data(),
+                                 ids.data());
+                    for (std::size_t i = 0; i < fetch; ++i) {
+                        lists[1].push_back({static_cast<ToolId>(ids[i]), dist[i]});
+                    }
+                }
+                (void)rrf_fuse(lists, 60.0, cfg.k);
+            },
+            row);
     } catch (const Xapian::Error& e) {
         row.note = "failed: " + e.get_msg();
     }

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "bench_common.hpp"
+#include "eval/dataset_paths.hpp"
 #include "simd/kernels.hpp"
 
 namespace {
@@ -17,7 +18,8 @@ constexpr const char* kUsage = R"(usage: scout-bench-scale [options]
   --full                      also run 1,000,000 tools (needs ~8 GB RAM and tens of minutes)
   --sections bm25,dense,hybrid
   --real DIR                  real catalog dir with catalog.json + queries.json
-                              (default /work/shared/datasets/merged; "none" to skip)
+                              (default $SCOUT_DATASETS/merged, else ../shared/datasets/merged
+                              next to the checkout; "none" to skip)
   --queries N                 distinct queries per corpus (default 300)
   --samples N                 timed searches per engine (default 1000, time budget permitting)
   --budget S                  seconds per engine and size (default 1.5)
@@ -83,12 +85,17 @@ int main(int argc, char** argv) {
         return 2;
     }
     if (!cfg.json) {
-        std::printf("scout-bench-scale: single thread, top-%zu, dim %zu, SIMD %s; build = thread CPU seconds\n\n", cfg.k, cfg.dim,
-                    scout::simd::active().isa);
+        std::printf(
+            "scout-bench-scale: single thread, top-%zu, dim %zu, SIMD %s; build = thread CPU "
+            "seconds\n\n",
+            cfg.k,
+            cfg.dim,
+            scout::simd::active().isa);
     }
     std::vector<Row> rows;
     const auto run = [&](const Corpus& c) {
-        std::fprintf(stderr, "[%s N=%zu, %zu queries]\n", c.name.c_str(), c.size(), c.queries.size());
+        std::fprintf(
+            stderr, "[%s N=%zu, %zu queries]\n", c.name.c_str(), c.size(), c.queries.size());
         if (cfg.sparse) {
             auto r = run_sparse(cfg, c);
             rows.insert(rows.end(), r.begin(), r.end());
@@ -102,6 +109,9 @@ int main(int argc, char** argv) {
             rows.insert(rows.end(), r.begin(), r.end());
         }
     };
+    if (cfg.real_catalog.empty()) {
+        cfg.real_catalog = (scout::eval::datasets_dir() / "merged").string();
+    }
     if (cfg.real_catalog != "none") {
         const Corpus real = load_real(cfg.real_catalog, cfg.dim);
         if (real.size() > 0 && !real.queries.empty()) {

@@ -1,9 +1,10 @@
 // measure.cpp: latency percentiles, recall overlap and the output (table or JSON).
+#include <time.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
 #include <set>
-#include <time.h>
 
 #include <nlohmann/json.hpp>
 
@@ -17,12 +18,17 @@ double thread_cpu_seconds() {
     return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-void measure(const Config& cfg, std::size_t queries, const std::function<void(std::size_t)>& search, Row& row) {
+void measure(const Config& cfg,
+             std::size_t queries,
+             const std::function<void(std::size_t)>& search,
+             Row& row) {
     if (queries == 0) {
         return;
     }
     const auto begin = std::chrono::steady_clock::now();
-    for (std::size_t i = 0; i < std::min<std::size_t>(queries, 50) && seconds_since(begin) < cfg.budget_s / 4; ++i) {
+    for (std::size_t i = 0;
+         i < std::min<std::size_t>(queries, 50) && seconds_since(begin) < cfg.budget_s / 4;
+         ++i) {
         search(i);
     }
     std::vector<double> us;
@@ -34,7 +40,9 @@ void measure(const Config& cfg, std::size_t queries, const std::function<void(st
         }
         const auto t0 = std::chrono::steady_clock::now();
         search(i % queries);
-        us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+        us.push_back(
+            std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
+                .count());
     }
     double total = 0;
     for (double u : us) {
@@ -42,7 +50,8 @@ void measure(const Config& cfg, std::size_t queries, const std::function<void(st
     }
     std::sort(us.begin(), us.end());
     const auto pct = [&](double p) {
-        return us[std::min(us.size() - 1, static_cast<std::size_t>(p * static_cast<double>(us.size() - 1) + 0.5))];
+        return us[std::min(us.size() - 1,
+                           static_cast<std::size_t>(p * static_cast<double>(us.size() - 1) + 0.5))];
     };
     row.p50_us = pct(0.50);
     row.p95_us = pct(0.95);
@@ -86,8 +95,10 @@ std::map<Group, double> best_peer(const std::vector<Row>& rows) {
 
 void print_table(const std::vector<Row>& rows) {
     const auto best = best_peer(rows);
-    std::printf("| section | corpus | N | engine | build s | index MB | B/tool | p50 us | p95 us | p99 us | QPS | "
-                "scout/best peer p50 | quality | note |\n");
+    std::printf(
+        "| section | corpus | N | engine | build s | index MB | B/tool | p50 us | p95 us | p99 us "
+        "| QPS | "
+        "scout/best peer p50 | quality | note |\n");
     std::printf("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
     for (const Row& r : rows) {
         std::string ratio = "";
@@ -99,11 +110,23 @@ void print_table(const std::vector<Row>& rows) {
                 ratio = buf;
             }
         }
-        std::printf("| %s | %s | %zu | %s | %.2f | %.1f | %.0f | %.1f | %.1f | %.1f | %.0f | %s | %s | %s |\n",
-                    r.section.c_str(), r.corpus.c_str(), r.n, r.engine.c_str(), r.build_s,
-                    static_cast<double>(r.bytes) / 1e6,
-                    r.n == 0 ? 0.0 : static_cast<double>(r.bytes) / static_cast<double>(r.n), r.p50_us, r.p95_us,
-                    r.p99_us, r.qps, ratio.c_str(), r.quality.c_str(), r.note.c_str());
+        std::printf(
+            "| %s | %s | %zu | %s | %.2f | %.1f | %.0f | %.1f | %.1f | %.1f | %.0f | %s | %s | %s "
+            "|\n",
+            r.section.c_str(),
+            r.corpus.c_str(),
+            r.n,
+            r.engine.c_str(),
+            r.build_s,
+            static_cast<double>(r.bytes) / 1e6,
+            r.n == 0 ? 0.0 : static_cast<double>(r.bytes) / static_cast<double>(r.n),
+            r.p50_us,
+            r.p95_us,
+            r.p99_us,
+            r.qps,
+            ratio.c_str(),
+            r.quality.c_str(),
+            r.note.c_str());
     }
     std::fflush(stdout);
 }
@@ -112,12 +135,22 @@ void print_json(const std::vector<Row>& rows) {
     const auto best = best_peer(rows);
     nlohmann::json out = nlohmann::json::array();
     for (const Row& r : rows) {
-        nlohmann::json j{{"section", r.section}, {"corpus", r.corpus},   {"n", r.n},
-                         {"engine", r.engine},   {"scout", r.scout},     {"build_s", r.build_s},
-                         {"index_bytes", r.bytes}, {"p50_us", r.p50_us}, {"p95_us", r.p95_us},
-                         {"p99_us", r.p99_us},   {"qps", r.qps},         {"samples", r.samples},
-                         {"quality", r.quality}, {"note", r.note}};
-        if (auto it = best.find({r.section, r.corpus, r.n}); r.scout && it != best.end() && it->second > 0) {
+        nlohmann::json j{{"section", r.section},
+                         {"corpus", r.corpus},
+                         {"n", r.n},
+                         {"engine", r.engine},
+                         {"scout", r.scout},
+                         {"build_s", r.build_s},
+                         {"index_bytes", r.bytes},
+                         {"p50_us", r.p50_us},
+                         {"p95_us", r.p95_us},
+                         {"p99_us", r.p99_us},
+                         {"qps", r.qps},
+                         {"samples", r.samples},
+                         {"quality", r.quality},
+                         {"note", r.note}};
+        if (auto it = best.find({r.section, r.corpus, r.n});
+            r.scout && it != best.end() && it->second > 0) {
             j["ratio_to_best_peer_p50"] = r.p50_us / it->second;
         }
         out.push_back(std::move(j));

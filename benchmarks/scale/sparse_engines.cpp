@@ -1,14 +1,15 @@
 // sparse_engines.cpp: BM25 side by side on the same word lists: scout's Bm25Index, a naive
 // in-memory BM25 (the exact reference: same formula and parameters), Xapian (glass backend,
 // BM25Weight) and SQLite FTS5 (bm25()). Everyone ranks the top k of an OR of the query words.
+#include <unistd.h>
+#include <xapian.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <unistd.h>
 
 #include <sqlite3.h>
-#include <xapian.h>
 
 #include "bench_common.hpp"
 #include "sparse/bm25_index.hpp"
@@ -28,7 +29,8 @@ public:
         for (std::size_t d = 0; d < n_; ++d) {
             total += static_cast<double>(c.doc(d).size());
         }
-        const double avgdl = std::max(total / static_cast<double>(std::max<std::size_t>(n_, 1)), 1e-9);
+        const double avgdl =
+            std::max(total / static_cast<double>(std::max<std::size_t>(n_, 1)), 1e-9);
         std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> tf(c.vocab.size());
         for (std::size_t d = 0; d < n_; ++d) {
             std::vector<std::uint32_t> words(c.doc(d).begin(), c.doc(d).end());
@@ -38,7 +40,8 @@ public:
                 while (j < words.size() && words[j] == words[i]) {
                     ++j;
                 }
-                tf[words[i]].emplace_back(static_cast<std::uint32_t>(d), static_cast<std::uint32_t>(j - i));
+                tf[words[i]].emplace_back(static_cast<std::uint32_t>(d),
+                                          static_cast<std::uint32_t>(j - i));
                 i = j;
             }
         }
@@ -46,7 +49,8 @@ public:
             const double df = static_cast<double>(tf[w].size());
             const double idf = std::log(1.0 + (static_cast<double>(n_) - df + 0.5) / (df + 0.5));
             for (auto [d, f] : tf[w]) {
-                const double norm = 1.2 * (0.25 + 0.75 * static_cast<double>(c.doc(d).size()) / avgdl);
+                const double norm =
+                    1.2 * (0.25 + 0.75 * static_cast<double>(c.doc(d).size()) / avgdl);
                 postings_[w].emplace_back(d, static_cast<float>(idf * f * 2.2 / (f + norm)));
             }
         }
@@ -66,7 +70,10 @@ public:
             }
         }
         const auto top = std::min(k, hits.size());
-        std::partial_sort(hits.begin(), hits.begin() + static_cast<std::ptrdiff_t>(top), hits.end(), ranks_before);
+        std::partial_sort(hits.begin(),
+                          hits.begin() + static_cast<std::ptrdiff_t>(top),
+                          hits.end(),
+                          ranks_before);
         hits.resize(top);
         return hits;
     }
@@ -124,16 +131,20 @@ Row base_row(const Corpus& c, const char* engine, bool scout) {
     return r;
 }
 
-void add_quality(Row& row, const std::vector<std::vector<std::uint32_t>>& got,
+void add_quality(Row& row,
+                 const std::vector<std::vector<std::uint32_t>>& got,
                  const std::vector<std::vector<std::uint32_t>>& truth) {
     double sum = 0;
     std::size_t same = 0;
     for (std::size_t q = 0; q < truth.size(); ++q) {
         sum += overlap(got[q], truth[q]);
-        same += got[q] == truth[q] ? 1 : 0;
+        same += got[q] == truth[q] ? 1U : 0U;
     }
     char buf[96];
-    std::snprintf(buf, sizeof buf, "overlap@10 %.3f, identical lists %.0f%%", sum / static_cast<double>(truth.size()),
+    std::snprintf(buf,
+                  sizeof buf,
+                  "overlap@10 %.3f, identical lists %.0f%%",
+                  sum / static_cast<double>(truth.size()),
                   100.0 * static_cast<double>(same) / static_cast<double>(truth.size()));
     row.quality = buf;
 }
@@ -141,7 +152,8 @@ void add_quality(Row& row, const std::vector<std::vector<std::uint32_t>>& got,
 }  // namespace
 
 void build_xapian_index(const Corpus& c, const std::filesystem::path& dir) {
-    Xapian::WritableDatabase db(dir.string(), Xapian::DB_CREATE_OR_OVERWRITE | Xapian::DB_BACKEND_GLASS);
+    Xapian::WritableDatabase db(dir.string(),
+                                Xapian::DB_CREATE_OR_OVERWRITE | Xapian::DB_BACKEND_GLASS);
     for (std::size_t d = 0; d < c.size(); ++d) {
         Xapian::Document doc;
         for (std::uint32_t w : c.doc(d)) {
@@ -172,7 +184,8 @@ std::vector<Row> run_sparse(const Config& cfg, const Corpus& c) {
         for (std::size_t q = 0; q < nq; ++q) {
             truth[q] = ids_of(naive.search(c.queries[q], cfg.k));
         }
-        measure(cfg, nq, [&](std::size_t q) { (void)naive.search(c.queries[q], cfg.k); }, row);
+        measure(
+            cfg, nq, [&](std::size_t q) { (void)naive.search(c.queries[q], cfg.k); }, row);
         row.quality = "exact reference";
         rows.push_back(row);
     }
@@ -196,9 +209,11 @@ std::vector<Row> run_sparse(const Config& cfg, const Corpus& c) {
             got[q] = ids_of(out);
         }
         add_quality(row, got, truth);
-        measure(cfg, nq, [&](std::size_t q) { index.search(qterms[q], cfg.k, nullptr, out); }, row);
+        measure(
+            cfg, nq, [&](std::size_t q) { index.search(qterms[q], cfg.k, nullptr, out); }, row);
         char buf[64];
-        std::snprintf(buf, sizeof buf, "%.0f tools/s build", static_cast<double>(c.size()) / row.build_s);
+        std::snprintf(
+            buf, sizeof buf, "%.0f tools/s build", static_cast<double>(c.size()) / row.build_s);
         row.note = buf;
         rows.push_back(row);
     }
@@ -207,7 +222,8 @@ std::vector<Row> run_sparse(const Config& cfg, const Corpus& c) {
     }
     {  // Xapian
         Row row = base_row(c, "Xapian 1.4 BM25 (glass)", false);
-        const auto dir = std::filesystem::temp_directory_path() / ("scout-bench-xapian-" + std::to_string(getpid()));
+        const auto dir = std::filesystem::temp_directory_path() /
+                         ("scout-bench-xapian-" + std::to_string(getpid()));
         std::filesystem::remove_all(dir);
         try {
             const double t0 = thread_cpu_seconds();
@@ -230,10 +246,14 @@ std::vector<Row> run_sparse(const Config& cfg, const Corpus& c) {
                 }
             }
             add_quality(row, got, truth);
-            measure(cfg, nq, [&](std::size_t q) {
-                enquire.set_query(queries[q]);
-                (void)enquire.get_mset(0, static_cast<Xapian::doccount>(cfg.k));
-            }, row);
+            measure(
+                cfg,
+                nq,
+                [&](std::size_t q) {
+                    enquire.set_query(queries[q]);
+                    (void)enquire.get_mset(0, static_cast<Xapian::doccount>(cfg.k));
+                },
+                row);
         } catch (const Xapian::Error& e) {
             row.note = "failed: " + e.get_msg();
         }
@@ -261,12 +281,18 @@ std::vector<Row> run_sparse(const Config& cfg, const Corpus& c) {
         sqlite_exec(db, "INSERT INTO d(d) VALUES('optimize')");
         row.build_s = thread_cpu_seconds() - t0;
         sqlite3_stmt* st = nullptr;
-        sqlite3_prepare_v2(db, "SELECT (SELECT page_count FROM pragma_page_count) * (SELECT page_size FROM pragma_page_size)", -1, &st, nullptr);
+        sqlite3_prepare_v2(db,
+                           "SELECT (SELECT page_count FROM pragma_page_count) * (SELECT page_size "
+                           "FROM pragma_page_size)",
+                           -1,
+                           &st,
+                           nullptr);
         if (sqlite3_step(st) == SQLITE_ROW) {
             row.bytes = static_cast<std::size_t>(sqlite3_column_int64(st, 0));
         }
         sqlite3_finalize(st);
-        sqlite3_prepare_v2(db, "SELECT rowid FROM d WHERE d MATCH ?1 ORDER BY bm25(d) LIMIT ?2", -1, &st, nullptr);
+        sqlite3_prepare_v2(
+            db, "SELECT rowid FROM d WHERE d MATCH ?1 ORDER BY bm25(d) LIMIT ?2", -1, &st, nullptr);
         std::vector<std::string> fq;
         for (const auto& words : c.queries) {
             fq.push_back(fts_query(c, words));
@@ -286,9 +312,11 @@ std::vector<Row> run_sparse(const Config& cfg, const Corpus& c) {
         for (std::size_t q = 0; q < checked; ++q) {
             run(q, &got[q]);
         }
-        std::vector<std::vector<std::uint32_t>> t(truth.begin(), truth.begin() + static_cast<std::ptrdiff_t>(checked));
+        std::vector<std::vector<std::uint32_t>> t(
+            truth.begin(), truth.begin() + static_cast<std::ptrdiff_t>(checked));
         add_quality(row, got, t);
-        measure(cfg, nq, [&](std::size_t q) { run(q, nullptr); }, row);
+        measure(
+            cfg, nq, [&](std::size_t q) { run(q, nullptr); }, row);
         sqlite3_finalize(st);
         sqlite3_close(db);
         rows.push_back(row);

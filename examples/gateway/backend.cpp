@@ -3,34 +3,65 @@
 
 #include <set>
 
+#include "scout/doctor.hpp"
+
+#include "document/validate.hpp"
 #include "log.hpp"
+#include "remote_session.hpp"
+#include "util/json_limits.hpp"
+#include "util/printable.hpp"
 
 namespace scout::gateway {
 namespace {
 
+std::string quote_name(const std::string& name) {
+    std::string out(1, '\'');  // (not "'" + ...: GCC 12 warns falsely, -Wrestrict)
+    out += detail::printable(name);
+    out += '\'';
+    return out;
+}
+
 /// One tools/list entry as a ToolSpec; nullopt (logged) for entries the catalog cannot take.
+/// Skipping one tool keeps the rest of the backend's tools: the catalog refuses a whole
+/// server over one bad tool, and a backend that lists it again after every restart would
+/// otherwise never be indexed.
 std::optional<ToolSpec> to_tool_spec(const std::string& server, const Json& t) {
-    auto name = t.find("name");
+    auto name = t.is_object() ? t.find("name") : t.end();
     if (!t.is_object() || name == t.end() || !name->is_string() ||
         name->get_ref<const std::string&>().empty() ||
         name->get_ref<const std::string&>().size() > kMaxNameBytes) {
-        log_line("backend '" + server + "': skipped a tool without a usable name");
+        log_line("backend " + quote_name(server) + ": skipped a tool without a usable name");
         return std::nullopt;
     }
     ToolSpec spec;
     spec.name = name->get<std::string>();
+    if (detail::has_pruned(t)) {
+        log_line("backend " + quote_name(server) + ": skipped tool " + quote_name(spec.name) +
+                 ": " + detail::too_deep_message());
+        return std::nullopt;
+    }
     spec.title = t.value("title", Json()).is_string() ? t["title"].get<std::string>() : "";
     spec.description =
         t.value("description", Json()).is_string() ? t["description"].get<std::string>() : "";
     if (auto schema = t.find("inputSchema"); schema != t.end() && schema->is_object()) {
-        spec.input_schema = schema->dump();
+        spec.input_schema = schema->dump(-1, ' ', false, Json::error_handler_t::replace);
     }
     if (auto ann = t.find("annotations"); ann != t.end() && ann->is_object()) {
-        spec.annotations = ann->dump();
+        spec.annotations = ann->dump(-1, ' ', false, Json::error_handler_t::replace);
     }
-    if (spec.description.size() > kMaxDescriptionBytes || spec.input_schema.size() > kMaxSchemaBytes ||
-        spec.title.size() > kMaxNameBytes) {
-        log_line("backend '" + server + "': skipped oversized tool '" + spec.name + "'");
+    const auto too_big = [&](const char* what, std::size_t size, std::size_t limit) {
+        if (size <= limit) {
+            return false;
+        }
+        log_line("backend " + quote_name(server) + ": skipped tool " + quote_name(spec.name) +
+                 ": its " + what + " is " + std::to_string(size) + " bytes, over the limit of " +
+                 std::to_string(limit));
+        return true;
+    };
+    if (too_big("title", spec.title.size(), kMaxNameBytes) ||
+        too_big("description", spec.description.size(), kMaxDescriptionBytes) ||
+        too_big("inputSchema", spec.input_schema.size(), kMaxSchemaBytes) ||
+        too_big("annotations", spec.annotations.size(), kMaxSchemaBytes)) {
         return std::nullopt;
     }
     return spec;
@@ -38,10 +69,18 @@ std::optional<ToolSpec> to_tool_spec(const std::string& server, const Json& t) {
 
 }  // namespace
 
-Backend::Backend(BackendSpec spec, Catalog& catalog, BackendTimings timings, std::function<void()> on_indexed)
-    : spec_(std::move(spec)), catalog_(catalog), timings_(timings), on_indexed_(std::move(on_indexed)) {}
+Backend::Backend(BackendSpec spec,
+                 Catalog& catalog,
+                 BackendTimings timings,
+                 std::function<void()> on_indexed)
+    : spec_(std::move(spec)),
+      catalog_(catalog),
+      timings_(timings),
+      on_indexed_(std::move(on_indexed)) {}
 
-Backend::~Backend() { stop(); }
+Backend::~Backend() {
+    stop();
+}
 
 void Backend::start() {
     thread_ = std::thread([this] { run(); });
@@ -52,8 +91,16 @@ bool Backend::wait_first_attempt(std::chrono::milliseconds timeout) {
     return cv_.wait_for(lock, timeout, [this] { return first_attempt_done_ || stopping_; });
 }
 
+void Backend::request_stop() {
+    {
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+    }
+    cv_.notify_all();
+}
+
 void Backend::stop() {
-    std::shared_ptr<BackendSession> session;
+    std::shared_ptr<McpSession> session;
     {
         std::lock_guard lock(mutex_);
         stopping_ = true;
@@ -86,30 +133,34 @@ void Backend::run() {
         if (ok) {
             serve_until_closed();
         }
-        std::shared_ptr<BackendSession> session;
+        std::shared_ptr<McpSession> session;
+        bool stopping = false;
         {
             std::lock_guard lock(mutex_);
             ready_ = false;
             session.swap(session_);
-            if (stopping_) {
-                break;
-            }
+            stopping = stopping_;
         }
+        // Closed here, whoever else holds it: calls in flight share the session, and only
+        // close() fails them (stop() may no longer find it in session_).
         if (session) {
             session->close();
+        }
+        if (stopping) {
+            break;
         }
         mark_degraded();
         if (std::chrono::steady_clock::now() - started >= timings_.stable_after) {
             backoff = timings_.initial_backoff;
         }
-        log_line("backend '" + spec_.name + "' is DEGRADED; restarting in " +
+        log_line("backend " + quote_name(spec_.name) + " is DEGRADED; restarting in " +
                  std::to_string(backoff.count()) + " ms");
         if (!sleep_for(backoff)) {
             break;
         }
         backoff = std::min(backoff * 2, timings_.max_backoff);
     }
-    std::shared_ptr<BackendSession> session;
+    std::shared_ptr<McpSession> session;
     {
         std::lock_guard lock(mutex_);
         session.swap(session_);
@@ -150,12 +201,26 @@ bool Backend::connect_and_index() {
         }
         cv_.notify_all();
     };
-    auto started = BackendSession::start(spec_, on_notification, on_closed);
+    auto started = [&]() -> Result<std::shared_ptr<McpSession>> {
+        if (spec_.url.empty()) {
+            auto local = BackendSession::start(spec_, on_notification, on_closed);
+            if (!local) {
+                return local.status();
+            }
+            return std::shared_ptr<McpSession>(std::move(local.value()));
+        }
+        auto remote = RemoteSession::start(spec_, on_notification, on_closed);
+        if (!remote) {
+            return remote.status();
+        }
+        return std::shared_ptr<McpSession>(std::move(remote.value()));
+    }();
     if (!started) {
-        log_line("backend '" + spec_.name + "' failed to start: " + started.status().message());
+        log_line("backend " + quote_name(spec_.name) +
+                 " failed to start: " + started.status().message());
         return false;
     }
-    std::shared_ptr<BackendSession> session = std::move(started.value());
+    std::shared_ptr<McpSession> session = std::move(started.value());
     {
         std::lock_guard lock(mutex_);
         session_ = session;
@@ -163,30 +228,34 @@ bool Backend::connect_and_index() {
             return false;
         }
     }
-    log_line("backend '" + spec_.name + "' started (pid " + std::to_string(session->pid()) + ")");
+    log_line("backend " + quote_name(spec_.name) + " started (" + session->where() + ")");
     auto init = session->initialize(timings_.request_timeout);
     if (!init) {
-        log_line("backend '" + spec_.name + "' initialize failed: " + init.status().message());
+        log_line("backend " + quote_name(spec_.name) +
+                 " initialize failed: " + init.status().message());
         return false;
     }
     if (auto info = init->find("serverInfo"); info != init->end() && info->is_object()) {
-        description_ = info->value("title", info->value("name", std::string()));
+        const Json title = info->value("title", info->value("name", Json()));
+        description_ = title.is_string() ? title.get<std::string>() : std::string();
     }
     {
         std::lock_guard lock(mutex_);
         list_changed_ = false;  // the listing below is newer than any earlier notification
     }
-    auto tools = session->list_tools(timings_.request_timeout);
+    auto tools = session->list_tools(timings_.request_timeout, timings_.max_listing_bytes);
     if (!tools) {
-        log_line("backend '" + spec_.name + "' tools/list failed: " + tools.status().message());
+        log_line("backend " + quote_name(spec_.name) +
+                 " tools/list failed: " + tools.status().message());
         return false;
     }
-    if (!index(tools.value()).ok()) {
-        return false;
+    {
+        // Callable before the commit below makes its tools searchable: a caller who finds a tool
+        // must be able to run it at once (the doctor's pass after the commit takes a while).
+        std::lock_guard lock(mutex_);
+        ready_ = true;
     }
-    std::lock_guard lock(mutex_);
-    ready_ = true;
-    return true;
+    return index(tools.value()).ok();
 }
 
 void Backend::serve_until_closed() {
@@ -195,7 +264,7 @@ void Backend::serve_until_closed() {
         cv_.wait(lock, [this] { return stopping_ || closed_ || list_changed_; });
         if (stopping_ || closed_) {
             if (closed_ && !stopping_) {
-                log_line("backend '" + spec_.name + "' exited");
+                log_line("backend " + quote_name(spec_.name) + " exited");
             }
             return;
         }
@@ -203,13 +272,35 @@ void Backend::serve_until_closed() {
         auto session = session_;
         lock.unlock();
         // The old snapshot keeps serving until the re-listed tools are committed.
-        if (auto tools = session->list_tools(timings_.request_timeout)) {
-            log_line("backend '" + spec_.name + "' tool list changed; re-indexing");
+        if (auto tools =
+                session->list_tools(timings_.request_timeout, timings_.max_listing_bytes)) {
+            log_line("backend " + quote_name(spec_.name) + " tool list changed; re-indexing");
             (void)index(tools.value());
         } else {
-            log_line("backend '" + spec_.name + "' re-list failed: " + tools.status().message());
+            log_line("backend " + quote_name(spec_.name) +
+                     " re-list failed: " + tools.status().message());
         }
         lock.lock();
+        // Notifications that came meanwhile are served by one more listing, after a pause: a
+        // backend flooding list_changed costs a listing per interval, not one per message.
+        cv_.wait_for(lock, timings_.relist_interval, [this] { return stopping_ || closed_; });
+    }
+}
+
+void Backend::log_doctor_summary(const CatalogSpec& indexed) const {
+    // Within this server only: two searches per tool, a few milliseconds for a typical server.
+    DoctorOptions options;
+    options.search.servers = std::vector<std::string>{spec_.name};
+    auto report = diagnose(indexed, catalog_.searcher(), options);
+    if (report) {
+        log_line("backend " + quote_name(spec_.name) + " " + doctor_summary(report.value()));
+        if (timings_.doctor_report) {
+            Status s = timings_.doctor_report->update(spec_.name, doctor_report_json(*report));
+            if (!s.ok()) {
+                log_line("doctor report " + timings_.doctor_report->path() +
+                         " not written: " + s.message());
+            }
+        }
     }
 }
 
@@ -221,15 +312,23 @@ Status Backend::index(const Json& tools) {
     server.status = ServerStatus::active;
     std::set<std::string> seen;
     for (const Json& t : tools) {
-        if (auto spec = to_tool_spec(spec_.name, t)) {
-            if (seen.insert(spec->name).second) {
-                server.tools.push_back(std::move(*spec));
-            }
+        auto spec = to_tool_spec(spec_.name, t);
+        if (!spec || !seen.insert(spec->name).second) {
+            continue;
         }
+        // The catalog's own check of this tool alone (an unreadable schema, say): one bad tool
+        // must not make it refuse the whole server.
+        if (Status s = detail::validate_tool(server, *spec); !s.ok()) {
+            log_line("backend " + quote_name(spec_.name) + ": skipped tool " +
+                     quote_name(spec->name) + ": " + detail::clipped(s.message(), 200));
+            continue;
+        }
+        server.tools.push_back(std::move(*spec));
     }
     const std::size_t count = server.tools.size();
+    CatalogSpec indexed{{server}};  // what the doctor examines once it is searchable
     if (Status s = catalog_.upsert_server(std::move(server)); !s.ok()) {
-        log_line("backend '" + spec_.name + "' could not be indexed: " + s.to_string());
+        log_line("backend " + quote_name(spec_.name) + " could not be indexed: " + s.to_string());
         return s;
     }
     auto info = catalog_.commit();
@@ -237,8 +336,9 @@ Status Backend::index(const Json& tools) {
         log_line("commit failed: " + info.status().to_string());
         return info.status();
     }
-    log_line("backend '" + spec_.name + "' ACTIVE: " + std::to_string(count) + " tools indexed (generation " +
-             std::to_string(info->generation) + ")");
+    log_line("backend " + quote_name(spec_.name) + " ACTIVE: " + std::to_string(count) +
+             " tools indexed (generation " + std::to_string(info->generation) + ")");
+    log_doctor_summary(indexed);
     if (on_indexed_) {
         on_indexed_();
     }
@@ -258,19 +358,46 @@ void Backend::mark_degraded() {
     }
 }
 
-Result<Json> Backend::call_tool(const std::string& tool, const Json& arguments) {
-    std::shared_ptr<BackendSession> session;
+const char* Backend::state() {
+    std::lock_guard lock(mutex_);
+    if (stopping_) {
+        return "stopped";
+    }
+    if (ready_ && !closed_) {
+        return "active";
+    }
+    return first_attempt_done_ ? "degraded" : "starting";
+}
+
+Result<Json> Backend::call_tool(const std::string& tool,
+                                const Json& arguments,
+                                std::shared_ptr<CancelToken> cancel) {
+    return request("tools/call", Json{{"name", tool}, {"arguments", arguments}}, std::move(cancel));
+}
+
+Result<Json> Backend::request(const std::string& method,
+                              Json params,
+                              std::shared_ptr<CancelToken> cancel) {
+    std::shared_ptr<McpSession> session;
     {
         std::lock_guard lock(mutex_);
-        if (ready_ && !closed_) {
+        if (ready_ && !closed_ && !stopping_) {
             session = session_;
         }
     }
     if (!session) {
-        return Status{Errc::unavailable, "backend '" + spec_.name + "' is not running"};
+        return Status{Errc::unavailable, "backend " + quote_name(spec_.name) + " is not running"};
     }
-    return session->request("tools/call", Json{{"name", tool}, {"arguments", arguments}},
-                            timings_.call_timeout);
+    RequestOptions options;
+    options.timeout = timings_.call_timeout;
+    options.cancel = std::move(cancel);
+    auto result = session->request(method, std::move(params), options);
+    if (result && !result->is_object()) {
+        return Status{Errc::invalid_argument,
+                      "the backend answered " + method + " with a " +
+                          std::string(result->type_name()) + " where an object belongs"};
+    }
+    return result;
 }
 
 }  // namespace scout::gateway

@@ -11,44 +11,75 @@
 #include <mutex>
 #include <thread>
 
-#include "backend_session.hpp"
 #include "scout/catalog.hpp"
+
+#include "backend_session.hpp"
+#include "doctor_report.hpp"
 
 namespace scout::gateway {
 
 struct BackendTimings {
     std::chrono::milliseconds request_timeout{30000};  ///< initialize and tools/list
     std::chrono::milliseconds call_timeout{120000};    ///< tools/call
+    /// Least time between two re-listings, however fast list_changed notifications come.
+    std::chrono::milliseconds relist_interval{200};
     std::chrono::milliseconds initial_backoff{250};
     std::chrono::milliseconds max_backoff{30000};
     /// A process that lived this long resets the backoff: it was a crash, not a crash loop.
     std::chrono::milliseconds stable_after{10000};
+    /// All pages of one tools/list together: a paging backend must not grow the gateway
+    /// without end.
+    std::size_t max_listing_bytes = 64u << 20;
+    /// Where the catalog doctor's JSON report goes at index time (--doctor-report); null: none.
+    std::shared_ptr<DoctorReportFile> doctor_report;
 };
 
 /// Thread-safe. The Catalog must outlive the Backend.
 class Backend {
 public:
-    Backend(BackendSpec spec, Catalog& catalog, BackendTimings timings, std::function<void()> on_indexed);
+    Backend(BackendSpec spec,
+            Catalog& catalog,
+            BackendTimings timings,
+            std::function<void()> on_indexed);
     Backend(const Backend&) = delete;
     Backend& operator=(const Backend&) = delete;
     ~Backend();
 
     [[nodiscard]] const std::string& name() const noexcept { return spec_.name; }
+    [[nodiscard]] const std::string& environment() const noexcept { return spec_.environment; }
     /// Starts the supervising thread.
     void start();
     /// Waits until the first start attempt has finished (indexed or failed), at most `timeout`.
     bool wait_first_attempt(std::chrono::milliseconds timeout);
-    /// Stops supervising and the process. Idempotent.
+    /// Asks the supervisor and the process to stop without waiting: a handshake, listing or
+    /// backoff in progress ends soon after. stop() then waits for it.
+    void request_stop();
+    /// request_stop(), then waits until the process and the supervising thread are gone
+    /// (bounded by StopGraces). Idempotent.
     void stop();
 
-    /// tools/call on the backend: its result JSON untouched, or unavailable / the JSON-RPC error.
-    [[nodiscard]] Result<Json> call_tool(const std::string& tool, const Json& arguments);
+    /// tools/call on the backend: its result object untouched, or an error: unavailable (not
+    /// running, timed out, cancelled through `cancel`), invalid_argument (the JSON-RPC error,
+    /// or a result that is not an object or is nested too deep).
+    [[nodiscard]] Result<Json> call_tool(const std::string& tool,
+                                         const Json& arguments,
+                                         std::shared_ptr<CancelToken> cancel = nullptr);
+    /// Any other request (resources/*, prompts/*) with the call timeout: its result object, or
+    /// an error as for call_tool.
+    [[nodiscard]] Result<Json> request(const std::string& method,
+                                       Json params,
+                                       std::shared_ptr<CancelToken> cancel = nullptr);
+    /// "starting" (first attempt running), "active", "degraded" (restarting) or "stopped".
+    [[nodiscard]] const char* state();
 
 private:
     void run();
     bool connect_and_index();
     void serve_until_closed();
     Status index(const Json& tools);
+    /// Logs the catalog doctor's one-line summary of the server just indexed (docs/doctor.md) and
+    /// updates the JSON report file when there is one.
+    void log_doctor_summary(const CatalogSpec& indexed) const;
     void mark_degraded();
     bool sleep_for(std::chrono::milliseconds d);
 
@@ -62,11 +93,11 @@ private:
     std::condition_variable cv_;
     bool stopping_ = false;
     bool first_attempt_done_ = false;
-    bool ready_ = false;         ///< session_ is initialized and indexed
-    bool closed_ = false;        ///< session_'s process ended
+    bool ready_ = false;   ///< session_ is initialized and has listed its tools
+    bool closed_ = false;  ///< session_'s process ended
     bool list_changed_ = false;
     std::uint64_t generation_ = 0;  ///< which session the callbacks belong to
-    std::shared_ptr<BackendSession> session_;
+    std::shared_ptr<McpSession> session_;
     std::thread thread_;
 };
 

@@ -1,80 +1,152 @@
 // backend_session.hpp: a JSON-RPC session with one running backend process. A reader thread
 // matches responses to requests by id, answers the backend's own requests, and reports
-// notifications and the end of the stream.
+// notifications and the end of the stream; a LineWriter sends, so no request ever blocks on a
+// backend that stops reading. Every request has a deadline and can be cancelled; both tell the
+// backend with notifications/cancelled.
 #pragma once
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
-#include <future>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <vector>
 
+#include "scout/status.hpp"
+
+#include "cancel_token.hpp"
 #include "child_process.hpp"
 #include "json_rpc.hpp"
-#include "scout/status.hpp"
+#include "line_reader.hpp"
+#include "line_writer.hpp"
 
 namespace scout::gateway {
 
-/// How a backend is started (one entry of the mcpServers config).
+/// How a backend is started (one entry of the mcpServers config): a command run with stdio, or
+/// the URL of a remote Streamable HTTP server.
 struct BackendSpec {
     std::string name;
     std::string command;
     std::vector<std::string> args;
     std::map<std::string, std::string> env;
     std::string environment;  ///< optional label ("prod", "dev") for environment-aware routing
+    std::string url;          ///< set for a remote server (then command is empty)
+    std::map<std::string, std::string> headers;  ///< sent with every request to `url`
 };
 
-/// Thread-safe: request() may be called from many threads at once. Callbacks run on the reader
-/// thread and must not call close().
-class BackendSession {
-public:
-    using NotificationFn = std::function<void(const std::string& method, const Json& params)>;
-    using ClosedFn = std::function<void()>;
+/// The version the gateway asks its backends for; they may answer with an older one.
+inline constexpr const char* kClientProtocolVersion = "2025-11-25";
 
-    /// Spawns the process and starts the reader thread.
-    [[nodiscard]] static Result<std::unique_ptr<BackendSession>> start(const BackendSpec& spec,
-                                                                       NotificationFn on_notification,
-                                                                       ClosedFn on_closed);
-    BackendSession(const BackendSession&) = delete;
-    BackendSession& operator=(const BackendSession&) = delete;
-    ~BackendSession();
+/// One request's limits.
+struct RequestOptions {
+    std::chrono::milliseconds timeout{30000};
+    /// Cancelling it abandons the request (unavailable) and tells the backend.
+    std::shared_ptr<CancelToken> cancel;
+    /// Accept an answer with parts nested deeper than kMaxJsonDepth, left as placeholders
+    /// (detail::has_pruned); otherwise such an answer is an error.
+    bool accept_pruned = false;
+    /// Send notifications/cancelled when the request times out (never for initialize).
+    bool cancel_on_timeout = true;
+    /// When set, receives the size in bytes of the answer's line.
+    std::size_t* answer_bytes = nullptr;
+};
+
+using NotificationFn = std::function<void(const std::string& method, const Json& params)>;
+using ClosedFn = std::function<void()>;
+
+/// One MCP session with a backend, whatever carries it (a child's stdio, Streamable HTTP).
+/// Thread-safe: request() may be called from many threads at once.
+class McpSession {
+public:
+    McpSession() = default;
+    McpSession(const McpSession&) = delete;
+    McpSession& operator=(const McpSession&) = delete;
+    virtual ~McpSession() = default;
 
     /// Sends a request and waits for its response: the "result" member, or an error
-    /// (unavailable when the backend died or timed out, invalid_argument for a JSON-RPC error).
-    [[nodiscard]] Result<Json> request(const std::string& method,
-                                       Json params,
-                                       std::chrono::milliseconds timeout);
-    [[nodiscard]] Status notify(const std::string& method, Json params = nullptr);
+    /// (unavailable when the backend died, timed out or the call was cancelled,
+    /// invalid_argument for a JSON-RPC error or an answer the gateway cannot use).
+    [[nodiscard]] virtual Result<Json> request(const std::string& method,
+                                               Json params,
+                                               const RequestOptions& options) = 0;
+    [[nodiscard]] virtual Status notify(const std::string& method, Json params) = 0;
+    [[nodiscard]] virtual bool closed() const noexcept = 0;
+    /// Ends the session; pending requests fail with unavailable. Idempotent; safe from several
+    /// threads (not from a callback).
+    virtual void close() = 0;
+    /// Where the session goes, for logs ("pid 123", "http://host/mcp").
+    [[nodiscard]] virtual std::string where() const = 0;
 
     /// initialize + notifications/initialized. Returns the initialize result.
     [[nodiscard]] Result<Json> initialize(std::chrono::milliseconds timeout);
-    /// Every page of tools/list (following nextCursor), concatenated.
-    [[nodiscard]] Result<Json> list_tools(std::chrono::milliseconds timeout);
+    /// Every page of tools/list (following nextCursor), concatenated. Tools nested too deep
+    /// are kept as placeholders for the caller to skip.
+    [[nodiscard]] Result<Json> list_tools(std::chrono::milliseconds timeout, std::size_t max_bytes);
+};
 
-    [[nodiscard]] bool closed() const noexcept { return closed_.load(); }
+/// The session with a backend process on its stdio. Callbacks run on the reader thread and
+/// must not call close().
+class BackendSession : public McpSession {
+public:
+    using NotificationFn = gateway::NotificationFn;
+    using ClosedFn = gateway::ClosedFn;
+
+    /// Spawns the process and starts the reader and writer threads.
+    [[nodiscard]] static Result<std::unique_ptr<BackendSession>> start(
+        const BackendSpec& spec, NotificationFn on_notification, ClosedFn on_closed);
+    ~BackendSession() override;
+
+    [[nodiscard]] Result<Json> request(const std::string& method,
+                                       Json params,
+                                       const RequestOptions& options) override;
+    [[nodiscard]] Status notify(const std::string& method, Json params) override;
+
+    [[nodiscard]] bool closed() const noexcept override { return closed_.load(); }
     [[nodiscard]] pid_t pid() const noexcept { return child_->pid(); }
-    /// Stops the process and joins the reader. Pending requests fail with unavailable.
-    /// Idempotent; safe to call from several threads (not from a callback).
-    void close();
+    [[nodiscard]] std::string where() const override { return "pid " + std::to_string(pid()); }
+    /// Stops the process (queued lines get 100 ms to go out, then EOF, SIGTERM, SIGKILL,
+    /// bounded by StopGraces) and the threads.
+    /// Pending requests fail with unavailable. Idempotent; safe from several threads (not from
+    /// a callback).
+    void close() override;
 
 private:
-    BackendSession(std::unique_ptr<ChildProcess> child, NotificationFn n, ClosedFn c);
+    struct Pending {
+        std::condition_variable cv;
+        std::optional<Result<Json>> result;
+        bool cancelled = false;
+        bool accept_pruned = false;
+        std::size_t bytes = 0;  ///< of the answer's line
+    };
+
+    BackendSession(std::string name,
+                   std::unique_ptr<ChildProcess> child,
+                   NotificationFn n,
+                   ClosedFn c);
     void reader_loop();
     void handle_line(const std::string& line);
+    void handle_response(Message& m, std::size_t bytes);
     void fail_pending(const std::string& why);
+    void log_malformed(const std::string& why);
 
+    std::string name_;  ///< the server's name, for logs
     std::unique_ptr<ChildProcess> child_;
+    std::unique_ptr<LineWriter> writer_;
+    WakePipe reader_wake_;
     NotificationFn on_notification_;
     ClosedFn on_closed_;
     std::atomic<bool> closed_{false};
     std::mutex mutex_;
     std::int64_t next_id_ = 1;
-    std::unordered_map<std::int64_t, std::promise<Result<Json>>> pending_;
+    std::unordered_map<std::int64_t, std::shared_ptr<Pending>> pending_;
+    std::size_t malformed_lines_ = 0;  ///< reader thread only
     std::thread reader_;
     std::once_flag close_once_;
 };

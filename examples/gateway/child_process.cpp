@@ -85,7 +85,8 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(
     [[maybe_unused]] const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
     if (pid < 0) {
-        for (int fd : {in_pipe[0], in_pipe[1], out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) {
+        for (int fd :
+             {in_pipe[0], in_pipe[1], out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) {
             ::close(fd);
         }
         return Status{Errc::io_error, std::string("fork: ") + std::strerror(errno)};
@@ -99,9 +100,13 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(
             ::_exit(127);
         }
 #endif
+        ::setpgid(0, 0);  // stop() signals the group: helpers the backend started go too
         ::dup2(in_pipe[0], STDIN_FILENO);
         ::dup2(out_pipe[1], STDOUT_FILENO);
         ::signal(SIGPIPE, SIG_DFL);
+        sigset_t none;  // the gateway blocks SIGTERM/SIGINT in its threads; a backend must not
+        ::sigemptyset(&none);
+        ::sigprocmask(SIG_SETMASK, &none, nullptr);
         ::execvpe(argv[0], argv.data(), envp.data());
         const int e = errno;
         [[maybe_unused]] auto n = ::write(err_pipe[1], &e, sizeof e);
@@ -110,6 +115,10 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(
     ::close(in_pipe[0]);
     ::close(out_pipe[1]);
     ::close(err_pipe[1]);
+    // Non-blocking: the gateway's threads wait in poll(), where a stop can interrupt them.
+    for (int fd : {in_pipe[1], out_pipe[0]}) {
+        ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+    }
     int exec_errno = 0;
     ssize_t n;
     do {
@@ -118,7 +127,9 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(
     ::close(err_pipe[0]);
     std::unique_ptr<ChildProcess> child(new ChildProcess(pid, in_pipe[1], out_pipe[0]));
     if (n == static_cast<ssize_t>(sizeof exec_errno)) {
-        child->stop(std::chrono::milliseconds(0));
+        child->stop(StopGraces{std::chrono::milliseconds(0),
+                               std::chrono::milliseconds(0),
+                               std::chrono::milliseconds(500)});
         return Status{exec_errno == ENOENT ? Errc::not_found : Errc::io_error,
                       "cannot run '" + command + "': " + std::strerror(exec_errno)};
     }
@@ -127,86 +138,87 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(
 
 ChildProcess::~ChildProcess() {
     stop();
+    close_fd(in_fd_);
     close_fd(out_fd_);
 }
 
-Status ChildProcess::write_line(const std::string& line) {
-    std::lock_guard lock(write_mutex_);
-    if (in_fd_ < 0) {
-        return Status{Errc::unavailable, "backend stdin is closed"};
-    }
-    std::string data = line + "\n";
-    std::size_t off = 0;
-    while (off < data.size()) {
-        const ssize_t n = ::write(in_fd_, data.data() + off, data.size() - off);
-        if (n < 0) {
-            if (errno == EINTR) {
-                continue;
-            }
-            return Status{Errc::unavailable, std::string("write to backend: ") + std::strerror(errno)};
-        }
-        off += static_cast<std::size_t>(n);
-    }
-    return {};
+int ChildProcess::take_stdin() noexcept {
+    std::lock_guard lock(stop_mutex_);
+    const int fd = in_fd_;
+    in_fd_ = -1;
+    return fd;
 }
 
-std::optional<std::string> ChildProcess::read_line(std::size_t max_bytes) {
-    char chunk[65536];
-    for (;;) {
-        if (auto nl = buffer_.find('\n'); nl != std::string::npos) {
-            std::string line = buffer_.substr(0, nl);
-            buffer_.erase(0, nl + 1);
-            if (!line.empty() && line.back() == '\r') {
-                line.pop_back();
-            }
-            return line;
-        }
-        if (buffer_.size() > max_bytes || out_fd_ < 0) {
-            return std::nullopt;
-        }
-        const ssize_t n = ::read(out_fd_, chunk, sizeof chunk);
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n <= 0) {
-            return std::nullopt;
-        }
-        buffer_.append(chunk, static_cast<std::size_t>(n));
+bool ChildProcess::has_exited_locked() {
+    if (reaped_) {
+        return true;
     }
+    // WNOWAIT: the exited child stays a zombie, so its pid, which is also its process group's
+    // id, cannot be reused before stop() has swept the group.
+    siginfo_t info{};
+    if (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) != 0) {
+        if (errno == ECHILD) {
+            reaped_ = true;  // not ours to wait for any more: never signal its group again
+        }
+        return errno == ECHILD;
+    }
+    return info.si_pid == pid_;
+}
+
+bool ChildProcess::exited() {
+    std::lock_guard lock(stop_mutex_);
+    return has_exited_locked();
 }
 
 bool ChildProcess::wait_exit(std::chrono::milliseconds timeout) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
-    for (;;) {
-        int status = 0;
-        const pid_t r = ::waitpid(pid_, &status, WNOHANG);
-        if (r == pid_ || (r < 0 && errno == ECHILD)) {
-            reaped_ = true;
-            return true;
-        }
+    while (!has_exited_locked()) {
         if (std::chrono::steady_clock::now() >= deadline) {
             return false;
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return true;
+}
+
+void ChildProcess::reap() {
+    if (reaped_) {
+        return;
+    }
+    // The leader is gone or going: what it started in its group goes too (helpers still
+    // holding its stdout would otherwise outlive it). Its zombie keeps the group id reserved.
+    ::kill(-pid_, SIGKILL);
+    int status = 0;
+    const pid_t r = ::waitpid(pid_, &status, WNOHANG);
+    if (r == pid_ || (r < 0 && errno == ECHILD)) {
+        reaped_ = true;
     }
 }
 
-void ChildProcess::stop(std::chrono::milliseconds grace) {
+void ChildProcess::stop(StopGraces graces) {
     std::lock_guard lock(stop_mutex_);
-    {
-        std::lock_guard wlock(write_mutex_);
-        close_fd(in_fd_);  // EOF on stdin is the polite way to ask an MCP server to exit
+    close_fd(in_fd_);  // EOF on stdin is the polite way to ask an MCP server to exit
+    if (stop_tried_) {
+        // Already stopped once (a process stuck in the kernel): check, never wait again.
+        if (has_exited_locked()) {
+            reap();
+        }
+        return;
     }
-    if (!reaped_ && !wait_exit(grace)) {
-        ::kill(pid_, SIGTERM);
-        if (!wait_exit(std::chrono::milliseconds(1000))) {
+    stop_tried_ = true;
+    if (!wait_exit(graces.after_eof)) {
+        ::kill(-pid_, SIGTERM);
+        ::kill(pid_, SIGTERM);  // in case setpgid failed
+        if (!wait_exit(graces.after_term)) {
+            ::kill(-pid_, SIGKILL);
             ::kill(pid_, SIGKILL);
-            int status = 0;
-            ::waitpid(pid_, &status, 0);
-            reaped_ = true;
+            if (!wait_exit(graces.after_kill)) {
+                return;  // bounded even for a process stuck in the kernel; the destructor checks
+                         // again
+            }
         }
     }
-    // out_fd_ stays open until destruction: the reader thread may still be draining it.
+    reap();
 }
 
 }  // namespace scout::gateway

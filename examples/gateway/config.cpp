@@ -1,8 +1,16 @@
-// config.cpp: see config.hpp.
+// config.cpp: see config.hpp. Every key is type-checked before use, so a wrong type is a
+// message naming it, never an exception.
 #include "config.hpp"
+
+#include <fstream>
+#include <sstream>
 
 #include "scout/catalog.hpp"
 #include "scout/catalog_loader.hpp"
+
+#include "remote_session.hpp"
+#include "util/json_limits.hpp"
+#include "util/printable.hpp"
 
 namespace scout::gateway {
 namespace {
@@ -11,79 +19,219 @@ Status bad(const std::string& where, const std::string& what) {
     return Status{Errc::invalid_argument, where + ": " + what};
 }
 
-}  // namespace
+bool has_control_character(std::string_view s) {
+    for (const char c : s) {
+        const auto b = static_cast<unsigned char>(c);
+        if (b < 0x20 || b == 0x7f) {
+            return true;
+        }
+    }
+    return false;
+}
 
-Result<std::vector<BackendSpec>> parse_config(std::string_view json_text) {
-    Json doc = Json::parse(json_text, nullptr, false);
-    if (doc.is_discarded() || !doc.is_object()) {
-        return bad("config", "not a JSON object");
+/// exec() takes C strings: a NUL byte would silently cut the value short.
+bool has_nul(std::string_view s) {
+    return s.find('\0') != std::string_view::npos;
+}
+
+Status parse_server(const std::string& name, const Json& entry, GatewayConfig& config) {
+    std::vector<BackendSpec>& out = config.backends;
+    const std::string where = "mcpServers." + detail::clipped(name);
+    if (name.empty() || name.size() > kMaxNameBytes) {
+        return bad(where,
+                   "a server name must have 1 to " + std::to_string(kMaxNameBytes) + " bytes");
     }
-    auto servers = doc.find("mcpServers");
-    if (servers == doc.end() || !servers->is_object()) {
-        return bad("config", "\"mcpServers\" must be an object of servers");
+    if (has_control_character(name)) {
+        return bad(where, "a server name must not contain control characters");
     }
-    std::vector<BackendSpec> out;
-    for (const auto& [name, entry] : servers->items()) {
-        const std::string where = "mcpServers." + name;
-        if (name.empty() || name.size() > kMaxNameBytes) {
-            return bad(where, "a server name must have 1 to 256 bytes");
+    if (!entry.is_object()) {
+        return bad(where, "must be an object");
+    }
+    if (auto disabled = entry.find("disabled"); disabled != entry.end()) {
+        if (!disabled->is_boolean()) {
+            return bad(where + ".disabled",
+                       "must be true or false (got " + std::string(disabled->type_name()) + ")");
         }
-        if (!entry.is_object()) {
-            return bad(where, "must be an object");
+        if (disabled->get<bool>()) {
+            return {};
         }
-        if (entry.value("disabled", false) == true) {
-            continue;
+    }
+    BackendSpec spec;
+    spec.name = name;
+    auto command = entry.find("command");
+    auto url = entry.find("url");
+    if (url != entry.end()) {
+        if (command != entry.end()) {
+            return bad(where,
+                       "give either \"command\" (stdio) or \"url\" (Streamable HTTP), not both");
         }
-        BackendSpec spec;
-        spec.name = name;
-        auto command = entry.find("command");
-        if (command == entry.end() || !command->is_string() || command->get_ref<const std::string&>().empty()) {
-            return bad(where, "\"command\" must be a non-empty string (only stdio servers are supported)");
+        if (!url->is_string() || !parse_http_url(url->get_ref<const std::string&>())) {
+            return bad(where + ".url", "must be an http:// or https:// URL");
+        }
+        spec.url = url->get<std::string>();
+        if (auto headers = entry.find("headers"); headers != entry.end()) {
+            if (!headers->is_object()) {
+                return bad(where + ".headers", "must be an object of strings");
+            }
+            for (const auto& [k, v] : headers->items()) {
+                if (!v.is_string() || k.empty() || has_control_character(k) ||
+                    k.find_first_of(" :") != std::string::npos ||
+                    has_control_character(v.get_ref<const std::string&>())) {
+                    return bad(where + ".headers",
+                               "must map header names (no spaces, ':' or control characters) to "
+                               "strings without control characters");
+                }
+                spec.headers[k] = v.get<std::string>();
+            }
+        }
+    } else {
+        if (command == entry.end() || !command->is_string() ||
+            command->get_ref<const std::string&>().empty()) {
+            return bad(where + ".command",
+                       "must be a non-empty string (or give \"url\" for a remote server)");
         }
         spec.command = command->get<std::string>();
-        if (auto args = entry.find("args"); args != entry.end()) {
-            if (!args->is_array()) {
-                return bad(where, "\"args\" must be an array of strings");
+        if (has_nul(spec.command)) {
+            return bad(where + ".command", "must not contain a NUL character");
+        }
+    }
+    if (auto args = entry.find("args"); args != entry.end()) {
+        if (!args->is_array()) {
+            return bad(where + ".args", "must be an array of strings");
+        }
+        for (const auto& a : *args) {
+            if (!a.is_string() || has_nul(a.get_ref<const std::string&>())) {
+                return bad(where + ".args", "must be an array of strings without NUL characters");
             }
-            for (const auto& a : *args) {
-                if (!a.is_string()) {
-                    return bad(where, "\"args\" must be an array of strings");
-                }
-                spec.args.push_back(a.get<std::string>());
+            spec.args.push_back(a.get<std::string>());
+        }
+    }
+    if (auto env = entry.find("env"); env != entry.end()) {
+        if (!env->is_object()) {
+            return bad(where + ".env", "must be an object of strings");
+        }
+        for (const auto& [k, v] : env->items()) {
+            if (!v.is_string() || k.empty() || k.find('=') != std::string::npos || has_nul(k) ||
+                has_nul(v.get_ref<const std::string&>())) {
+                return bad(where + ".env", "must map variable names (no '=', no NUL) to strings");
+            }
+            spec.env[k] = v.get<std::string>();
+        }
+    }
+    if (auto label = entry.find("environment"); label != entry.end()) {
+        if (!label->is_string() || label->get_ref<const std::string&>().size() > kMaxNameBytes ||
+            has_control_character(label->get_ref<const std::string&>())) {
+            return bad(where + ".environment",
+                       "must be a string of at most " + std::to_string(kMaxNameBytes) +
+                           " bytes without control characters");
+        }
+        spec.environment = label->get<std::string>();
+    }
+    if (auto pin = entry.find("pin"); pin != entry.end()) {
+        if (!pin->is_boolean()) {
+            return bad(where + ".pin", "must be true or false");
+        }
+        if (pin->get<bool>()) {
+            config.pinned.servers.push_back(name);
+        }
+    }
+    out.push_back(std::move(spec));
+    return {};
+}
+
+Status parse_pinned(const Json& pinned, GatewayConfig& config) {
+    if (!pinned.is_array()) {
+        return bad("config.pinned", "must be an array of \"server/tool\" strings");
+    }
+    for (const Json& p : pinned) {
+        if (!p.is_string()) {
+            return bad("config.pinned", "must be an array of \"server/tool\" strings");
+        }
+        const std::string& text = p.get_ref<const std::string&>();
+        // The server is the longest configured name that prefixes the entry (names may hold '/').
+        const BackendSpec* owner = nullptr;
+        for (const BackendSpec& b : config.backends) {
+            if (text.size() > b.name.size() + 1 && text.compare(0, b.name.size(), b.name) == 0 &&
+                text[b.name.size()] == '/' &&
+                (owner == nullptr || b.name.size() > owner->name.size())) {
+                owner = &b;
             }
         }
-        if (auto env = entry.find("env"); env != entry.end()) {
-            if (!env->is_object()) {
-                return bad(where, "\"env\" must be an object of strings");
-            }
-            for (const auto& [k, v] : env->items()) {
-                if (!v.is_string() || k.empty() || k.find('=') != std::string::npos) {
-                    return bad(where, "\"env\" must map variable names to strings");
-                }
-                spec.env[k] = v.get<std::string>();
+        if (owner == nullptr) {
+            std::string what = detail::clipped(text);  // appended, not "'" + ...: GCC 12 -Wrestrict
+            what.insert(what.begin(), '\'');
+            what += "' does not start with an enabled server's name and '/'";
+            return bad("config.pinned", what);
+        }
+        const std::string_view tool = std::string_view(text).substr(owner->name.size() + 1);
+        config.pinned.tools.push_back(ToolKey{owner->name, std::string(tool)});
+    }
+    return {};
+}
+
+}  // namespace
+
+Result<GatewayConfig> parse_gateway_config(std::string_view json_text) {
+    auto doc = detail::parse_json(json_text);
+    if (!doc) {
+        return bad("config", doc.status().message());
+    }
+    if (!doc->is_object()) {
+        return bad("config", "not a JSON object");
+    }
+    auto servers = doc->find("mcpServers");
+    if (servers == doc->end() || !servers->is_object()) {
+        return bad("config", "\"mcpServers\" must be an object of servers");
+    }
+    GatewayConfig out;
+    try {
+        for (const auto& [name, entry] : servers->items()) {
+            if (Status s = parse_server(name, entry, out); !s.ok()) {
+                return s;
             }
         }
-        if (auto label = entry.find("environment"); label != entry.end()) {
-            if (!label->is_string()) {
-                return bad(where, "\"environment\" must be a string");
+        if (auto pinned = doc->find("pinned"); pinned != doc->end()) {
+            if (Status s = parse_pinned(*pinned, out); !s.ok()) {
+                return s;
             }
-            spec.environment = label->get<std::string>();
         }
-        out.push_back(std::move(spec));
+    } catch (const std::exception& e) {  // every access above is checked; a slip is still no crash
+        return bad("config", std::string("unreadable: ") + e.what());
     }
     return out;
 }
 
-Result<std::vector<BackendSpec>> load_config(const std::string& path) {
-    auto text = read_text_file(path);
-    if (!text) {
-        return text.status();
+Result<GatewayConfig> load_gateway_config(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        return Status{Errc::not_found, path + ": cannot open the config file"};
     }
-    auto parsed = parse_config(text.value());
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (in.bad()) {
+        return Status{Errc::io_error, path + ": cannot read the config file"};
+    }
+    auto parsed = parse_gateway_config(text.str());
     if (!parsed) {
         return Status{parsed.status().code(), path + ": " + parsed.status().message()};
     }
     return parsed;
+}
+
+Result<std::vector<BackendSpec>> parse_config(std::string_view json_text) {
+    auto parsed = parse_gateway_config(json_text);
+    if (!parsed) {
+        return parsed.status();
+    }
+    return std::move(parsed->backends);
+}
+
+Result<std::vector<BackendSpec>> load_config(const std::string& path) {
+    auto parsed = load_gateway_config(path);
+    if (!parsed) {
+        return parsed.status();
+    }
+    return std::move(parsed->backends);
 }
 
 }  // namespace scout::gateway

@@ -2,11 +2,13 @@
 // word-vector model when it is installed, else BM25 alone (said on stderr, never an error).
 #include "embedder_choice.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <thread>
+
+#include "scout/embedder.hpp"
 
 #include "log.hpp"
-#include "scout/caching_embedder.hpp"
-#include "scout/static_embedder.hpp"
 
 namespace scout::gateway {
 namespace {
@@ -18,19 +20,63 @@ std::shared_ptr<Embedder> cached(std::shared_ptr<Embedder> inner) {
     return std::make_shared<CachingEmbedder>(std::move(inner), kQueryCache);
 }
 
+Result<std::shared_ptr<Embedder>> http_embedder(HttpEmbedderOptions options) {
+    if (options.base_url.empty() || (options.model.empty() && options.api_version.empty())) {
+        return Status{Errc::invalid_argument,
+                      "--embedder http needs --embedder-url URL and --embedder-model NAME (or "
+                      "\"url\" and \"model\" in the config's \"embedder\")"};
+    }
+    if (HttpEmbedder::sends_key_in_cleartext(options) && !options.allow_cleartext_key) {
+        return Status{Errc::invalid_argument,
+                      "--embedder-url: the API key would go in cleartext over http:// to a host "
+                      "that is not loopback; use https://, or --embedder-allow-cleartext-key"};
+    }
+    auto made = HttpEmbedder::create(std::move(options));
+    if (!made && made.status().code() == Errc::unavailable) {
+        log_line("embedding service unavailable (" + made.status().message() +
+                 "); dense search is off, answering with BM25 only");
+        return std::shared_ptr<Embedder>();
+    }
+    if (!made) {
+        return made.status();
+    }
+    return cached(std::move(made.value()));
+}
+
 }  // namespace
 
 Result<std::shared_ptr<Embedder>> make_embedder(const std::string& spec) {
+    EmbedderSettings settings;
+    settings.spec = spec;
+    return make_embedder(settings);
+}
+
+Result<std::shared_ptr<Embedder>> make_embedder(const EmbedderSettings& settings) {
+    const std::string& spec = settings.spec;
+    if (spec == "http") {
+        return http_embedder(settings.http);
+    }
     if (spec == "none") {
         return std::shared_ptr<Embedder>();
     }
-    if (spec == "static" || spec.rfind("static:", 0) == 0) {
+    if (spec == "static" || spec.rfind("static:", 0) == 0 || spec == "glove") {
         const std::string path = spec.size() > 7 ? spec.substr(7) : std::string();
-        auto loaded = path.empty() ? StaticEmbedder::load_default() : StaticEmbedder::load(path);
+        auto loaded = spec == "glove" ? StaticEmbedder::load_glove()
+                      : path.empty()  ? StaticEmbedder::load_default()
+                                      : StaticEmbedder::load(path);
         if (!loaded) {
             log_line("static embedding model unavailable (" + loaded.status().message() +
                      "); dense search is off, answering with BM25 only");
             return std::shared_ptr<Embedder>();
+        }
+        return cached(std::move(loaded.value()));
+    }
+    if (spec.rfind("transformer:", 0) == 0) {
+        TransformerEmbedderOptions options;
+        options.threads = std::max(1U, std::thread::hardware_concurrency());
+        auto loaded = TransformerEmbedder::load(spec.substr(12), options);
+        if (!loaded) {
+            return loaded.status();  // an explicit model that cannot load is a configuration error
         }
         return cached(std::move(loaded.value()));
     }
@@ -41,13 +87,20 @@ Result<std::shared_ptr<Embedder>> make_embedder(const std::string& spec) {
             const char* last = spec.data() + spec.size();
             auto [ptr, ec] = std::from_chars(first, last, dim);
             if (spec[7] != ':' || ec != std::errc() || ptr != last || dim == 0 || dim > 65536) {
-                return Status{Errc::invalid_argument, "--embedder hashing:DIM needs 1 <= DIM <= 65536"};
+                return Status{Errc::invalid_argument,
+                              "--embedder hashing:DIM needs 1 <= DIM <= 65536"};
             }
         }
         return cached(std::make_shared<HashingEmbedder>(dim));
     }
-    return Status{Errc::invalid_argument,
-                  "unknown embedder '" + spec + "' (expected static[:PATH], hashing[:DIM] or none)"};
+    return Status{
+        Errc::invalid_argument,
+        "unknown embedder '" + spec +
+            "' (expected static[:PATH], glove, transformer:DIR, http, hashing[:DIM] or none)"};
+}
+
+Mode search_mode(const std::shared_ptr<Embedder>& embedder) noexcept {
+    return embedder ? Mode::hybrid : Mode::bm25;
 }
 
 }  // namespace scout::gateway

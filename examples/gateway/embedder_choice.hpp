@@ -6,12 +6,25 @@
 #include <string>
 
 #include "scout/embedder.hpp"
+#include "scout/types.hpp"
+
+#include "embedder_options.hpp"
 
 namespace scout::gateway {
 
 /// "static[:PATH]" (the default: the word-vector model of ~/.cache/scout, or BM25 alone when it is
-/// missing), "hashing[:DIM]", or "none" (BM25 only); query embeddings are cached.
-/// invalid_argument for anything else.
+/// missing), "transformer:DIR" (a BERT-family model directory; an error if it cannot load),
+/// "hashing[:DIM]", "http" (an embedding service, settings.http: BM25 alone, said on stderr,
+/// when it cannot be reached at start) or "none" (BM25 only); query embeddings are cached.
+/// invalid_argument for anything else, and for http settings that are missing or would send a
+/// key in cleartext.
+[[nodiscard]] Result<std::shared_ptr<Embedder>> make_embedder(const EmbedderSettings& settings);
+/// make_embedder with `spec` and no http settings.
 [[nodiscard]] Result<std::shared_ptr<Embedder>> make_embedder(const std::string& spec);
+
+/// The search mode that fits `embedder`: BM25 alone without one. Hybrid search without a dense
+/// index would fall back to BM25 on every query and report each search as degraded, when
+/// running without vectors was the operator's choice.
+[[nodiscard]] Mode search_mode(const std::shared_ptr<Embedder>& embedder) noexcept;
 
 }  // namespace scout::gateway

@@ -1,13 +1,29 @@
 // gateway.cpp: see gateway.hpp.
 #include "gateway.hpp"
 
+#include <algorithm>
+#include <thread>
+
 #include "log.hpp"
+#include "mcp/internal.hpp"
+#include "util/printable.hpp"
 
 namespace scout::gateway {
 namespace {
 
-/// Calls in flight beyond this run on the reading thread, which pushes back on the client.
-constexpr std::size_t kMaxWorkers = 32;
+bool is_error_result(const Json& result) {
+    auto e = result.is_object() ? result.find("isError") : result.end();
+    return result.is_object() && e != result.end() && e->is_boolean() && e->get<bool>();
+}
+
+/// Pages of one backend's resources/list (or templates, prompts) the gateway follows.
+constexpr int kMaxPassThroughPages = 20;
+/// Prefix of a pass-through resource URI: "scout-gateway://<server>/<the backend's URI>".
+constexpr std::string_view kUriScheme = "scout-gateway://";
+
+std::string prefixed_uri(const std::string& server, const std::string& uri) {
+    return std::string(kUriScheme) + server + "/" + uri;
+}
 
 }  // namespace
 
@@ -15,62 +31,80 @@ Gateway::Gateway(Catalog& catalog,
                  std::vector<BackendSpec> backends,
                  mcp::Connector connector,
                  BackendTimings timings,
-                 Writer write)
-    : catalog_(catalog), meta_(std::move(connector)), write_(std::move(write)) {
+                 Writer write,
+                 CallLimits limits)
+    : catalog_(catalog),
+      meta_(std::move(connector)),
+      write_(std::move(write)),
+      limits_(limits),
+      pool_(limits.threads, limits.queued) {
     for (auto& spec : backends) {
-        backends_.push_back(std::make_unique<Backend>(std::move(spec), catalog_, timings,
-                                                      [this] { on_indexed(); }));
+        backends_.push_back(std::make_unique<Backend>(
+            std::move(spec), catalog_, timings, [this] { on_indexed(); }));
     }
 }
 
-Gateway::~Gateway() { shutdown(); }
+Gateway::~Gateway() {
+    shutdown();
+}
 
 void Gateway::start(std::chrono::milliseconds wait) {
+    startup_deadline_ = std::chrono::steady_clock::now() + wait;
     for (auto& b : backends_) {
         b->start();
     }
-    const auto deadline = std::chrono::steady_clock::now() + wait;
+}
+
+void Gateway::wait_started() {
+    if (started_.load()) {
+        return;
+    }
+    std::lock_guard lock(startup_mutex_);  // one thread waits (and logs); the others wait for it
+    if (started_.load()) {
+        return;
+    }
     for (auto& b : backends_) {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-            deadline - std::chrono::steady_clock::now());
+            startup_deadline_ - std::chrono::steady_clock::now());
         if (!b->wait_first_attempt(std::max(left, std::chrono::milliseconds(0)))) {
-            log_line("backend '" + b->name() + "' is still starting; serving without it for now");
+            log_line("backend '" + detail::printable(b->name()) +
+                     "' is still starting; serving without it for now");
         }
     }
-    std::lock_guard lock(list_mutex_);
-    last_list_ = meta_.list_tools(catalog_.searcher()).dump();
+    started_.store(true);
 }
 
 void Gateway::shutdown() {
-    reap_workers(true);
-    for (auto& b : backends_) {
-        b->stop();
-    }
-}
-
-void Gateway::reap_workers(bool all) {
-    std::list<Worker> finished;
-    {
-        std::lock_guard lock(workers_mutex_);
-        for (auto it = workers_.begin(); it != workers_.end();) {
-            if (all || it->done->load()) {
-                finished.splice(finished.end(), workers_, it++);
-            } else {
-                ++it;
+    std::call_once(shutdown_once_, [this] {
+        for (auto& b : backends_) {
+            b->request_stop();
+        }
+        // In parallel: each stop may take its full StopGraces with a backend that ignores EOF
+        // and SIGTERM, and the whole shutdown must stay within that once.
+        std::vector<std::thread> stoppers;
+        for (auto& b : backends_) {
+            try {
+                stoppers.emplace_back([&b] { b->stop(); });
+            } catch (const std::system_error&) {
+                b->stop();
             }
         }
-    }
-    for (auto& w : finished) {
-        w.thread.join();
-    }
+        for (auto& t : stoppers) {
+            t.join();
+        }
+        pool_.shutdown();  // calls in flight have failed with the backends; their answers go out
+    });
 }
 
 void Gateway::on_indexed() {
+    for (const auto& listener : listeners_) {
+        listener();
+    }
     if (!client_initialized_.load()) {
         return;
     }
     // Clients re-fetch tools/list on this notification; send it only when the answer changed.
-    std::string now = meta_.list_tools(catalog_.searcher()).dump();
+    std::string now = to_line(list_result(meta_));
     {
         std::lock_guard lock(list_mutex_);
         if (now == last_list_) {
@@ -78,68 +112,196 @@ void Gateway::on_indexed() {
         }
         last_list_ = std::move(now);
     }
-    write_(to_line(make_notification("notifications/tools/list_changed")));
+    write_(to_line(make_notification("notifications/tools/list_changed")), Wait::never);
+}
+
+void Gateway::handle_oversized(std::size_t bytes, std::size_t limit) {
+    reply(make_error(nullptr,
+                     kInvalidRequest,
+                     "Invalid Request: a message of " + std::to_string(bytes) +
+                         " bytes is over the limit of " + std::to_string(limit) + " bytes"));
 }
 
 void Gateway::handle_line(const std::string& line) {
-    reap_workers(false);
     Message m = classify(line);
     switch (m.kind) {
         case MessageKind::parse_error:
-            write_(to_line(make_error(nullptr, kParseError, m.error)));
+            reply(make_error(nullptr, kParseError, m.error));
             return;
         case MessageKind::invalid:
-            write_(to_line(make_error(m.id, kInvalidRequest, m.error)));
+            reply(make_error(m.id, kInvalidRequest, m.error));
             return;
         case MessageKind::response:
             return;  // the gateway sends the client no requests
         case MessageKind::notification:
             if (m.method == "notifications/initialized") {
                 client_initialized_.store(true);
+            } else if (m.method == "notifications/cancelled") {
+                cancel_call(m.body.value("params", Json::object()));
             }
-            return;  // notifications/cancelled and others need no answer
+            return;  // others need no answer
         case MessageKind::request:
             break;
     }
-    if (m.method == "tools/call") {
-        bool inline_call = false;
-        {
-            std::lock_guard lock(workers_mutex_);
-            inline_call = workers_.size() >= kMaxWorkers;
-            if (!inline_call) {
-                auto done = std::make_shared<std::atomic<bool>>(false);
-                workers_.push_back(Worker{std::thread([this, m, done] {
-                                              write_(to_line(call_tool(m.id, m.body.value("params", Json::object()))));
-                                              done->store(true);
-                                          }),
-                                          done});
-            }
-        }
-        if (inline_call) {
-            write_(to_line(call_tool(m.id, m.body.value("params", Json::object()))));
+    if (m.method != "initialize" && m.method != "ping" && !initialize_seen_.load()) {
+        reply(make_error(m.id,
+                         kInvalidRequest,
+                         "Invalid Request: the session is not initialized; send initialize first"));
+        return;
+    }
+    if (m.method == "tools/call" || m.method.rfind("resources/", 0) == 0 ||
+        m.method.rfind("prompts/", 0) == 0) {
+        start_call(m, line.size());
+        return;
+    }
+    if (m.method == "tools/list") {
+        if (started_.load()) {
+            list_tools(m.id, Wait::never);
+        } else if (!pool_.submit([this, id = m.id] {
+                       wait_started();
+                       list_tools(id, Wait::allowed);
+                   })) {
+            reply(make_error(m.id, kServerBusy, "Server busy: too many requests in flight"));
         }
         return;
     }
-    write_(to_line(handle_request(m)));
+    reply(handle_request(m));
+}
+
+Json Gateway::list_result(const mcp::MetaTools& tools) {
+    const Searcher searcher = catalog_.searcher();
+    Json list = tools.list_tools(searcher);
+    if (pinned_.empty() || !tools.injects_meta_tools(searcher)) {
+        return list;  // the full list already holds every tool
+    }
+    for (const Hit& hit : searcher.list_tools(tools.scope_options(mcp::Scope::all_servers))) {
+        const bool pinned =
+            std::find(pinned_.servers.begin(), pinned_.servers.end(), hit.server) !=
+                pinned_.servers.end() ||
+            std::any_of(pinned_.tools.begin(), pinned_.tools.end(), [&hit](const ToolKey& k) {
+                return k.server == hit.server && k.tool == hit.tool;
+            });
+        if (pinned) {
+            list["tools"].push_back(mcp::detail::tool_definition(hit));
+        }
+    }
+    return list;
+}
+
+void Gateway::list_tools(const Json& id, Wait wait) {
+    Json list = list_result(meta_);
+    {
+        std::lock_guard lock(list_mutex_);
+        last_list_ = to_line(list);
+    }
+    write_(to_line(make_result(id, std::move(list))), wait);
+}
+
+void Gateway::start_call(const Message& m, std::size_t bytes) {
+    const std::string key = m.id.dump();
+    auto token = std::make_shared<CancelToken>();
+    const char* refusal = nullptr;
+    {
+        std::lock_guard lock(calls_mutex_);
+        if (call_bytes_ + bytes > limits_.bytes_in_flight) {
+            refusal = "Server busy: too many call bytes in flight";
+        } else if (!calls_.emplace(key, token).second) {
+            refusal = "Invalid Request: a call with this id is in flight";
+        } else {
+            call_bytes_ += bytes;
+        }
+    }
+    if (refusal != nullptr) {
+        reply(make_error(m.id, refusal[0] == 'S' ? kServerBusy : kInvalidRequest, refusal));
+        return;
+    }
+    auto finish = [this, key, bytes] {
+        std::lock_guard lock(calls_mutex_);
+        calls_.erase(key);
+        call_bytes_ -= bytes;
+    };
+    auto job = [this, m, token, finish] {
+        Json answer;
+        if (!token->cancelled()) {
+            answer = this->answer(m, meta_, token);
+        }
+        finish();
+        if (!token->cancelled()) {  // MCP: a cancelled request gets no answer
+            write_(to_line(answer), Wait::allowed);
+        }
+    };
+    if (!pool_.submit(std::move(job))) {
+        finish();
+        reply(make_error(m.id, kServerBusy, "Server busy: too many calls in flight"));
+    }
+}
+
+void Gateway::cancel_call(const Json& params) {
+    auto id = params.is_object() ? params.find("requestId") : params.end();
+    if (!params.is_object() || id == params.end() ||
+        !(id->is_string() || id->is_number_integer())) {
+        return;
+    }
+    std::shared_ptr<CancelToken> token;
+    {
+        std::lock_guard lock(calls_mutex_);
+        if (auto it = calls_.find(id->dump()); it != calls_.end()) {
+            token = it->second;
+        }
+    }
+    if (token) {
+        const Json reason = params.value("reason", Json());
+        token->cancel(reason.is_string() ? detail::clipped(reason.get<std::string>(), 200)
+                                         : std::string("cancelled"));
+    }
+}
+
+Json Gateway::answer(const Message& m,
+                     const mcp::MetaTools& tools,
+                     const std::shared_ptr<CancelToken>& cancel) {
+    if (m.method == "tools/list") {
+        wait_started();
+        return make_result(m.id, list_result(tools));
+    }
+    if (m.method == "tools/call") {
+        wait_started();
+        return call_tool(m.id, m.body.value("params", Json::object()), tools, cancel);
+    }
+    if (m.method.rfind("resources/", 0) == 0 || m.method.rfind("prompts/", 0) == 0) {
+        wait_started();
+        return pass_through(m, tools, cancel);
+    }
+    if (m.method == "initialize") {
+        // Each HTTP session initializes on its own; the stdio flags are not this caller's.
+        return make_result(m.id, initialize(m.body.value("params", Json::object())));
+    }
+    return handle_request(m);
+}
+
+std::string Gateway::metrics_text() {
+    std::vector<std::pair<std::string, std::string>> states;
+    for (auto& b : backends_) {
+        states.emplace_back(b->name(), b->state());
+    }
+    return metrics_.render(states, catalog_.stats());
 }
 
 Json Gateway::handle_request(const Message& m) {
     const Json params = m.body.value("params", Json::object());
     if (m.method == "initialize") {
+        initialize_seen_.store(true);
         return make_result(m.id, initialize(params));
     }
     if (m.method == "ping") {
         return make_result(m.id, Json::object());
     }
-    if (m.method == "tools/list") {
-        return make_result(m.id, meta_.list_tools(catalog_.searcher()));
-    }
-    return make_error(m.id, kMethodNotFound, "Method not found: " + m.method);
+    return make_error(m.id, kMethodNotFound, "Method not found: " + detail::clipped(m.method));
 }
 
 Json Gateway::initialize(const Json& params) {
     std::string version = kSupportedProtocolVersions[0];
-    if (auto asked = params.find("protocolVersion"); params.is_object() && asked != params.end()) {
+    if (auto asked = params.is_object() ? params.find("protocolVersion") : params.end();
+        params.is_object() && asked != params.end()) {
         for (const char* v : kSupportedProtocolVersions) {
             if (*asked == v) {
                 version = v;
@@ -147,30 +309,186 @@ Json Gateway::initialize(const Json& params) {
         }
     }
     return Json{{"protocolVersion", version},
-                {"capabilities", {{"tools", {{"listChanged", true}}}}},
-                {"serverInfo", {{"name", "scout-gateway"}, {"title", "scout MCP gateway"}, {"version", "0.1.0"}}},
+                {"capabilities",
+                 {{"tools", {{"listChanged", true}}},
+                  {"resources", Json::object()},
+                  {"prompts", Json::object()}}},
+                {"serverInfo",
+                 {{"name", "scout-gateway"}, {"title", "scout MCP gateway"}, {"version", "0.1.0"}}},
                 {"instructions",
                  "This gateway fronts many MCP servers. Use tool_search to find a tool, then "
                  "execute_tool with the exact tool_name and server_name it returns."}};
 }
 
-Json Gateway::call_tool(const Json& id, const Json& params) {
-    auto name = params.find("name");
+Json Gateway::call_tool(const Json& id,
+                        const Json& params,
+                        const mcp::MetaTools& tools,
+                        const std::shared_ptr<CancelToken>& cancel) {
+    auto name = params.is_object() ? params.find("name") : params.end();
     if (!params.is_object() || name == params.end() || !name->is_string()) {
         return make_error(id, kInvalidParams, "tools/call needs params.name (a string)");
     }
     Json arguments = params.value("arguments", Json::object());
-    auto executor = [this](const ToolKey& key, const Json& args) { return execute(key, args); };
-    return make_result(id, meta_.call_tool(catalog_.searcher(), name->get<std::string>(), arguments, executor));
-}
-
-Result<Json> Gateway::execute(const ToolKey& key, const Json& arguments) {
-    for (auto& b : backends_) {
-        if (b->name() == key.server) {
-            return b->call_tool(key.tool, arguments);
+    const bool learn = meta_.connector().outcome_prior;
+    auto executor = [this, &cancel, learn](const ToolKey& key, const Json& args) {
+        Result<Json> result = execute(key, args, cancel);
+        if (learn) {
+            outcomes_.record(catalog_, key, result && !result->value("isError", false));
+        }
+        return result;
+    };
+    const auto began = std::chrono::steady_clock::now();
+    Json answer =
+        tools.call_tool(catalog_.searcher(), name->get<std::string>(), arguments, executor);
+    if (*name == mcp::kToolSearch) {
+        metrics_.record_search(std::chrono::steady_clock::now() - began, is_error_result(answer));
+        if (learn) {
+            outcomes_.remember(arguments, answer);
         }
     }
-    return Status{Errc::not_found, "no backend named '" + key.server + "'"};
+    return make_result(id, std::move(answer));
+}
+
+Result<Json> Gateway::execute(const ToolKey& key,
+                              const Json& arguments,
+                              const std::shared_ptr<CancelToken>& cancel) {
+    for (auto& b : backends_) {
+        if (b->name() == key.server) {
+            auto result = b->call_tool(key.tool, arguments, cancel);
+            metrics_.record_call(key.server, key.tool, !result || is_error_result(*result));
+            return result;
+        }
+    }
+    return Status{Errc::not_found, "no backend named '" + detail::printable(key.server) + "'"};
+}
+
+}  // namespace scout::gateway
+
+namespace scout::gateway {
+
+std::vector<Backend*> Gateway::backends_in_scope(const mcp::MetaTools& tools) {
+    // The rule tool_search and execute_tool apply (SearchOptions of the caller's connector).
+    const SearchOptions scope = tools.scope_options(mcp::Scope::all_servers);
+    std::vector<Backend*> out;
+    for (auto& b : backends_) {
+        const bool server_ok =
+            !scope.servers || std::find(scope.servers->begin(), scope.servers->end(), b->name()) !=
+                                  scope.servers->end();
+        const bool environment_ok = !scope.environment || *scope.environment == b->environment();
+        if (server_ok && environment_ok) {
+            out.push_back(b.get());
+        }
+    }
+    return out;
+}
+
+Json Gateway::pass_through(const Message& m,
+                           const mcp::MetaTools& tools,
+                           const std::shared_ptr<CancelToken>& cancel) {
+    const Json params = m.body.value("params", Json::object());
+    if (!params.is_object()) {
+        return make_error(m.id, kInvalidParams, "params must be an object");
+    }
+    const std::vector<Backend*> in_scope = backends_in_scope(tools);
+    // Listings: every backend in scope, names and URIs prefixed with the server's name. A
+    // backend without the capability (or down) is left out rather than failing the listing.
+    struct Listing {
+        const char* method;
+        const char* field;
+        const char* key;  ///< the member that gets the prefix
+    };
+    static constexpr Listing kListings[] = {
+        {"resources/list", "resources", "uri"},
+        {"resources/templates/list", "resourceTemplates", "uriTemplate"},
+        {"prompts/list", "prompts", "name"},
+    };
+    for (const Listing& l : kListings) {
+        if (m.method != l.method) {
+            continue;
+        }
+        Json items = Json::array();
+        for (Backend* b : in_scope) {
+            Json cursor;
+            for (int page = 0; page < kMaxPassThroughPages; ++page) {
+                Json ask = Json::object();
+                if (!cursor.is_null()) {
+                    ask["cursor"] = cursor;
+                }
+                auto got = b->request(l.method, std::move(ask), cancel);
+                if (!got) {
+                    break;
+                }
+                auto list = got->find(l.field);
+                if (list != got->end() && list->is_array()) {
+                    for (Json item : *list) {
+                        auto k = item.is_object() ? item.find(l.key) : item.end();
+                        if (!item.is_object() || k == item.end() || !k->is_string()) {
+                            continue;
+                        }
+                        *k = std::string(l.key) == "name"
+                                 ? b->name() + "/" + k->get<std::string>()
+                                 : prefixed_uri(b->name(), k->get<std::string>());
+                        items.push_back(std::move(item));
+                    }
+                }
+                auto next = got->find("nextCursor");
+                if (next == got->end() || !next->is_string()) {
+                    break;
+                }
+                cursor = *next;
+            }
+        }
+        return make_result(m.id, Json{{l.field, std::move(items)}});
+    }
+    // One item: the prefix names the backend; it gets its own name or URI back.
+    const bool is_read = m.method == "resources/read";
+    if (!is_read && m.method != "prompts/get") {
+        return make_error(m.id, kMethodNotFound, "Method not found: " + detail::clipped(m.method));
+    }
+    const char* key = is_read ? "uri" : "name";
+    auto given = params.find(key);
+    if (given == params.end() || !given->is_string()) {
+        return make_error(m.id, kInvalidParams, m.method + " needs params." + key + " (a string)");
+    }
+    std::string_view value = given->get_ref<const std::string&>();
+    if (is_read) {
+        if (value.substr(0, kUriScheme.size()) != kUriScheme) {
+            return make_error(
+                m.id, kInvalidParams, "Unknown resource: list resources to get their URIs");
+        }
+        value.remove_prefix(kUriScheme.size());
+    }
+    for (Backend* b : in_scope) {
+        const std::string& server = b->name();
+        if (value.size() <= server.size() || value.substr(0, server.size()) != server ||
+            value[server.size()] != '/') {
+            continue;
+        }
+        const std::string inner(value.substr(server.size() + 1));
+        Json ask = params;
+        ask[key] = inner;
+        auto got = b->request(m.method, std::move(ask), cancel);
+        if (!got) {
+            return make_error(m.id, kInternalError, got.status().message());
+        }
+        if (is_read) {  // the contents name the URI the client asked for
+            if (auto contents = got->find("contents");
+                contents != got->end() && contents->is_array()) {
+                for (Json& c : *contents) {
+                    if (auto u = c.is_object() ? c.find("uri") : c.end();
+                        c.is_object() && u != c.end() && u->is_string()) {
+                        *u = prefixed_uri(server, u->get<std::string>());
+                    }
+                }
+            }
+        }
+        return make_result(m.id, std::move(got.value()));
+    }
+    return make_error(m.id,
+                      kInvalidParams,
+                      std::string(is_read ? "Unknown resource" : "Unknown prompt") +
+                          ": no server in scope owns '" + detail::clipped(std::string(value)) +
+                          "'");
 }
 
 }  // namespace scout::gateway

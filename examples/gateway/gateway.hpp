@@ -1,75 +1,155 @@
 // gateway.hpp: the router between one MCP client (on stdio) and the backends. Answers
 // initialize, ping, tools/list (the meta-tools, or every tool with --expose all) and tools/call,
-// routing executions to the backend that owns the tool.
+// routing executions to the backend that owns the tool. The thread that reads the client never
+// waits for a backend: tools/list and tools/call run on a CallPool, so ping and cancellations
+// are answered at once whatever the backends do.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <functional>
-#include <list>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
+#include <unordered_map>
 #include <vector>
 
-#include "backend.hpp"
-#include "json_rpc.hpp"
 #include "scout/catalog.hpp"
 #include "scout/mcp/meta_tools.hpp"
+
+#include "backend.hpp"
+#include "call_pool.hpp"
+#include "cancel_token.hpp"
+#include "json_rpc.hpp"
+#include "metrics.hpp"
+#include "outcome_memory.hpp"
 
 namespace scout::gateway {
 
 /// Protocol versions the gateway speaks; a client asking for another gets the newest.
-inline constexpr const char* kSupportedProtocolVersions[] = {"2025-11-25", "2025-06-18",
-                                                             "2025-03-26", "2024-11-05"};
+inline constexpr const char* kSupportedProtocolVersions[] = {
+    "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
+
+/// How much work a client can hand the gateway at once; beyond it a call is refused with
+/// kServerBusy.
+struct CallLimits {
+    /// Calls running at once (each may wait on a backend up to its timeout).
+    std::size_t threads = 256;
+    /// Calls waiting for one of those threads.
+    std::size_t queued = 4096;
+    /// Bytes of tools/call request lines in flight (queued or running): bounds the memory a
+    /// client can make the gateway hold.
+    std::size_t bytes_in_flight = 256u << 20;
+};
+
+/// Tools listed in tools/list next to the two meta-tools (config "pinned", and "pin": true on a
+/// server); they stay searchable and are called by their listed name.
+struct PinnedTools {
+    std::vector<std::string> servers;  ///< every tool of these servers
+    std::vector<ToolKey> tools;
+    [[nodiscard]] bool empty() const noexcept { return servers.empty() && tools.empty(); }
+};
 
 /// Thread-safe. `write` sends one JSON-RPC line to the client; it is called from several
 /// threads (responses, list_changed notifications) and must serialize itself.
 class Gateway {
 public:
-    using Writer = std::function<void(const std::string& line)>;
+    /// Whether a write may wait for a client slow to read (back-pressure). The thread reading
+    /// the client and the backends' threads never wait: when the output is full, they drop.
+    enum class Wait { allowed, never };
+    using Writer = std::function<void(const std::string& line, Wait wait)>;
 
     Gateway(Catalog& catalog,
             std::vector<BackendSpec> backends,
             mcp::Connector connector,
             BackendTimings timings,
-            Writer write);
+            Writer write,
+            CallLimits limits = {});
     Gateway(const Gateway&) = delete;
     Gateway& operator=(const Gateway&) = delete;
     ~Gateway();
 
-    /// Starts every backend and waits (at most `wait`) for each one's first start attempt, so
-    /// the first tools/list already sees the indexed tools.
+    /// Starts every backend. tools/list and tools/call wait (on a pool thread) until each
+    /// backend's first start attempt has ended or `wait` has passed, so the first listing
+    /// already sees the indexed tools; everything else is answered at once.
     void start(std::chrono::milliseconds wait);
-    /// Handles one line from the client. tools/call runs on a worker thread; everything else
-    /// is answered before this returns.
+    /// Sets the pinned tools; call before start().
+    void set_pinned(PinnedTools pinned) { pinned_ = std::move(pinned); }
+    /// Called (on a backend's thread) whenever tools/list may have changed; call before start().
+    void add_list_changed_listener(std::function<void()> listener) {
+        listeners_.push_back(std::move(listener));
+    }
+    /// The process-wide connector (the stdio client's scope); HTTP callers' scopes narrow it.
+    [[nodiscard]] const mcp::Connector& connector() const noexcept { return meta_.connector(); }
+
+    /// Handles one line from the client. Never waits for a backend.
     void handle_line(const std::string& line);
-    /// Waits for calls in flight, then stops the backends.
+    /// The answer to one request (not a notification) of a caller whose scope is `tools`,
+    /// computed on the calling thread: it waits for the backends, bounded by their timeouts, and
+    /// a cancelled `cancel` ends the wait. Used by the HTTP transport, one thread per request.
+    [[nodiscard]] Json answer(const Message& m,
+                              const mcp::MetaTools& tools,
+                              const std::shared_ptr<CancelToken>& cancel);
+    /// The tools/list result for the scope `tools`: the meta-tools and the pinned tools in scope.
+    [[nodiscard]] Json list_result(const mcp::MetaTools& tools);
+    /// /metrics in Prometheus text format.
+    [[nodiscard]] std::string metrics_text();
+    [[nodiscard]] Metrics& metrics() noexcept { return metrics_; }
+    /// Answers a client line that was dropped for being longer than `limit` bytes.
+    void handle_oversized(std::size_t bytes, std::size_t limit);
+    /// Stops every backend at once (bounded by StopGraces), which ends the calls in flight
+    /// with an error, and waits until those answers are written. Idempotent.
     void shutdown();
 
 private:
     Json handle_request(const Message& m);
     Json initialize(const Json& params);
-    Json call_tool(const Json& id, const Json& params);
-    Result<Json> execute(const ToolKey& key, const Json& arguments);
+    void start_call(const Message& m, std::size_t bytes);
+    /// A write from the thread reading the client (never waits).
+    void reply(const Json& message) { write_(to_line(message), Wait::never); }
+    void list_tools(const Json& id, Wait wait);
+    void cancel_call(const Json& params);
+    Json call_tool(const Json& id,
+                   const Json& params,
+                   const mcp::MetaTools& tools,
+                   const std::shared_ptr<CancelToken>& cancel);
+    /// resources/* and prompts/* passed through to the backends in scope (server-prefixed).
+    Json pass_through(const Message& m,
+                      const mcp::MetaTools& tools,
+                      const std::shared_ptr<CancelToken>& cancel);
+    /// The backends whose server the scope of `tools` reaches.
+    std::vector<Backend*> backends_in_scope(const mcp::MetaTools& tools);
+    Result<Json> execute(const ToolKey& key,
+                         const Json& arguments,
+                         const std::shared_ptr<CancelToken>& cancel);
+    void wait_started();
     void on_indexed();
-    void reap_workers(bool all);
 
     Catalog& catalog_;
     mcp::MetaTools meta_;
+    OutcomeMemory outcomes_;  ///< used when the connector learns from executions
     Writer write_;
     std::vector<std::unique_ptr<Backend>> backends_;
+    CallLimits limits_;
+    PinnedTools pinned_;
+    std::vector<std::function<void()>> listeners_;
+    Metrics metrics_;
+    CallPool pool_;
 
-    std::atomic<bool> client_initialized_{false};
+    std::atomic<bool> initialize_seen_{false};     ///< the client sent initialize
+    std::atomic<bool> client_initialized_{false};  ///< ... and notifications/initialized
+    std::chrono::steady_clock::time_point startup_deadline_;
+    std::mutex startup_mutex_;
+    std::atomic<bool> started_{false};  ///< every backend's first attempt is over (or timed out)
     std::mutex list_mutex_;
-    std::string last_list_;  ///< the tools/list answer last announced, to notify only on change
+    std::string
+        last_list_;  ///< the tools/list answer last sent or announced, to notify only on change
 
-    struct Worker {
-        std::thread thread;
-        std::shared_ptr<std::atomic<bool>> done;
-    };
-    std::mutex workers_mutex_;
-    std::list<Worker> workers_;
+    std::mutex calls_mutex_;
+    /// tools/call requests in flight, by their id's JSON text, for notifications/cancelled.
+    std::unordered_map<std::string, std::shared_ptr<CancelToken>> calls_;
+    std::size_t call_bytes_ = 0;  ///< summed line sizes of calls_ (limits_.bytes_in_flight)
+    std::once_flag shutdown_once_;
 };
 
 }  // namespace scout::gateway

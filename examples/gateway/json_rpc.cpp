@@ -1,22 +1,27 @@
 // json_rpc.cpp: see json_rpc.hpp.
 #include "json_rpc.hpp"
 
+#include "util/json_limits.hpp"
+
 namespace scout::gateway {
 namespace {
 
-bool usable_id(const Json& id) { return id.is_string() || id.is_number_integer(); }
+bool usable_id(const Json& id) {
+    return id.is_string() || id.is_number_integer();
+}
 
 }  // namespace
 
 Message classify(std::string_view line) {
     Message m;
-    m.body = Json::parse(line, nullptr, false);
-    if (m.body.is_discarded()) {
+    auto parsed = detail::parse_json_pruned(line);
+    if (!parsed) {
         m.kind = MessageKind::parse_error;
         m.error = "Parse error: the line is not valid JSON";
-        m.body = nullptr;
         return m;
     }
+    m.body = std::move(parsed->value);
+    m.too_deep = parsed->pruned > 0;
     if (!m.body.is_object()) {
         m.error = m.body.is_array() ? "Invalid Request: batches are not supported"
                                     : "Invalid Request: a message must be a JSON object";
@@ -54,6 +59,11 @@ Message classify(std::string_view line) {
         m.error = "Invalid Request: \"params\" must be an object";
         return m;
     }
+    if (m.too_deep) {
+        m.error = "Invalid Request: " + detail::too_deep_message();
+        m.body = nullptr;  // holds placeholders; nothing may serialize it
+        return m;
+    }
     m.method = method->get<std::string>();
     m.kind = has_id ? MessageKind::request : MessageKind::notification;
     return m;
@@ -78,7 +88,10 @@ Json make_notification(std::string method, Json params) {
 }
 
 Json make_request(const Json& id, std::string method, Json params) {
-    return Json{{"jsonrpc", "2.0"}, {"id", id}, {"method", std::move(method)}, {"params", std::move(params)}};
+    return Json{{"jsonrpc", "2.0"},
+                {"id", id},
+                {"method", std::move(method)},
+                {"params", std::move(params)}};
 }
 
 std::string to_line(const Json& message) {

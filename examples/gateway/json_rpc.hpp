@@ -17,6 +17,8 @@ inline constexpr int kInvalidRequest = -32600;
 inline constexpr int kMethodNotFound = -32601;
 inline constexpr int kInvalidParams = -32602;
 inline constexpr int kInternalError = -32603;
+/// Implementation-defined server error: too many requests in flight.
+inline constexpr int kServerBusy = -32000;
 
 enum class MessageKind { request, notification, response, invalid, parse_error };
 
@@ -24,13 +26,17 @@ enum class MessageKind { request, notification, response, invalid, parse_error }
 /// had a usable one (else null), so the error response can still be correlated.
 struct Message {
     MessageKind kind = MessageKind::invalid;
-    Json body;          ///< the parsed object (requests, notifications, responses)
-    Json id;            ///< string or integer id; null when absent or unusable
+    Json body;  ///< the parsed object (requests, notifications, responses)
+    Json id;    ///< string or integer id; null when absent or unusable
     std::string method;
     std::string error;
+    /// Parts of the line nested deeper than kMaxJsonDepth were left out. A request or
+    /// notification is then `invalid`; a response keeps its kind, with the missing parts as
+    /// placeholders (detail::has_pruned) that must never be serialized.
+    bool too_deep = false;
 };
 
-/// Parses and classifies one line. Never throws.
+/// Parses and classifies one line, with nesting bounded by kMaxJsonDepth. Never throws.
 [[nodiscard]] Message classify(std::string_view line);
 
 /// {"jsonrpc":"2.0","id":id,"result":result}

@@ -1,16 +1,28 @@
-// main.cpp: scout-gateway, an MCP server on stdio that fronts the MCP servers of a
-// Claude-Desktop-style config with two meta-tools (tool_search, execute_tool).
+// main.cpp: scout-gateway, an MCP server on stdio (or Streamable HTTP with --listen) that fronts
+// the MCP servers of a Claude-Desktop-style config with two meta-tools (tool_search,
+// execute_tool).
+#include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <charconv>
-#include <cstdio>
+#include <cstdint>
 #include <iostream>
 #include <mutex>
 #include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "scout/token_counter.hpp"
 
 #include "config.hpp"
 #include "embedder_choice.hpp"
 #include "gateway.hpp"
+#include "http_transport.hpp"
+#include "line_reader.hpp"
+#include "line_writer.hpp"
 #include "log.hpp"
 
 namespace {
@@ -19,22 +31,61 @@ constexpr const char* kUsage =
     "usage: scout-gateway --config servers.json [options]\n"
     "  --config FILE            backends, as {\"mcpServers\": {name: {command, args, env}}}\n"
     "  --expose search|all      serve the two meta-tools (default) or every tool, prefixed\n"
-    "  --embedder static[:PATH]|hashing[:DIM]|none   dense branch embedder (default static;\n"
-    "                           BM25 only when the static model is not installed)\n"
+    "  --embedder static[:PATH]|glove|transformer:DIR|http|hashing[:DIM]|none\n"
+    "                           dense branch embedder (default static; BM25 only when the static\n"
+    "                           model is not installed); also the config's \"embedder\"\n"
+    "  --embedder-url URL       with http: the service, https:// or http://; requests go to\n"
+    "                           URL/embeddings (key: $SCOUT_EMBEDDER_API_KEY, else\n"
+    "                           $OPENAI_API_KEY, Azure $AZURE_OPENAI_API_KEY; proxies:\n"
+    "                           $HTTPS_PROXY, $NO_PROXY)\n"
+    "  --embedder-model NAME    with http: the model of each request (Azure: the deployment)\n"
+    "  --embedder-dimensions N  with http: ask for N dimensions (default: learned by a probe)\n"
+    "  --embedder-api-version V with http: Azure OpenAI's api-version (key sent as api-key)\n"
+    "  --embedder-header 'K: V' with http: an extra request header (repeatable)\n"
+    "  --embedder-ca FILE       with http: CA bundle for https (default $SCOUT_CA_BUNDLE, else\n"
+    "                           the system's)\n"
+    "  --embedder-allow-cleartext-key   with http: allow the key over plain http to a host\n"
+    "                           that is not loopback (refused otherwise)\n"
     "  --environment LABEL      this connector's environment; searches see only its servers\n"
     "  --templates FILE         JSON file overriding the meta-tool description templates\n"
-    "  --startup-timeout-ms N   wait at most N ms for backends before serving (default 30000)\n"
+    "  --startup-timeout-ms N   the first tools/list and tools/call wait at most N ms for the\n"
+    "                           backends to start (default 30000)\n"
+    "  --request-timeout-ms N   timeout of a backend's initialize and tools/list (default 30000)\n"
     "  --call-timeout-ms N      tools/call timeout per backend call (default 120000)\n"
     "  --restart-backoff-ms N   first restart delay of a crashed backend (default 250)\n"
-    "Logs go to stderr; stdout carries only JSON-RPC.\n";
+    "  --max-message-bytes N    longest client message accepted (default 16777216)\n"
+    "  --max-listing-bytes N    most bytes of one backend's tools/list pages together\n"
+    "                           (default 67108864); a backend over it is DEGRADED\n"
+    "  --doctor-report FILE     write the catalog doctor's JSON report of every backend to FILE\n"
+    "                           each time one is indexed (the log has a one-line summary)\n"
+    "  --token-encoding NAME    cl100k_base or o200k_base: the BPE counter of tool_search's\n"
+    "                           max_tokens (default cl100k_base; rank files from "
+    "scripts/setup.sh)\n"
+    "  --max-tokens N           default token budget of a tool_search answer (default none)\n"
+    "  --learn                  learn from executions: record each execute_tool outcome with\n"
+    "                           the query that offered the tool, and re-rank tool_search with it\n"
+    "  --listen HOST:PORT       serve MCP Streamable HTTP on http://HOST:PORT/mcp (and\n"
+    "                           /metrics) instead of stdio; loopback only without --auth-file\n"
+    "  --auth-file FILE         bearer tokens and their scopes (docs/gateway.md)\n"
+    "  --allowed-origin ORIGIN  a browser origin besides loopback ones that may call (repeatable)\n"
+    "  --max-connections N      HTTP connections served at once (default 64)\n"
+    "  --max-body-bytes N       largest HTTP request body (default 4194304)\n"
+    "Logs go to stderr; on stdio, stdout carries only JSON-RPC.\n";
 
-/// Client lines beyond this are refused; MCP requests are small.
-constexpr std::size_t kMaxClientLine = 16u << 20;
+/// Answers waiting for a client that reads slowly; beyond this their writers wait.
+constexpr std::size_t kMaxQueuedOutput = 64u << 20;
+/// How long answers still queued at shutdown may take to reach the client.
+constexpr std::chrono::milliseconds kOutputFlushGrace{500};
 
 int usage_error(const std::string& message) {
     scout::gateway::log_line(message);
     std::cerr << kUsage;
     return 2;
+}
+
+bool parse_count(const std::string& text, std::size_t& out) {
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+    return ec == std::errc() && ptr == text.data() + text.size() && out > 0;
 }
 
 bool parse_ms(const std::string& text, std::chrono::milliseconds& out) {
@@ -47,21 +98,123 @@ bool parse_ms(const std::string& text, std::chrono::milliseconds& out) {
     return true;
 }
 
+/// Serves the client on stdin/stdout until stdin closes or the wake pipe is woken (a signal).
+void serve_stdio(scout::gateway::Gateway& gw,
+                 std::size_t max_message_bytes,
+                 scout::gateway::WakePipe& stop_reading) {
+    using namespace scout;
+    gateway::LineSplitter lines(max_message_bytes);
+    auto handle = [&](const gateway::LineEvent& event) {
+        if (event.kind == gateway::LineEvent::Kind::oversized) {
+            gw.handle_oversized(event.bytes, max_message_bytes);
+        } else if (event.text.find_first_not_of(" \t") != std::string::npos) {
+            gw.handle_line(event.text);
+        }
+    };
+    char chunk[65536];
+    for (;;) {
+        while (auto event = lines.next()) {
+            handle(*event);
+        }
+        const ssize_t n = gateway::read_or_wake(STDIN_FILENO, stop_reading, chunk, sizeof chunk);
+        if (n == gateway::kWoken) {
+            break;  // a signal
+        }
+        if (n <= 0) {
+            if (auto last = lines.finish()) {
+                handle(*last);
+            }
+            gateway::log_line("stdin closed; shutting down");
+            break;
+        }
+        lines.feed(std::string_view(chunk, static_cast<std::size_t>(n)));
+    }
+}
+
+/// Lets the signal thread stop the HTTP transport, whether the signal comes before it serves,
+/// while it serves or after.
+struct HttpStopSwitch {
+    std::mutex mutex;
+    bool stop_requested = false;
+    scout::gateway::HttpTransport* transport = nullptr;
+
+    void stop() {
+        std::lock_guard lock(mutex);
+        stop_requested = true;
+        if (transport != nullptr) {
+            transport->stop();
+        }
+    }
+};
+
+/// Serves Streamable HTTP until the switch is thrown (SIGTERM or SIGINT). stdin is not read.
+int serve_http(scout::gateway::Gateway& gw,
+               scout::gateway::HttpOptions options,
+               std::chrono::milliseconds startup_timeout,
+               HttpStopSwitch& stop_switch) {
+    using namespace scout;
+    const std::string where = options.address.host + ":" + std::to_string(options.address.port);
+    const bool authenticated = options.auth != nullptr;
+    gateway::HttpTransport transport(gw, std::move(options));
+    if (Status s = transport.bind(); !s.ok()) {
+        gateway::log_line(s.message());
+        return 2;
+    }
+    gw.start(startup_timeout);
+    {
+        std::lock_guard lock(stop_switch.mutex);
+        if (stop_switch.stop_requested) {
+            return 0;
+        }
+        stop_switch.transport = &transport;
+    }
+    gateway::log_line("serving Streamable HTTP on http://" + where + "/mcp (port " +
+                      std::to_string(transport.port()) + ", " +
+                      (authenticated ? "bearer tokens required" : "no authentication") + ")");
+    transport.serve();
+    {
+        std::lock_guard lock(stop_switch.mutex);
+        stop_switch.transport = nullptr;
+    }
+    transport.stop();
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     using namespace scout;
+    // SIGTERM and SIGINT are taken by one thread (sigwait) that starts an orderly shutdown; every
+    // thread created from here on inherits the mask (children get it cleared before exec).
+    sigset_t stop_signals;
+    ::sigemptyset(&stop_signals);
+    ::sigaddset(&stop_signals, SIGTERM);
+    ::sigaddset(&stop_signals, SIGINT);
+    ::pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
     std::string config_path;
-    std::string embedder_spec = "static";
+    std::vector<std::pair<std::string, std::string>> embedder_args;  // over the config's
     std::string templates_path;
     mcp::Connector connector;
     gateway::BackendTimings timings;
     std::chrono::milliseconds startup_timeout{30000};
+    std::size_t max_message_bytes = 16u << 20;  // MCP requests are small
+    TokenEncoding encoding = TokenEncoding::cl100k_base;
+    std::string listen;
+    std::string auth_path;
+    gateway::HttpOptions http;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--help" || arg == "-h") {
             std::cerr << kUsage;
             return 0;
+        }
+        if (gateway::is_embedder_flag(arg)) {
+            embedder_args.emplace_back(arg, "");
+            continue;
+        }
+        if (arg == "--learn") {
+            connector.outcome_prior = true;
+            continue;
         }
         if (i + 1 >= argc) {
             return usage_error("missing value for " + arg);
@@ -74,8 +227,8 @@ int main(int argc, char** argv) {
                 return usage_error("--expose must be search or all");
             }
             connector.tool_search_enabled = value == "search";
-        } else if (arg == "--embedder") {
-            embedder_spec = value;
+        } else if (gateway::is_embedder_option(arg)) {
+            embedder_args.emplace_back(arg, value);
         } else if (arg == "--environment") {
             connector.environment = value;
         } else if (arg == "--templates") {
@@ -84,9 +237,54 @@ int main(int argc, char** argv) {
             if (!parse_ms(value, startup_timeout)) {
                 return usage_error("--startup-timeout-ms needs a whole number");
             }
+        } else if (arg == "--request-timeout-ms") {
+            if (!parse_ms(value, timings.request_timeout) || timings.request_timeout.count() == 0) {
+                return usage_error("--request-timeout-ms needs a positive whole number");
+            }
         } else if (arg == "--call-timeout-ms") {
             if (!parse_ms(value, timings.call_timeout) || timings.call_timeout.count() == 0) {
                 return usage_error("--call-timeout-ms needs a positive whole number");
+            }
+        } else if (arg == "--max-message-bytes") {
+            auto [ptr, ec] =
+                std::from_chars(value.data(), value.data() + value.size(), max_message_bytes);
+            if (ec != std::errc() || ptr != value.data() + value.size() || max_message_bytes == 0) {
+                return usage_error("--max-message-bytes needs a positive whole number");
+            }
+        } else if (arg == "--max-listing-bytes") {
+            auto& limit = timings.max_listing_bytes;
+            auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), limit);
+            if (ec != std::errc() || ptr != value.data() + value.size() || limit == 0) {
+                return usage_error("--max-listing-bytes needs a positive whole number");
+            }
+        } else if (arg == "--doctor-report") {
+            timings.doctor_report = std::make_shared<gateway::DoctorReportFile>(value);
+        } else if (arg == "--token-encoding") {
+            const auto parsed = parse_token_encoding(value);
+            if (!parsed) {
+                return usage_error("--token-encoding must be cl100k_base or o200k_base");
+            }
+            encoding = *parsed;
+        } else if (arg == "--max-tokens") {
+            auto [ptr, ec] =
+                std::from_chars(value.data(), value.data() + value.size(), connector.max_tokens);
+            if (ec != std::errc() || ptr != value.data() + value.size() ||
+                connector.max_tokens == 0) {
+                return usage_error("--max-tokens needs a positive whole number");
+            }
+        } else if (arg == "--listen") {
+            listen = value;
+        } else if (arg == "--auth-file") {
+            auth_path = value;
+        } else if (arg == "--allowed-origin") {
+            http.allowed_origins.push_back(value);
+        } else if (arg == "--max-connections") {
+            if (!parse_count(value, http.limits.max_connections)) {
+                return usage_error("--max-connections needs a positive whole number");
+            }
+        } else if (arg == "--max-body-bytes") {
+            if (!parse_count(value, http.limits.max_body_bytes)) {
+                return usage_error("--max-body-bytes needs a positive whole number");
             }
         } else if (arg == "--restart-backoff-ms") {
             if (!parse_ms(value, timings.initial_backoff) || timings.initial_backoff.count() == 0) {
@@ -99,9 +297,25 @@ int main(int argc, char** argv) {
     if (config_path.empty()) {
         return usage_error("--config FILE is required");
     }
-    auto backends = gateway::load_config(config_path);
-    if (!backends) {
-        return usage_error(backends.status().message());
+    auto config = gateway::load_gateway_config(config_path);
+    if (!config) {
+        return usage_error(config.status().message());
+    }
+    if (!listen.empty()) {
+        auto address = gateway::parse_listen(listen);
+        if (!address) {
+            return usage_error("--listen needs HOST:PORT (e.g. 127.0.0.1:8808 or [::1]:8808)");
+        }
+        http.address = *address;
+    } else if (!auth_path.empty() || !http.allowed_origins.empty()) {
+        return usage_error("--auth-file and --allowed-origin need --listen");
+    }
+    if (!auth_path.empty()) {
+        auto auth = gateway::AuthTable::load(auth_path);
+        if (!auth) {
+            return usage_error(auth.status().message());
+        }
+        http.auth = std::make_shared<const gateway::AuthTable>(std::move(auth.value()));
     }
     if (!templates_path.empty()) {
         auto templates = mcp::load_templates(templates_path);
@@ -110,42 +324,86 @@ int main(int argc, char** argv) {
         }
         connector.templates = std::move(templates.value());
     }
-    auto embedder = gateway::make_embedder(embedder_spec);
+    // The token counter of max_tokens: without its rank files, tool_search refuses a budget
+    // (and a default budget cannot be kept, so that is an error).
+    if (auto counter = TokenCounter::load_default(encoding)) {
+        connector.token_counter = std::make_shared<const TokenCounter>(std::move(counter.value()));
+    } else if (connector.max_tokens != 0) {
+        return usage_error("--max-tokens: " + counter.status().message());
+    } else {
+        gateway::log_line("tool_search budgets are off: " + counter.status().message());
+    }
+    gateway::EmbedderSettings embedder_settings;
+    if (Status s = gateway::load_embedder_config(config_path, embedder_settings); !s.ok()) {
+        return usage_error(s.message());
+    }
+    for (const auto& [name, value] : embedder_args) {
+        if (Status s = gateway::apply_embedder_option(name, value, embedder_settings); !s.ok()) {
+            return usage_error(s.message());
+        }
+    }
+    auto embedder = gateway::make_embedder(embedder_settings);
     if (!embedder) {
         return usage_error(embedder.status().message());
     }
+    connector.mode = gateway::search_mode(embedder.value());
     auto catalog = Catalog::create({}, embedder.value());
     if (!catalog) {
         return usage_error(catalog.status().to_string());
     }
 
     ::signal(SIGPIPE, SIG_IGN);  // a dead backend's pipe must not kill the gateway
-    std::mutex out_mutex;
-    auto write = [&out_mutex](const std::string& line) {
-        std::lock_guard lock(out_mutex);
-        std::fwrite(line.data(), 1, line.size(), stdout);
-        std::fputc('\n', stdout);
-        std::fflush(stdout);
+    // Responses go through a writer thread: a client slow to read holds back the threads that
+    // answer it (back-pressure) but never the shutdown, which releases them.
+    gateway::LineWriter out(STDOUT_FILENO, kMaxQueuedOutput, false);
+    std::atomic<std::uint64_t> dropped{0};
+    auto write = [&out, &dropped](const std::string& line, gateway::Gateway::Wait wait) {
+        const auto when_full = wait == gateway::Gateway::Wait::allowed
+                                   ? gateway::LineWriter::WhenFull::wait
+                                   : gateway::LineWriter::WhenFull::fail;
+        if (Status s = out.send(line, 0, when_full); !s.ok()) {
+            // A client gone for good would otherwise cost a log line per answer.
+            const std::uint64_t n = ++dropped;
+            if (n <= 5 || n % 1000 == 0) {
+                gateway::log_line("an answer to the client was dropped (" + std::to_string(n) +
+                                  " so far): " + s.message());
+            }
+        }
     };
-    gateway::Gateway gw(catalog.value(), std::move(backends.value()), connector, timings, write);
-    gw.start(startup_timeout);
-    gateway::log_line("serving on stdio");
+    gateway::WakePipe stop_reading;
+    HttpStopSwitch http_stop;
+    std::atomic<bool> exiting{false};
+    std::thread signals([&] {
+        for (;;) {
+            int sig = 0;
+            if (::sigwait(&stop_signals, &sig) != 0 || exiting.load()) {
+                return;
+            }
+            gateway::log_line(std::string(sig == SIGINT ? "SIGINT" : "SIGTERM") +
+                              "; shutting down");
+            out.release_waiters();
+            stop_reading.wake();
+            http_stop.stop();
+        }
+    });
 
-    std::string line;
-    while (std::getline(std::cin, line)) {
-        if (!line.empty() && line.back() == '\r') {
-            line.pop_back();
-        }
-        if (line.find_first_not_of(" \t") == std::string::npos) {
-            continue;
-        }
-        if (line.size() > kMaxClientLine) {
-            write(gateway::to_line(gateway::make_error(nullptr, gateway::kInvalidRequest, "Invalid Request: message too large")));
-            continue;
-        }
-        gw.handle_line(line);
+    gateway::Gateway gw(catalog.value(), std::move(config->backends), connector, timings, write);
+    gw.set_pinned(std::move(config->pinned));
+    int exit_code = 0;
+    if (!listen.empty()) {
+        exit_code = serve_http(gw, std::move(http), startup_timeout, http_stop);
+    } else {
+        gw.start(startup_timeout);
+        gateway::log_line("serving on stdio");
+        serve_stdio(gw, max_message_bytes, stop_reading);
     }
-    gateway::log_line("stdin closed; shutting down");
+
+    out.release_waiters();
     gw.shutdown();
-    return 0;
+    (void)out.flush(std::chrono::steady_clock::now() + kOutputFlushGrace);
+    out.close();
+    exiting.store(true);
+    ::pthread_kill(signals.native_handle(), SIGTERM);
+    signals.join();
+    return exit_code;
 }

@@ -14,6 +14,7 @@
 #include <variant>
 #include <vector>
 
+#include "scout/export.hpp"
 #include "scout/status.hpp"
 
 namespace scout {
@@ -22,7 +23,7 @@ namespace scout {
 using EventValue = std::variant<bool, std::int64_t, double, std::string>;
 
 /// One structured event: a stable name ("tool_search_completed", ...) and ordered fields.
-struct Event {
+struct SCOUT_API Event {
     std::string name;
     std::vector<std::pair<std::string, EventValue>> fields;
 
@@ -33,7 +34,7 @@ struct Event {
 /// Receives events. emit() is called on the searching thread, possibly from several threads at
 /// once, so implementations must be thread-safe and should be quick. Exceptions thrown by emit()
 /// are swallowed by the library (an event sink never fails a search).
-class EventSink {
+class SCOUT_API EventSink {
 public:
     virtual ~EventSink() = default;
     virtual void emit(const Event& event) = 0;
@@ -41,12 +42,13 @@ public:
 
 /// Writes one JSON object per line: {"event": name, field: value, ...}. Thread-safe (a mutex
 /// serializes lines); strings are escaped, invalid UTF-8 bytes become U+FFFD.
-class JsonLinesSink final : public EventSink {
+class SCOUT_API JsonLinesSink final : public EventSink {
 public:
     /// Writes to `out`, which must outlive the sink.
     explicit JsonLinesSink(std::ostream& out) : out_(&out) {}
     /// Appends to the file at `path`; io_error when it cannot be opened.
-    [[nodiscard]] static Result<std::shared_ptr<JsonLinesSink>> open_file(const std::filesystem::path& path);
+    [[nodiscard]] static Result<std::shared_ptr<JsonLinesSink>> open_file(
+        const std::filesystem::path& path);
 
     void emit(const Event& event) override;
 
@@ -65,18 +67,21 @@ struct EventOptions {
 };
 
 /// Renders one event as a single JSON line (without the trailing newline).
-[[nodiscard]] std::string event_to_json(const Event& event);
+[[nodiscard]] SCOUT_API std::string event_to_json(const Event& event);
 
 /// `tools_list`: a gateway answered tools/list with the two meta-tools (`meta_tools` true) or the
 /// full list of `tool_count` tools.
-[[nodiscard]] Event tools_list_event(bool meta_tools, std::size_t tool_count);
+[[nodiscard]] SCOUT_API Event tools_list_event(bool meta_tools, std::size_t tool_count);
 /// `tool_execute_completed`: a proxied tools/call succeeded.
-[[nodiscard]] Event tool_execute_completed_event(std::string_view server, std::string_view tool,
-                                                 double latency_ms);
+[[nodiscard]] SCOUT_API Event tool_execute_completed_event(std::string_view server,
+                                                           std::string_view tool,
+                                                           double latency_ms);
 /// `tool_execute_failed`: a proxied tools/call failed; `error_class` is a short stable word
 /// such as "timeout", "unknown_tool", "backend_error".
-[[nodiscard]] Event tool_execute_failed_event(std::string_view server, std::string_view tool,
-                                              double latency_ms, std::string_view error_class);
+[[nodiscard]] SCOUT_API Event tool_execute_failed_event(std::string_view server,
+                                                        std::string_view tool,
+                                                        double latency_ms,
+                                                        std::string_view error_class);
 
 /// Search statistics of one Catalog since it was created (all Searchers it handed out).
 /// Percentiles come from a log-bucketed histogram (4 buckets per power of two of microseconds),
@@ -89,7 +94,7 @@ struct SearchStats {
     double p50_ms = 0;
     double p95_ms = 0;
     double p99_ms = 0;
-    double max_ms = 0;            ///< upper bound of the highest non-empty bucket
+    double max_ms = 0;  ///< upper bound of the highest non-empty bucket
 };
 
 }  // namespace scout

@@ -1,17 +1,14 @@
-// scout.hpp: umbrella header.
+// scout.hpp: umbrella header: the whole public API of the core library.
 #pragma once
 
-#include "scout/analyzer.hpp"
 #include "scout/catalog.hpp"
-#include "scout/caching_embedder.hpp"
 #include "scout/catalog_loader.hpp"
+#include "scout/doctor.hpp"
 #include "scout/embedder.hpp"
-#include "scout/http_embedder.hpp"
-#include "scout/enhanced_name.hpp"
+#include "scout/events.hpp"
 #include "scout/options.hpp"
 #include "scout/searcher.hpp"
-#include "scout/static_embedder.hpp"
 #include "scout/status.hpp"
+#include "scout/token_budget.hpp"
 #include "scout/token_counter.hpp"
-#include "scout/tool_document.hpp"
 #include "scout/types.hpp"

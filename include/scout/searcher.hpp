@@ -10,26 +10,18 @@
 #include <vector>
 
 #include "scout/embedder.hpp"
+#include "scout/export.hpp"
 #include "scout/status.hpp"
 #include "scout/types.hpp"
 
 namespace scout {
 
-namespace detail {
-struct Snapshot;
-class Telemetry;
-}
-
-/// Cheap to copy (three shared pointers). All methods are const and thread-safe. A Searcher keeps
+/// Cheap to copy (one shared pointer). All methods are const and thread-safe. A Searcher keeps
 /// its snapshot alive; take a fresh one from Catalog::searcher() per request to see updates.
-class Searcher {
+class SCOUT_API Searcher {
 public:
     /// An empty searcher: every search reports `catalog_empty`.
     Searcher();
-    Searcher(std::shared_ptr<const detail::Snapshot> snapshot, std::shared_ptr<Embedder> embedder);
-    /// Same, recording statistics and events of every search into `telemetry` (may be null).
-    Searcher(std::shared_ptr<const detail::Snapshot> snapshot, std::shared_ptr<Embedder> embedder,
-             std::shared_ptr<detail::Telemetry> telemetry);
 
     /// Hybrid / BM25 / dense search. Errors: invalid_argument for an empty query, a query that is
     /// not valid UTF-8 or longer than kMaxQueryBytes. An embedder failure is not an error: the
@@ -59,12 +51,22 @@ public:
     /// True when the snapshot has a dense index (an embedder was set and indexing succeeded).
     [[nodiscard]] bool has_dense() const noexcept;
 
-    static constexpr std::size_t kMaxQueryBytes = 16 * 1024;
+    /// The longest query accepted, in bytes.
+    static constexpr std::size_t kMaxQueryBytes = std::size_t{16} * 1024;
 
 private:
-    std::shared_ptr<const detail::Snapshot> snapshot_;
-    std::shared_ptr<Embedder> embedder_;
-    std::shared_ptr<detail::Telemetry> telemetry_;
+    friend class Catalog;
+    /// One published generation with the embedder and the statistics its searches use.
+    struct Pinned;
+    explicit Searcher(std::shared_ptr<const Pinned> pinned);
+    /// The shared pinned state of every empty Searcher.
+    [[nodiscard]] static std::shared_ptr<const Pinned> empty_pinned();
+    /// Both search overloads: the pipeline plus statistics and events.
+    [[nodiscard]] Result<SearchResult> timed_search(std::string_view query,
+                                                    const std::span<const float>* query_vector,
+                                                    const SearchOptions& options) const;
+
+    std::shared_ptr<const Pinned> pinned_;
 };
 
 }  // namespace scout

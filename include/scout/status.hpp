@@ -9,6 +9,8 @@
 #include <utility>
 #include <variant>
 
+#include "scout/export.hpp"
+
 namespace scout {
 
 /// Error categories. `ok` is only ever carried by a successful Status.
@@ -26,10 +28,10 @@ enum class Errc : std::uint8_t {
 };
 
 /// Stable lowercase name of an error code, for logs and JSON.
-[[nodiscard]] std::string_view errc_name(Errc code) noexcept;
+[[nodiscard]] SCOUT_API std::string_view errc_name(Errc code) noexcept;
 
 /// An error code plus a human-readable message. Cheap to move; default is ok.
-class [[nodiscard]] Status {
+class [[nodiscard]] SCOUT_API Status {
 public:
     Status() = default;
     Status(Errc code, std::string message) : code_(code), message_(std::move(message)) {}
@@ -45,34 +47,51 @@ private:
     std::string message_;
 };
 
-/// Either a value or a non-ok Status. Accessing the wrong alternative is a precondition
-/// violation (asserted), as with std::expected.
+/// Prints the status to stderr and aborts: what Result::value() does on an error, in every build
+/// type (no exception leaves the library, so there is no bad_variant_access either).
+[[noreturn]] SCOUT_API void abort_bad_result_access(const Status& status) noexcept;
+
+/// Either a value or a non-ok Status. Reading the value of an error is a precondition violation,
+/// as with std::expected; here it is checked in every build type and aborts with the error.
 template <typename T>
 class [[nodiscard]] Result {
 public:
-    Result(T value) : state_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+    Result(T value) : state_(std::move(value)) {}        // NOLINT(google-explicit-constructor)
     Result(Status status) : state_(std::move(status)) {  // NOLINT(google-explicit-constructor)
-        assert(!std::get<Status>(state_).ok());
+        assert(!std::get_if<Status>(&state_)->ok());
     }
     Result(Errc code, std::string message) : state_(Status(code, std::move(message))) {}
 
     [[nodiscard]] bool ok() const noexcept { return std::holds_alternative<T>(state_); }
     explicit operator bool() const noexcept { return ok(); }
 
-    [[nodiscard]] T& value() & { return std::get<T>(state_); }
-    [[nodiscard]] const T& value() const& { return std::get<T>(state_); }
-    [[nodiscard]] T&& value() && { return std::get<T>(std::move(state_)); }
+    [[nodiscard]] T& value() & { return *checked(); }
+    [[nodiscard]] const T& value() const& { return *checked(); }
+    [[nodiscard]] T&& value() && { return std::move(*checked()); }
     T& operator*() & { return value(); }
     const T& operator*() const& { return value(); }
     T* operator->() { return &value(); }
     const T* operator->() const { return &value(); }
 
     /// The error; an ok Status when a value is held.
-    [[nodiscard]] Status status() const {
-        return ok() ? Status{} : std::get<Status>(state_);
-    }
+    [[nodiscard]] Status status() const { return ok() ? Status{} : *std::get_if<Status>(&state_); }
 
 private:
+    [[nodiscard]] const T* checked() const noexcept {
+        const T* value = std::get_if<T>(&state_);
+        if (value == nullptr) [[unlikely]] {
+            abort_bad_result_access(*std::get_if<Status>(&state_));
+        }
+        return value;
+    }
+    [[nodiscard]] T* checked() noexcept {
+        T* value = std::get_if<T>(&state_);
+        if (value == nullptr) [[unlikely]] {
+            abort_bad_result_access(*std::get_if<Status>(&state_));
+        }
+        return value;
+    }
+
     std::variant<T, Status> state_;
 };
 

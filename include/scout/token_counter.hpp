@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "scout/export.hpp"
 #include "scout/status.hpp"
 
 namespace scout {
@@ -22,9 +23,10 @@ class BpeRanks;
 enum class TokenEncoding : std::uint8_t { cl100k_base, o200k_base };
 
 /// "cl100k_base" or "o200k_base".
-[[nodiscard]] std::string_view token_encoding_name(TokenEncoding encoding) noexcept;
+[[nodiscard]] SCOUT_API std::string_view token_encoding_name(TokenEncoding encoding) noexcept;
 /// Parses an encoding name; nullopt for anything else.
-[[nodiscard]] std::optional<TokenEncoding> parse_token_encoding(std::string_view text) noexcept;
+[[nodiscard]] SCOUT_API std::optional<TokenEncoding> parse_token_encoding(
+    std::string_view text) noexcept;
 
 /// A BPE tokenizer loaded from a `.tiktoken` rank file (one "base64(token) rank" per line, as
 /// shipped by tiktoken and the npm package gpt-tokenizer). Text is split with the encoding's
@@ -32,11 +34,12 @@ enum class TokenEncoding : std::uint8_t { cl100k_base, o200k_base };
 /// "<|endoftext|>" are encoded as ordinary text. Malformed UTF-8 is read as one U+FFFD per
 /// offending byte. Immutable after load: every member is const and thread-safe; copies share
 /// the rank table.
-class TokenCounter {
+class SCOUT_API TokenCounter {
 public:
     /// Reads and validates a rank file. Errors: not_found / io_error for the file, corrupt for a
     /// malformed line, a repeated token, or a missing single-byte token.
-    [[nodiscard]] static Result<TokenCounter> load(TokenEncoding encoding, const std::filesystem::path& rank_file);
+    [[nodiscard]] static Result<TokenCounter> load(TokenEncoding encoding,
+                                                   const std::filesystem::path& rank_file);
 
     /// Loads `<encoding>.tiktoken` from default_rank_dir().
     [[nodiscard]] static Result<TokenCounter> load_default(TokenEncoding encoding);

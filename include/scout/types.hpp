@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "scout/export.hpp"
 #include "scout/options.hpp"
 
 namespace scout {
@@ -20,25 +21,26 @@ using ToolId = std::uint32_t;
 /// Lifecycle of an MCP server. Only ACTIVE servers are indexed and searchable.
 enum class ServerStatus : std::uint8_t { active, degraded, inactive, rejected };
 
-[[nodiscard]] std::string_view server_status_name(ServerStatus status) noexcept;
+[[nodiscard]] SCOUT_API std::string_view server_status_name(ServerStatus status) noexcept;
 /// Parses "ACTIVE"/"active", etc.; nullopt for anything else.
-[[nodiscard]] std::optional<ServerStatus> parse_server_status(std::string_view text) noexcept;
+[[nodiscard]] SCOUT_API std::optional<ServerStatus> parse_server_status(
+    std::string_view text) noexcept;
 
 /// A tool as MCP `tools/list` describes it. JSON-valued fields are kept as compact JSON text.
 struct ToolSpec {
     std::string name;
-    std::string title;            ///< optional display title
+    std::string title;  ///< optional display title
     std::string description;
-    std::string input_schema;     ///< JSON object text; empty means {"type":"object"}
-    std::string annotations;      ///< JSON object text; empty means none
+    std::string input_schema;  ///< JSON object text; empty means {"type":"object"}
+    std::string annotations;   ///< JSON object text; empty means none
 };
 
 /// An MCP server (backend) and its tools.
 struct ServerSpec {
     std::string name;
     std::string description;
-    std::string category;         ///< optional domain, e.g. "analytics"
-    std::string environment;      ///< optional label such as "prod" or "dev"
+    std::string category;     ///< optional domain, e.g. "analytics"
+    std::string environment;  ///< optional label such as "prod" or "dev"
     ServerStatus status = ServerStatus::active;
     std::vector<ToolSpec> tools;
 };
@@ -58,8 +60,8 @@ struct ToolKey {
 /// Which retrieval branches a search runs.
 enum class Mode : std::uint8_t { hybrid, bm25, dense };
 
-[[nodiscard]] std::string_view mode_name(Mode mode) noexcept;
-[[nodiscard]] std::optional<Mode> parse_mode(std::string_view text) noexcept;
+[[nodiscard]] SCOUT_API std::string_view mode_name(Mode mode) noexcept;
+[[nodiscard]] SCOUT_API std::optional<Mode> parse_mode(std::string_view text) noexcept;
 
 /// Per-request search parameters.
 struct SearchOptions {
@@ -88,12 +90,28 @@ struct SearchOptions {
     /// up to kMaxTopK. A query naming tools exactly returns just those tools.
     bool auto_k = false;
     double auto_k_ratio = 0.5;  ///< in (0, 1]; higher returns fewer hits
+    /// Other phrasings of the query (multi-query search), e.g. written by the calling model in
+    /// the words a tool's name or description might use. Each is searched like the query, with
+    /// these options, and the ranked lists are fused by Reciprocal Rank Fusion (k = the
+    /// fusion's rrf_k), the query's own list included. Exact names in the query still come
+    /// first. Empty (the default): the query alone, exactly as without this field.
+    std::vector<std::string> alternatives = {};
+    /// Learning from executions (Catalog::record_outcome): re-rank the returned hits with a
+    /// small boost, at most kMaxOutcomeBoost of the top score, for tools that succeeded before
+    /// for queries sharing this query's words. Off (the default), or with nothing recorded, the
+    /// results are exactly those without it.
+    bool outcome_prior = false;
+    static constexpr double kMaxOutcomeBoost = 0.1;
+    static constexpr std::size_t kMaxAlternatives = 8;
 };
+
+/// What became of an execution of a tool, as Catalog::record_outcome is told.
+enum class Outcome : std::uint8_t { success, failure };
 
 /// One ranked tool. Ranks are 1-based within each branch; 0 means the branch did not return it.
 struct Hit {
     ToolId id = 0;
-    std::string name;          ///< enhanced name, unique in the snapshot, valid for LLM tool APIs
+    std::string name;  ///< enhanced name, unique in the snapshot, valid for LLM tool APIs
     std::string server;
     std::string tool;
     std::string title;
@@ -122,7 +140,12 @@ struct SearchResult {
     Mode mode = Mode::hybrid;  ///< the mode that actually ran
     bool degraded = false;     ///< the dense branch was wanted but unavailable; BM25 answered
     std::string degraded_reason;
-    bool catalog_empty = false;  ///< nothing is indexed: a gateway should fall back to its full list
+    /// Why the search found little or nothing although nothing failed: the query holds no
+    /// searchable words (only punctuation, say), or none the embedding model knows (then BM25
+    /// answered alone, not degraded). Empty otherwise.
+    std::string notice;
+    bool catalog_empty =
+        false;  ///< nothing is indexed: a gateway should fall back to its full list
     std::uint64_t generation = 0;
 };
 

@@ -1,14 +1,16 @@
 // analyzer.cpp: tokenizer and filter chain. Tokens are runs of letters/digits; identifier
 // boundaries (case changes, letter/digit changes, _ - .) split them; CJK characters are single
 // tokens; invalid UTF-8 bytes separate tokens. Then lowercase, stop words, stemming.
+#include "analysis/analyzer.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <string>
 
-#include "analysis/utf8.hpp"
-#include "scout/analyzer.hpp"
+#include "analysis/term.hpp"
+#include "util/utf8.hpp"
 
-namespace scout {
+namespace scout::detail {
 namespace {
 
 enum class CharClass : std::uint8_t { separator, lower, upper, digit, other_letter, cjk };
@@ -18,22 +20,11 @@ struct CodePoint {
     std::size_t len;
 };
 
-std::uint32_t decode(std::string_view s, std::size_t i, std::size_t len) {
-    const auto b = [&](std::size_t j) { return static_cast<std::uint32_t>(static_cast<unsigned char>(s[j])); };
-    switch (len) {
-        case 2: return ((b(i) & 0x1FU) << 6) | (b(i + 1) & 0x3FU);
-        case 3: return ((b(i) & 0x0FU) << 12) | ((b(i + 1) & 0x3FU) << 6) | (b(i + 2) & 0x3FU);
-        default:
-            return ((b(i) & 0x07U) << 18) | ((b(i + 1) & 0x3FU) << 12) | ((b(i + 2) & 0x3FU) << 6) |
-                   (b(i + 3) & 0x3FU);
-    }
-}
-
 bool is_cjk(std::uint32_t cp) {
-    return (cp >= 0x3040 && cp <= 0x30FF) ||   // kana
-           (cp >= 0x3400 && cp <= 0x9FFF) ||   // CJK ideographs
-           (cp >= 0xAC00 && cp <= 0xD7AF) ||   // Hangul syllables
-           (cp >= 0xF900 && cp <= 0xFAFF) ||   // compatibility ideographs
+    return (cp >= 0x3040 && cp <= 0x30FF) ||  // kana
+           (cp >= 0x3400 && cp <= 0x9FFF) ||  // CJK ideographs
+           (cp >= 0xAC00 && cp <= 0xD7AF) ||  // Hangul syllables
+           (cp >= 0xF900 && cp <= 0xFAFF) ||  // compatibility ideographs
            (cp >= 0x20000 && cp <= 0x2FFFF);
 }
 
@@ -65,7 +56,7 @@ CodePoint classify(std::string_view s, std::size_t i, bool keep_joiners) {
     if (len == 0) {
         return {CharClass::separator, 1};  // an invalid byte separates, and is dropped
     }
-    const std::uint32_t cp = decode(s, i, len);
+    const std::uint32_t cp = utf8_decode_at(s, i, len);
     if (is_unicode_separator(cp)) {
         return {CharClass::separator, len};
     }
@@ -105,13 +96,13 @@ void truncate_utf8(std::string& token, std::size_t limit) {
 template <typename Emit>
 void tokenize(std::string_view text, bool split_identifiers, bool catenate, Emit&& emit) {
     std::string token;
-    std::string run;             // the letters of the current word, lowercase
-    std::size_t run_parts = 0;   // parts the case changes cut it into so far
-    bool run_broken = false;     // it holds a digit or a non-ASCII letter: never joined
+    std::string run;            // the letters of the current word, lowercase
+    std::size_t run_parts = 0;  // parts the case changes cut it into so far
+    bool run_broken = false;    // it holds a digit or a non-ASCII letter: never joined
     CharClass prev = CharClass::separator;
     std::size_t i = 0;
-    CodePoint cur = text.empty() ? CodePoint{CharClass::separator, 0}
-                                 : classify(text, 0, !split_identifiers);
+    CodePoint cur =
+        text.empty() ? CodePoint{CharClass::separator, 0} : classify(text, 0, !split_identifiers);
     const auto flush = [&] {
         if (!token.empty()) {
             emit(token);
@@ -126,7 +117,9 @@ void tokenize(std::string_view text, bool split_identifiers, bool catenate, Emit
         run_parts = 0;
         run_broken = false;
     };
-    const auto is_alpha = [](CharClass c) { return c == CharClass::lower || c == CharClass::upper; };
+    const auto is_alpha = [](CharClass c) {
+        return c == CharClass::lower || c == CharClass::upper;
+    };
     while (i < text.size()) {
         const std::size_t next_i = i + cur.len;
         const CodePoint next = next_i < text.size() ? classify(text, next_i, !split_identifiers)
@@ -140,7 +133,8 @@ void tokenize(std::string_view text, bool split_identifiers, bool catenate, Emit
             token.assign(text.substr(i, cur.len));
             flush();
         } else {
-            if (split_identifiers && !token.empty() && identifier_boundary(prev, cur.cls, next.cls)) {
+            if (split_identifiers && !token.empty() &&
+                identifier_boundary(prev, cur.cls, next.cls)) {
                 flush();
                 ++run_parts;
             }
@@ -178,9 +172,7 @@ void Analyzer::analyze(std::string_view text, std::vector<std::string>& out) con
             out.push_back(porter_stem(token));
         } else {
             out.push_back(token);
-            std::string stemmed(1, '~');
-            stemmed += porter_stem(token);
-            out.push_back(std::move(stemmed));
+            out.push_back(make_term(TermKind::stem, porter_stem(token)));
         }
     });
 }
@@ -202,4 +194,4 @@ std::string Analyzer::split_words(std::string_view identifier) {
     return out;
 }
 
-}  // namespace scout
+}  // namespace scout::detail

@@ -5,9 +5,9 @@
 #include <string_view>
 #include <utility>
 
-#include "scout/analyzer.hpp"
+#include "analysis/analyzer.hpp"
 
-namespace scout {
+namespace scout::detail {
 namespace {
 
 class PorterStemmer {
@@ -33,9 +33,16 @@ private:
 
     bool is_consonant(std::size_t i) const {
         switch (b_[i]) {
-            case 'a': case 'e': case 'i': case 'o': case 'u': return false;
-            case 'y': return i == 0 || !is_consonant(i - 1);
-            default: return true;
+            case 'a':
+            case 'e':
+            case 'i':
+            case 'o':
+            case 'u':
+                return false;
+            case 'y':
+                return i == 0 || !is_consonant(i - 1);
+            default:
+                return true;
         }
     }
 
@@ -137,15 +144,17 @@ private:
             return;
         }
         b_.resize(stem_len(removed));
-        if (ends_with("at") || ends_with("bl") || ends_with("iz")) {
+        // Porter's three cases, in his order: -at/-bl/-iz and short cvc stems get an 'e' back;
+        // a double consonant (other than l, s, z) is undoubled.
+        const bool double_consonant = ends_double_consonant(b_.size());
+        if (ends_with("at") || ends_with("bl") || ends_with("iz") ||
+            (!double_consonant && measure(b_.size()) == 1 && ends_cvc(b_.size()))) {
             b_.push_back('e');
-        } else if (ends_double_consonant(b_.size())) {
+        } else if (double_consonant) {
             const char c = b_.back();
             if (c != 'l' && c != 's' && c != 'z') {
                 b_.pop_back();
             }
-        } else if (measure(b_.size()) == 1 && ends_cvc(b_.size())) {
-            b_.push_back('e');
         }
     }
 
@@ -157,8 +166,8 @@ private:
 
     void step2() {
         static constexpr std::array<std::pair<std::string_view, std::string_view>, 20> kRules{{
-            {"ational", "ate"}, {"tional", "tion"}, {"enci", "ence"}, {"anci", "ance"},
-            {"izer", "ize"},    {"abli", "able"},   {"alli", "al"},   {"entli", "ent"},
+            {"ational", "ate"}, {"tional", "tion"}, {"enci", "ence"},   {"anci", "ance"},
+            {"izer", "ize"},    {"abli", "able"},   {"alli", "al"},     {"entli", "ent"},
             {"eli", "e"},       {"ousli", "ous"},   {"ization", "ize"}, {"ation", "ate"},
             {"ator", "ate"},    {"alism", "al"},    {"iveness", "ive"}, {"fulness", "ful"},
             {"ousness", "ous"}, {"aliti", "al"},    {"iviti", "ive"},   {"biliti", "ble"},
@@ -169,8 +178,13 @@ private:
 
     void step3() {
         static constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kRules{{
-            {"icate", "ic"}, {"ative", ""}, {"alize", "al"}, {"iciti", "ic"},
-            {"ical", "ic"},  {"ful", ""},   {"ness", ""},
+            {"icate", "ic"},
+            {"ative", ""},
+            {"alize", "al"},
+            {"iciti", "ic"},
+            {"ical", "ic"},
+            {"ful", ""},
+            {"ness", ""},
         }};
         replace_first(kRules, 0);
     }
@@ -228,4 +242,4 @@ std::string porter_stem(std::string_view word) {
     return PorterStemmer(word).run();
 }
 
-}  // namespace scout
+}  // namespace scout::detail

@@ -6,9 +6,10 @@
 #include <unordered_set>
 #include <vector>
 
-#include "scout/analyzer.hpp"
+#include "analysis/analyzer.hpp"
+#include "analysis/term.hpp"
 
-namespace scout {
+namespace scout::detail {
 namespace {
 
 struct VerbGroup {
@@ -51,8 +52,13 @@ const std::unordered_map<std::string, ToolAction>& verb_forms() {
                 const std::string v(g.verbs.substr(start, end - start));
                 start = end + 1;
                 const std::string stem_e = ends_with(v, "e") ? v.substr(0, v.size() - 1) : v;
-                for (const std::string& form : {v, v + "s", v + "es", stem_e + "ed", stem_e + "ing",
-                                                v + v.back() + "ed", v + v.back() + "ing"}) {
+                for (const std::string& form : {v,
+                                                v + "s",
+                                                v + "es",
+                                                stem_e + "ed",
+                                                stem_e + "ing",
+                                                v + v.back() + "ed",
+                                                v + v.back() + "ing"}) {
                     m->try_emplace(form, g.action);
                 }
             }
@@ -80,26 +86,40 @@ std::vector<std::string> words_of(std::string_view text) {
 
 // Plural-looking words that name one thing's attributes rather than many things.
 bool is_plural(const std::string& w) {
-    static const std::unordered_set<std::string> singular_sense{
-        "details", "contents", "settings", "properties", "status", "news", "analytics", "metrics",
-        "statistics", "stats", "access", "address", "class", "process", "series"};
-    return w.size() > 3 && w.back() == 's' && !ends_with(w, "ss") && !ends_with(w, "us") && !ends_with(w, "is") &&
-           singular_sense.count(w) == 0;
+    static const std::unordered_set<std::string> singular_sense{"details",
+                                                                "contents",
+                                                                "settings",
+                                                                "properties",
+                                                                "status",
+                                                                "news",
+                                                                "analytics",
+                                                                "metrics",
+                                                                "statistics",
+                                                                "stats",
+                                                                "access",
+                                                                "address",
+                                                                "class",
+                                                                "process",
+                                                                "series"};
+    return w.size() > 3 && w.back() == 's' && !ends_with(w, "ss") && !ends_with(w, "us") &&
+           !ends_with(w, "is") && singular_sense.count(w) == 0;
 }
 
 bool is_filler(const std::string& w) {
     static const std::unordered_set<std::string> fillers{
-        "a",    "an",   "the",  "me",    "my",   "our",   "your",  "his",    "her",    "its",   "their",
-        "all",  "any",  "some", "this",  "that", "these", "those", "i",      "we",     "you",   "please",
-        "can",  "could", "would", "will", "should", "to",  "be",    "is",     "are",    "was",   "were",
-        "do",   "does", "it",   "them",  "us",   "let",   "lets",  "help",   "want",   "need",  "like"};
+        "a",    "an",    "the", "me",     "my",   "our",   "your",  "his",   "her",
+        "its",  "their", "all", "any",    "some", "this",  "that",  "these", "those",
+        "i",    "we",    "you", "please", "can",  "could", "would", "will",  "should",
+        "to",   "be",    "is",  "are",    "was",  "were",  "do",    "does",  "it",
+        "them", "us",    "let", "lets",   "help", "want",  "need",  "like"};
     return fillers.count(w) != 0;
 }
 
 bool is_preposition(const std::string& w) {
     static const std::unordered_set<std::string> prepositions{
-        "in", "for", "from", "of", "on", "with", "at", "by", "to", "into", "within", "under", "over",
-        "across", "between", "about", "and", "or", "that", "which", "where", "whose"};
+        "in",  "for",  "from",   "of",    "on",    "with",   "at",      "by",
+        "to",  "into", "within", "under", "over",  "across", "between", "about",
+        "and", "or",   "that",   "which", "where", "whose"};
     return prepositions.count(w) != 0;
 }
 
@@ -120,18 +140,30 @@ bool plural_object(const std::vector<std::string>& words, std::size_t from) {
 
 std::string_view action_name(ToolAction action) noexcept {
     switch (action) {
-        case ToolAction::none: return "none";
-        case ToolAction::read: return "read";
-        case ToolAction::list: return "list";
-        case ToolAction::create: return "create";
-        case ToolAction::update: return "update";
-        case ToolAction::remove: return "remove";
-        case ToolAction::search: return "search";
-        case ToolAction::run: return "run";
-        case ToolAction::stop: return "stop";
-        case ToolAction::send: return "send";
-        case ToolAction::upload: return "upload";
-        case ToolAction::download: return "download";
+        case ToolAction::none:
+            return "none";
+        case ToolAction::read:
+            return "read";
+        case ToolAction::list:
+            return "list";
+        case ToolAction::create:
+            return "create";
+        case ToolAction::update:
+            return "update";
+        case ToolAction::remove:
+            return "remove";
+        case ToolAction::search:
+            return "search";
+        case ToolAction::run:
+            return "run";
+        case ToolAction::stop:
+            return "stop";
+        case ToolAction::send:
+            return "send";
+        case ToolAction::upload:
+            return "upload";
+        case ToolAction::download:
+            return "download";
     }
     return "none";
 }
@@ -177,7 +209,8 @@ ToolAction action_of_query(std::string_view query) {
     }
     if (!words.empty() && (words[0] == "what" || words[0] == "which")) {
         for (std::size_t i = 1; i < words.size(); ++i) {
-            if (is_preposition(words[i]) || is_filler(words[i]) || words[i] == "does" || words[i] == "did") {
+            if (is_preposition(words[i]) || is_filler(words[i]) || words[i] == "does" ||
+                words[i] == "did") {
                 break;
             }
             if (is_plural(words[i])) {
@@ -192,7 +225,7 @@ std::string action_term(ToolAction action) {
     if (action == ToolAction::none) {
         return {};
     }
-    return "\x01" "action:" + std::string(action_name(action));
+    return make_term(TermKind::action, action_name(action));
 }
 
-}  // namespace scout
+}  // namespace scout::detail

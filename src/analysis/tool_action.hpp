@@ -8,12 +8,12 @@
 #include <string>
 #include <string_view>
 
-namespace scout {
+namespace scout::detail {
 
 enum class ToolAction : unsigned char {
     none,
-    read,      ///< one item: get, show, describe, view
-    list,      ///< many items: list, enumerate; "show me the keys"
+    read,  ///< one item: get, show, describe, view
+    list,  ///< many items: list, enumerate; "show me the keys"
     create,
     update,
     remove,
@@ -41,4 +41,4 @@ enum class ToolAction : unsigned char {
 /// it. Empty for none.
 [[nodiscard]] std::string action_term(ToolAction action);
 
-}  // namespace scout
+}  // namespace scout::detail

@@ -1,13 +1,14 @@
 // word_pairs.cpp: see word_pairs.hpp.
 #include "analysis/word_pairs.hpp"
 
-#include "scout/analyzer.hpp"
+#include "analysis/analyzer.hpp"
+#include "analysis/term.hpp"
 
-namespace scout {
+namespace scout::detail {
 
 void append_word_pairs(std::string_view text, std::vector<std::string>& out) {
     static const Analyzer words_only(AnalyzerOptions{.split_identifiers = true,
-                                                .keep_joined_case = false,
+                                                     .keep_joined_case = false,
                                                      .remove_stop_words = true,
                                                      .stem = false,
                                                      .keep_surface = false,
@@ -18,10 +19,12 @@ void append_word_pairs(std::string_view text, std::vector<std::string>& out) {
     for (const std::string& w : words) {
         std::string stem = porter_stem(w);
         if (!previous.empty()) {
-            out.push_back("\x02" + previous + " " + stem);
+            previous += ' ';
+            previous += stem;
+            out.push_back(make_term(TermKind::pair, previous));
         }
         previous = std::move(stem);
     }
 }
 
-}  // namespace scout
+}  // namespace scout::detail

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace scout {
+namespace scout::detail {
 
 /// Appends one term per pair of neighbouring words of `text`, after identifier splitting,
 /// lowercasing, stop-word removal and Porter stemming ("Convert speech to text" ->
@@ -16,4 +16,4 @@ namespace scout {
 /// analyzed word. Words longer than 64 bytes are cut, as the analyzer cuts them.
 void append_word_pairs(std::string_view text, std::vector<std::string>& out);
 
-}  // namespace scout
+}  // namespace scout::detail

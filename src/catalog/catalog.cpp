@@ -4,7 +4,10 @@
 #include <set>
 
 #include "catalog/catalog_impl.hpp"
-#include "catalog/validate.hpp"
+#include "document/validate.hpp"
+#include "search/lexicon.hpp"
+#include "search/pinned.hpp"
+#include "util/printable.hpp"
 
 namespace scout {
 
@@ -25,7 +28,7 @@ Result<Catalog> Catalog::create(CatalogOptions options, std::shared_ptr<Embedder
     impl->embedder = std::move(embedder);
     auto empty = std::make_shared<detail::Snapshot>();
     empty->options = options;
-    empty->analyzer = Analyzer(options.analyzer);
+    empty->analyzer = detail::Analyzer(options.analyzer);
     impl->slot.publish(std::move(empty));
     return Catalog(std::move(impl));
 }
@@ -45,7 +48,8 @@ Status Catalog::upsert_servers(const CatalogSpec& spec) {
     std::set<std::string_view> seen;
     for (const ServerSpec& server : spec.servers) {
         if (!seen.insert(server.name).second) {
-            return {Errc::invalid_argument, "duplicate server name '" + server.name + "'"};
+            return {Errc::invalid_argument,
+                    "duplicate server name '" + detail::clipped(server.name) + "'"};
         }
         Status s = detail::validate_server(server);
         if (!s.ok()) {
@@ -63,7 +67,7 @@ Status Catalog::remove_server(std::string_view server) {
     std::lock_guard lock(impl_->write_mu);
     auto it = impl_->staged.find(server);
     if (it == impl_->staged.end()) {
-        return {Errc::not_found, "unknown server '" + std::string(server) + "'"};
+        return {Errc::not_found, "unknown server '" + detail::clipped(server) + "'"};
     }
     impl_->staged.erase(it);
     return {};
@@ -73,7 +77,7 @@ Status Catalog::set_server_status(std::string_view server, ServerStatus status) 
     std::lock_guard lock(impl_->write_mu);
     auto it = impl_->staged.find(server);
     if (it == impl_->staged.end()) {
-        return {Errc::not_found, "unknown server '" + std::string(server) + "'"};
+        return {Errc::not_found, "unknown server '" + detail::clipped(server) + "'"};
     }
     it->second.meta.status = status;
     return {};
@@ -83,7 +87,7 @@ Status Catalog::upsert_tool(std::string_view server, ToolSpec tool) {
     std::lock_guard lock(impl_->write_mu);
     auto it = impl_->staged.find(server);
     if (it == impl_->staged.end()) {
-        return {Errc::not_found, "unknown server '" + std::string(server) + "'"};
+        return {Errc::not_found, "unknown server '" + detail::clipped(server) + "'"};
     }
     Status s = detail::validate_tool(it->second.meta, tool);
     if (!s.ok()) {
@@ -98,24 +102,35 @@ Status Catalog::remove_tool(std::string_view server, std::string_view tool) {
     std::lock_guard lock(impl_->write_mu);
     auto it = impl_->staged.find(server);
     if (it == impl_->staged.end()) {
-        return {Errc::not_found, "unknown server '" + std::string(server) + "'"};
+        return {Errc::not_found, "unknown server '" + detail::clipped(server) + "'"};
     }
     auto t = it->second.tools.find(tool);
     if (t == it->second.tools.end()) {
-        return {Errc::not_found, "server '" + std::string(server) + "' has no tool '" + std::string(tool) + "'"};
+        return {
+            Errc::not_found,
+            "server '" + detail::clipped(server) + "' has no tool '" + detail::clipped(tool) + "'"};
     }
     it->second.tools.erase(t);
     return {};
 }
 
-Result<CommitInfo> Catalog::Impl::commit_locked() {
+Result<CommitInfo> Catalog::Impl::commit_locked(const ProgressCallback& progress) {
     try {
+        if (options.expansion.lexicon) {
+            (void)detail::default_lexicon();  // built here, so no search pays for it
+        }
         // The snapshot keeps its own copy of the staged state: later edits must not leak into
         // what save() writes for this generation.
         auto source = std::make_shared<const detail::StagedCatalog>(staged);
         const std::shared_ptr<const detail::Snapshot> previous = slot.load();
-        auto built = detail::build_snapshot(*source, options, embedder.get(), cache, documents,
-                                            previous.get(), generation + 1);
+        auto built = detail::build_snapshot(*source,
+                                            options,
+                                            embedder.get(),
+                                            cache,
+                                            documents,
+                                            previous.get(),
+                                            generation + 1,
+                                            progress);
         built.snapshot->source = std::move(source);
         ++generation;
         slot.publish(std::move(built.snapshot));
@@ -127,20 +142,30 @@ Result<CommitInfo> Catalog::Impl::commit_locked() {
     }
 }
 
-Result<CommitInfo> Catalog::commit() {
+Result<CommitInfo> Catalog::commit(const ProgressCallback& progress) {
     std::lock_guard lock(impl_->write_mu);
-    return impl_->commit_locked();
+    return impl_->commit_locked(progress);
 }
 
-Searcher Catalog::searcher() const { return Searcher(impl_->slot.load(), impl_->embedder, impl_->telemetry); }
+Searcher Catalog::searcher() const {
+    return Searcher(std::make_shared<const Searcher::Pinned>(Searcher::Pinned{
+        impl_->slot.load(), impl_->embedder, impl_->telemetry, impl_->load_outcomes()}));
+}
 
 void Catalog::set_event_sink(std::shared_ptr<EventSink> sink, EventOptions options) {
     impl_->telemetry->set_sink(std::move(sink), options);
 }
 
-SearchStats Catalog::stats() const noexcept { return impl_->telemetry->stats(); }
+SearchStats Catalog::stats() const noexcept {
+    return impl_->telemetry->stats();
+}
 
+const CatalogOptions& Catalog::options() const noexcept {
+    return impl_->options;
+}
 
-const CatalogOptions& Catalog::options() const noexcept { return impl_->options; }
+std::string_view version() noexcept {
+    return SCOUT_VERSION_STRING;
+}
 
 }  // namespace scout

@@ -1,5 +1,5 @@
-// catalog_impl.hpp: the state behind a Catalog, shared by the writer (catalog.cpp) and the index
-// file reader/writer (persist/), which need the staged state, the cache and the slot.
+// catalog_impl.hpp: the state behind a Catalog, shared by the writer (catalog.cpp) and its index
+// file (catalog_file.cpp).
 #pragma once
 
 #include <cstdint>
@@ -7,21 +7,37 @@
 #include <mutex>
 
 #include "scout/catalog.hpp"
+
+#include "outcomes/outcome_prior.hpp"
 #include "snapshot/snapshot_builder.hpp"
 #include "snapshot/snapshot_slot.hpp"
 #include "telemetry/telemetry.hpp"
 
 namespace scout {
+namespace detail {
+struct StoredIndex;
+}  // namespace detail
 
-struct Catalog::Impl {
+// Hidden: a private part of an exported class, never part of libscout's ABI.
+struct [[gnu::visibility("hidden")]] Catalog::Impl {
     CatalogOptions options;
     std::shared_ptr<Embedder> embedder;
     detail::SnapshotSlot slot;
     std::shared_ptr<detail::Telemetry> telemetry = std::make_shared<detail::Telemetry>();
 
+    /// Learning from executions: replaced (copy, change, publish) by record_outcome; searchers
+    /// pin the current one. Null until an outcome is recorded or opened.
+    std::mutex outcome_write_mu;    // one record_outcome at a time
+    mutable std::mutex outcome_mu;  // guards the pointer only
+    std::shared_ptr<const detail::OutcomePrior> outcomes;
+    [[nodiscard]] std::shared_ptr<const detail::OutcomePrior> load_outcomes() const {
+        std::lock_guard lock(outcome_mu);
+        return outcomes;
+    }
+
     std::mutex write_mu;  // guards everything below
     detail::StagedCatalog staged;
-    detail::EmbeddingCache cache;
+    detail::EmbeddingCache cache;  ///< document vectors by model and text
     detail::DocumentCache documents;
     std::uint64_t generation = 0;
 
@@ -37,7 +53,20 @@ struct Catalog::Impl {
     }
 
     /// Builds and publishes the next snapshot from `staged`. Call with write_mu held.
-    [[nodiscard]] Result<CommitInfo> commit_locked();
+    [[nodiscard]] Result<CommitInfo> commit_locked(const ProgressCallback& progress = {});
+
+    /// Opening an index file (write_mu held) that holds its built indexes: stages the catalog
+    /// and publishes a snapshot of the stored indexes, building nothing. False (changing
+    /// nothing) when the file lacks them or the embedder is not the stored vectors' model.
+    [[nodiscard]] bool open_directly(detail::StoredIndex & stored);
+    /// Otherwise (write_mu held): stages every stored server and renders the indexed
+    /// documents (ToolId order, the order of the stored vectors) into the document cache.
+    [[nodiscard]] Result<std::vector<detail::CachedDocument*>> restore_staged(detail::StoredIndex &
+                                                                              stored);
+    /// Then, with an embedder, checks it is the stored vectors' model and seeds the embedding
+    /// cache with them, so the first commit embeds nothing.
+    [[nodiscard]] Status seed_vectors(const detail::StoredIndex& stored,
+                                      const std::vector<detail::CachedDocument*>& docs);
 };
 
 }  // namespace scout

@@ -5,13 +5,16 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "scout/options.hpp"
+
 #include "util/bitset.hpp"
 #include "util/topk.hpp"
 
-namespace scout {
+namespace scout::detail {
 
 /// Row-major N x dim matrix of unit vectors, shared between index variants and snapshots.
 struct VectorStore {
@@ -28,8 +31,12 @@ struct Int8Store {
     std::vector<std::int8_t> codes;
     std::vector<float> scales;
     [[nodiscard]] std::size_t size() const noexcept { return scales.size(); }
-    [[nodiscard]] const std::int8_t* row(std::size_t i) const noexcept { return codes.data() + i * dim; }
-    [[nodiscard]] std::size_t memory_bytes() const noexcept { return codes.size() + scales.size() * sizeof(float); }
+    [[nodiscard]] const std::int8_t* row(std::size_t i) const noexcept {
+        return codes.data() + i * dim;
+    }
+    [[nodiscard]] std::size_t memory_bytes() const noexcept {
+        return codes.size() + scales.size() * sizeof(float);
+    }
 };
 
 /// Quantizes one vector into `codes` (dim values); returns its scale (0 for a zero vector).
@@ -41,35 +48,53 @@ public:
     virtual ~DenseIndex() = default;
     /// The k nearest vectors to the unit vector `query` (dim floats), restricted to `allowed`
     /// when given; best first (score desc, id asc). Thread-safe.
-    virtual void search(const float* query, std::size_t k, const Bitset* allowed,
+    virtual void search(const float* query,
+                        std::size_t k,
+                        const Bitset* allowed,
                         std::vector<ScoredDoc>& out) const = 0;
     [[nodiscard]] virtual const char* kind() const noexcept = 0;
     [[nodiscard]] virtual std::size_t memory_bytes() const noexcept = 0;
     [[nodiscard]] virtual const VectorStore& vectors() const noexcept = 0;
+    /// The HNSW graph as an index file stores it (docs/FORMAT.md); empty for a flat index.
+    [[nodiscard]] virtual std::string graph_bytes() const { return {}; }
 };
 
 /// Exact search over every (allowed) vector; with options.int8_scan, an int8 scan re-scored
 /// exactly (see DenseOptions).
-[[nodiscard]] std::unique_ptr<DenseIndex> make_flat_index(std::shared_ptr<const VectorStore> vectors,
-                                                          const DenseOptions& options = {});
+[[nodiscard]] std::unique_ptr<DenseIndex> make_flat_index(
+    std::shared_ptr<const VectorStore> vectors, const DenseOptions& options = {});
 /// HNSW graph (hnswlib) for unfiltered queries; filtered ones scan the allowed vectors exactly.
-[[nodiscard]] std::unique_ptr<DenseIndex> make_hnsw_index(std::shared_ptr<const VectorStore> vectors,
-                                                          const DenseOptions& options);
+[[nodiscard]] std::unique_ptr<DenseIndex> make_hnsw_index(
+    std::shared_ptr<const VectorStore> vectors, const DenseOptions& options);
+/// The HNSW index of `vectors` from graph_bytes() of an earlier one with the same hnsw_m,
+/// without building anything. Null when the bytes are not a valid graph of that many vectors.
+[[nodiscard]] std::unique_ptr<DenseIndex> load_hnsw_index(
+    std::shared_ptr<const VectorStore> vectors,
+    const DenseOptions& options,
+    std::span<const std::uint8_t> graph);
 /// Picks flat or HNSW from options.kind and the number of vectors.
-[[nodiscard]] std::unique_ptr<DenseIndex> make_dense_index(std::shared_ptr<const VectorStore> vectors,
-                                                           const DenseOptions& options);
+[[nodiscard]] std::unique_ptr<DenseIndex> make_dense_index(
+    std::shared_ptr<const VectorStore> vectors, const DenseOptions& options);
 
 /// Exact top-k by inner product over all rows, or over `allowed` rows only. Scans four rows per
 /// kernel call; allocation-free after a thread's first call (thread-local scratch).
-void exact_search(const VectorStore& vectors, const float* query, std::size_t k,
-                  const Bitset* allowed, std::vector<ScoredDoc>& out);
+void exact_search(const VectorStore& vectors,
+                  const float* query,
+                  std::size_t k,
+                  const Bitset* allowed,
+                  std::vector<ScoredDoc>& out);
 
 /// Top-k by the int8 approximation over all (allowed) rows, the best `pool` of which are
 /// re-scored exactly against `vectors`; returned scores are exact fp32 inner products.
-void int8_search(const VectorStore& vectors, const Int8Store& codes, const float* query,
-                 std::size_t k, std::size_t pool, const Bitset* allowed, std::vector<ScoredDoc>& out);
+void int8_search(const VectorStore& vectors,
+                 const Int8Store& codes,
+                 const float* query,
+                 std::size_t k,
+                 std::size_t pool,
+                 const Bitset* allowed,
+                 std::vector<ScoredDoc>& out);
 
 /// Scales v to unit length in place; false if it is zero or not finite.
 [[nodiscard]] bool normalize(float* v, std::size_t dim) noexcept;
 
-}  // namespace scout
+}  // namespace scout::detail

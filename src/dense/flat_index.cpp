@@ -7,7 +7,7 @@
 #include "dense/dense_index.hpp"
 #include "simd/kernels.hpp"
 
-namespace scout {
+namespace scout::detail {
 
 bool normalize(float* v, std::size_t dim) noexcept {
     double sum = 0;
@@ -27,8 +27,11 @@ bool normalize(float* v, std::size_t dim) noexcept {
     return true;
 }
 
-void exact_search(const VectorStore& vectors, const float* query, std::size_t k,
-                  const Bitset* allowed, std::vector<ScoredDoc>& out) {
+void exact_search(const VectorStore& vectors,
+                  const float* query,
+                  std::size_t k,
+                  const Bitset* allowed,
+                  std::vector<ScoredDoc>& out) {
     const simd::Kernels& kern = simd::active();
     const std::size_t n = vectors.size();
     const std::size_t dim = vectors.dim;
@@ -71,7 +74,9 @@ public:
         }
     }
 
-    void search(const float* query, std::size_t k, const Bitset* allowed,
+    void search(const float* query,
+                std::size_t k,
+                const Bitset* allowed,
                 std::vector<ScoredDoc>& out) const override {
         if (options_.int8_scan) {
             const std::size_t pool = std::max<std::size_t>(k * options_.int8_rescore_factor, 32);
@@ -101,9 +106,11 @@ std::unique_ptr<DenseIndex> make_flat_index(std::shared_ptr<const VectorStore> v
 
 std::unique_ptr<DenseIndex> make_dense_index(std::shared_ptr<const VectorStore> vectors,
                                              const DenseOptions& options) {
-    const bool hnsw = options.kind == DenseIndexKind::hnsw ||
-                      (options.kind == DenseIndexKind::automatic && vectors->size() >= options.hnsw_min_tools);
-    return hnsw ? make_hnsw_index(std::move(vectors), options) : make_flat_index(std::move(vectors), options);
+    const bool hnsw =
+        options.kind == DenseIndexKind::hnsw ||
+        (options.kind == DenseIndexKind::automatic && vectors->size() >= options.hnsw_min_tools);
+    return hnsw ? make_hnsw_index(std::move(vectors), options)
+                : make_flat_index(std::move(vectors), options);
 }
 
-}  // namespace scout
+}  // namespace scout::detail

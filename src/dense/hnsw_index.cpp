@@ -4,29 +4,186 @@
 // allowed rows exactly, which then costs only O(allowed).
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <optional>
+#include <span>
+#include <string>
 
 #include <hnswlib/hnswlib.h>
 
 #include "dense/dense_index.hpp"
 
-namespace scout {
+namespace scout::detail {
 namespace {
+
+/// The graph as an index file stores it (docs/FORMAT.md, section HNSW), read and checked.
+struct GraphView {
+    std::uint32_t count = 0;
+    std::uint32_t m = 0;
+    std::uint32_t max_level = 0;
+    std::uint32_t entry = 0;
+    /// Per element: its level, then per level 0..level one list (a u32 count, then the ids).
+    std::vector<std::uint32_t> levels;
+    std::vector<std::size_t> starts;  ///< offset (in u32 words) of each element's first list
+    std::span<const std::uint8_t> words;
+    [[nodiscard]] std::uint32_t word(std::size_t i) const {
+        std::uint32_t v = 0;
+        std::memcpy(&v, words.data() + i * 4, 4);
+        return v;
+    }
+};
+
+constexpr std::uint32_t kMaxGraphLevel = 64;  // far above what 1 / ln(M) level sampling reaches
+constexpr std::size_t kGraphHeaderWords = 4;
+
+/// Every count within its level's bound, every id an element, the entry point on the top level.
+std::optional<GraphView> parse_graph(std::span<const std::uint8_t> bytes,
+                                     std::size_t rows,
+                                     std::size_t m) {
+    if (bytes.size() % 4 != 0 || bytes.size() < kGraphHeaderWords * 4) {
+        return std::nullopt;
+    }
+    GraphView g;
+    g.words = bytes;
+    const std::size_t total = bytes.size() / 4;
+    g.count = g.word(0);
+    g.m = g.word(1);
+    g.max_level = g.word(2);
+    g.entry = g.word(3);
+    if (g.count != rows || g.m != m) {
+        return std::nullopt;
+    }
+    if (g.count == 0) {
+        return total == kGraphHeaderWords ? std::optional<GraphView>(g) : std::nullopt;
+    }
+    if (g.entry >= g.count || g.max_level > kMaxGraphLevel) {
+        return std::nullopt;
+    }
+    g.levels.reserve(g.count);
+    g.starts.reserve(g.count);
+    std::size_t at = kGraphHeaderWords;
+    for (std::uint32_t i = 0; i < g.count; ++i) {
+        if (at >= total) {
+            return std::nullopt;
+        }
+        const std::uint32_t level = g.word(at++);
+        if (level > g.max_level) {
+            return std::nullopt;
+        }
+        g.levels.push_back(level);
+        g.starts.push_back(at);
+        for (std::uint32_t l = 0; l <= level; ++l) {
+            if (at >= total) {
+                return std::nullopt;
+            }
+            const std::uint32_t links = g.word(at++);
+            if (links > (l == 0 ? 2 * m : m) || links > total - at) {
+                return std::nullopt;
+            }
+            for (std::uint32_t j = 0; j < links; ++j) {
+                if (g.word(at + j) >= g.count) {
+                    return std::nullopt;
+                }
+            }
+            at += links;
+        }
+    }
+    if (at != total || g.levels[g.entry] != g.max_level) {
+        return std::nullopt;
+    }
+    return g;
+}
 
 class HnswIndex final : public DenseIndex {
 public:
     HnswIndex(std::shared_ptr<const VectorStore> vectors, const DenseOptions& options)
-        : vectors_(std::move(vectors)),
-          space_(vectors_->dim),
-          graph_(&space_, std::max<std::size_t>(vectors_->size(), 1), options.hnsw_m,
-                 options.hnsw_ef_construction, options.seed),
-          min_fraction_(options.hnsw_filter_min_fraction) {
+        : HnswIndex(std::move(vectors), options, Empty{}) {
         for (std::size_t i = 0; i < vectors_->size(); ++i) {
             graph_.addPoint(vectors_->row(i), static_cast<hnswlib::labeltype>(i));
         }
         graph_.setEf(options.hnsw_ef_search);
     }
 
-    void search(const float* query, std::size_t k, const Bitset* allowed,
+    /// The stored graph of `vectors` (checked by parse_graph), filled into hnswlib's layout.
+    HnswIndex(std::shared_ptr<const VectorStore> vectors,
+              const DenseOptions& options,
+              const GraphView& stored)
+        : HnswIndex(std::move(vectors), options, Empty{}) {
+        using hnswlib::tableint;
+        for (std::uint32_t i = 0; i < stored.count; ++i) {
+            char* element =
+                graph_.data_level0_memory_ + std::size_t{i} * graph_.size_data_per_element_;
+            std::memset(element, 0, graph_.size_data_per_element_);
+            std::memcpy(
+                element + graph_.offsetData_, vectors_->row(i), vectors_->dim * sizeof(float));
+            const hnswlib::labeltype label = i;
+            std::memcpy(element + graph_.label_offset_, &label, sizeof(label));
+            graph_.label_lookup_[label] = i;
+            const std::uint32_t level = stored.levels[i];
+            if (level > 0) {
+                const std::size_t bytes = graph_.size_links_per_element_ * level;
+                graph_.linkLists_[i] = static_cast<char*>(std::malloc(bytes));
+                if (graph_.linkLists_[i] == nullptr) {
+                    throw std::bad_alloc();
+                }
+                std::memset(graph_.linkLists_[i], 0, bytes);
+            }
+            graph_.element_levels_[i] = static_cast<int>(level);
+            graph_.cur_element_count = std::size_t{i} + 1;  // the destructor frees up to here
+            std::size_t at = stored.starts[i];
+            for (std::uint32_t l = 0; l <= level; ++l) {
+                const std::uint32_t links = stored.word(at++);
+                hnswlib::linklistsizeint* list =
+                    l == 0 ? graph_.get_linklist0(i) : graph_.get_linklist(i, static_cast<int>(l));
+                graph_.setListCount(list, static_cast<unsigned short>(links));
+                auto* ids = reinterpret_cast<tableint*>(list + 1);
+                for (std::uint32_t j = 0; j < links; ++j) {
+                    ids[j] = stored.word(at++);
+                }
+            }
+        }
+        if (stored.count > 0) {
+            graph_.enterpoint_node_ = stored.entry;
+            graph_.maxlevel_ = static_cast<int>(stored.max_level);
+        }
+        graph_.setEf(options.hnsw_ef_search);
+    }
+
+    std::string graph_bytes() const override {
+        std::string out;
+        const auto put = [&out](std::uint32_t v) {
+            char b[4];
+            std::memcpy(b, &v, 4);
+            out.append(b, 4);
+        };
+        const std::size_t n = graph_.cur_element_count;
+        put(static_cast<std::uint32_t>(n));
+        put(static_cast<std::uint32_t>(graph_.M_));
+        put(n == 0 ? 0U : static_cast<std::uint32_t>(graph_.maxlevel_));
+        put(n == 0 ? 0U : static_cast<std::uint32_t>(graph_.enterpoint_node_));
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto id = static_cast<hnswlib::tableint>(i);
+            const int level = graph_.element_levels_[i];
+            put(static_cast<std::uint32_t>(level));
+            for (int l = 0; l <= level; ++l) {
+                hnswlib::linklistsizeint* list =
+                    l == 0 ? graph_.get_linklist0(id) : graph_.get_linklist(id, l);
+                const unsigned short links = graph_.getListCount(list);
+                put(links);
+                const auto* ids = reinterpret_cast<const hnswlib::tableint*>(list + 1);
+                for (unsigned short j = 0; j < links; ++j) {
+                    put(ids[j]);
+                }
+            }
+        }
+        return out;
+    }
+
+    void search(const float* query,
+                std::size_t k,
+                const Bitset* allowed,
                 std::vector<ScoredDoc>& out) const override {
         out.clear();
         const std::size_t n = vectors_->size();
@@ -44,7 +201,8 @@ public:
             return;
         }
         // Expect k allowed hits among k / fraction graph hits; fetch twice that for slack.
-        const auto fetch = std::min(n, static_cast<std::size_t>(std::ceil(2.0 * static_cast<double>(k) / fraction)));
+        const auto fetch = std::min(
+            n, static_cast<std::size_t>(std::ceil(2.0 * static_cast<double>(k) / fraction)));
         graph_search(query, fetch, allowed, k, out);
         if (out.size() < k) {
             exact_search(*vectors_, query, k, allowed, out);
@@ -60,8 +218,23 @@ public:
     const VectorStore& vectors() const noexcept override { return *vectors_; }
 
 private:
+    struct Empty {};
+    /// An empty graph sized for `vectors`; the public constructors fill it.
+    HnswIndex(std::shared_ptr<const VectorStore> vectors, const DenseOptions& options, Empty)
+        : vectors_(std::move(vectors)),
+          space_(vectors_->dim),
+          graph_(&space_,
+                 std::max<std::size_t>(vectors_->size(), 1),
+                 options.hnsw_m,
+                 options.hnsw_ef_construction,
+                 options.seed),
+          min_fraction_(options.hnsw_filter_min_fraction) {}
+
     /// The `fetch` nearest graph hits, restricted to `allowed`, best `k` first.
-    void graph_search(const float* query, std::size_t fetch, const Bitset* allowed, std::size_t k,
+    void graph_search(const float* query,
+                      std::size_t fetch,
+                      const Bitset* allowed,
+                      std::size_t k,
                       std::vector<ScoredDoc>& out) const {
         auto found = graph_.searchKnn(query, fetch);
         while (!found.empty()) {
@@ -91,4 +264,14 @@ std::unique_ptr<DenseIndex> make_hnsw_index(std::shared_ptr<const VectorStore> v
     return std::make_unique<HnswIndex>(std::move(vectors), options);
 }
 
-}  // namespace scout
+std::unique_ptr<DenseIndex> load_hnsw_index(std::shared_ptr<const VectorStore> vectors,
+                                            const DenseOptions& options,
+                                            std::span<const std::uint8_t> graph) {
+    const auto parsed = parse_graph(graph, vectors->size(), options.hnsw_m);
+    if (!parsed) {
+        return nullptr;
+    }
+    return std::make_unique<HnswIndex>(std::move(vectors), options, *parsed);
+}
+
+}  // namespace scout::detail

@@ -10,7 +10,7 @@
 #include "dense/dense_index.hpp"
 #include "simd/kernels.hpp"
 
-namespace scout {
+namespace scout::detail {
 
 float quantize_int8(const float* v, std::size_t dim, std::int8_t* codes) noexcept {
     float max_abs = 0.0f;
@@ -36,13 +36,19 @@ Int8Store quantize_int8(const VectorStore& vectors) {
     store.codes.resize(vectors.size() * vectors.dim);
     store.scales.resize(vectors.size());
     for (std::size_t i = 0; i < vectors.size(); ++i) {
-        store.scales[i] = quantize_int8(vectors.row(i), vectors.dim, store.codes.data() + i * vectors.dim);
+        store.scales[i] =
+            quantize_int8(vectors.row(i), vectors.dim, store.codes.data() + i * vectors.dim);
     }
     return store;
 }
 
-void int8_search(const VectorStore& vectors, const Int8Store& codes, const float* query,
-                 std::size_t k, std::size_t pool, const Bitset* allowed, std::vector<ScoredDoc>& out) {
+void int8_search(const VectorStore& vectors,
+                 const Int8Store& codes,
+                 const float* query,
+                 std::size_t k,
+                 std::size_t pool,
+                 const Bitset* allowed,
+                 std::vector<ScoredDoc>& out) {
     const simd::Kernels& kern = simd::active();
     const std::size_t n = codes.size();
     const std::size_t dim = codes.dim;
@@ -118,4 +124,4 @@ void int8_search(const VectorStore& vectors, const Int8Store& codes, const float
     top.drain_sorted(out);
 }
 
-}  // namespace scout
+}  // namespace scout::detail

@@ -1,11 +1,15 @@
 // catalog_loader.cpp: the catalog JSON format and MCP tools/list results -> CatalogSpec.
 // nlohmann exceptions stop here; callers only ever see a Status naming the bad entry.
+#include "scout/catalog_loader.hpp"
+
 #include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
-#include "scout/catalog_loader.hpp"
+#include "util/file_io.hpp"
+#include "util/json_limits.hpp"
+#include "util/printable.hpp"
 
 namespace scout {
 namespace {
@@ -13,7 +17,10 @@ namespace {
 using nlohmann::json;
 
 /// Reads an optional string member; a present non-string value is an error.
-Status optional_string(const json& obj, const char* key, const std::string& where, std::string& out) {
+Status optional_string(const json& obj,
+                       const char* key,
+                       const std::string& where,
+                       std::string& out) {
     auto it = obj.find(key);
     if (it == obj.end() || it->is_null()) {
         return {};
@@ -40,8 +47,12 @@ Result<ToolSpec> parse_tool(const json& j, const std::string& where) {
     }
     ToolSpec tool;
     Status s = required_name(j, where, tool.name);
-    if (s.ok()) s = optional_string(j, "title", where, tool.title);
-    if (s.ok()) s = optional_string(j, "description", where, tool.description);
+    if (s.ok()) {
+        s = optional_string(j, "title", where, tool.title);
+    }
+    if (s.ok()) {
+        s = optional_string(j, "description", where, tool.description);
+    }
     if (!s.ok()) {
         return s;
     }
@@ -53,7 +64,8 @@ Result<ToolSpec> parse_tool(const json& j, const std::string& where) {
         if (!it->is_object()) {
             return Status{Errc::invalid_argument, where + ": '" + key + "' must be a JSON object"};
         }
-        (std::string_view(key) == "inputSchema" ? tool.input_schema : tool.annotations) = it->dump();
+        (std::string_view(key) == "inputSchema" ? tool.input_schema : tool.annotations) =
+            it->dump();
     }
     return tool;
 }
@@ -80,11 +92,19 @@ Result<ServerSpec> parse_server(const json& j, const std::string& where) {
     }
     ServerSpec server;
     Status s = required_name(j, where, server.name);
-    if (s.ok()) s = optional_string(j, "description", where, server.description);
-    if (s.ok()) s = optional_string(j, "category", where, server.category);
-    if (s.ok()) s = optional_string(j, "environment", where, server.environment);
+    if (s.ok()) {
+        s = optional_string(j, "description", where, server.description);
+    }
+    if (s.ok()) {
+        s = optional_string(j, "category", where, server.category);
+    }
+    if (s.ok()) {
+        s = optional_string(j, "environment", where, server.environment);
+    }
     std::string status;
-    if (s.ok()) s = optional_string(j, "status", where, status);
+    if (s.ok()) {
+        s = optional_string(j, "status", where, status);
+    }
     if (!s.ok()) {
         return s;
     }
@@ -92,7 +112,7 @@ Result<ServerSpec> parse_server(const json& j, const std::string& where) {
         auto parsed = parse_server_status(status);
         if (!parsed) {
             return Status{Errc::invalid_argument,
-                          where + ": unknown status '" + status +
+                          where + ": unknown status '" + detail::clipped(status) +
                               "' (expected ACTIVE, DEGRADED, INACTIVE or REJECTED)"};
         }
         server.status = *parsed;
@@ -107,12 +127,9 @@ Result<ServerSpec> parse_server(const json& j, const std::string& where) {
     return server;
 }
 
+/// Depth-bounded: a schema nested 100000 deep would overflow the stack when dumped below.
 Result<json> parse_json(std::string_view text) {
-    try {
-        return json::parse(text.begin(), text.end());
-    } catch (const json::exception& e) {
-        return Status{Errc::invalid_argument, std::string("malformed JSON: ") + e.what()};
-    }
+    return detail::parse_json(text);
 }
 
 Status with_prefix(const Status& s, const std::string& prefix) {
@@ -147,28 +164,8 @@ Result<CatalogSpec> parse_catalog_json(std::string_view text) {
     return spec;
 }
 
-Result<std::string> read_text_file(const std::filesystem::path& path) {
-    std::error_code ec;
-    if (!std::filesystem::exists(path, ec)) {
-        return Status{Errc::not_found, path.string() + ": no such file"};
-    }
-    if (std::filesystem::is_directory(path, ec)) {
-        return Status{Errc::io_error, path.string() + ": is a directory"};
-    }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        return Status{Errc::io_error, path.string() + ": cannot open for reading"};
-    }
-    std::ostringstream buf;
-    buf << in.rdbuf();
-    if (in.bad()) {
-        return Status{Errc::io_error, path.string() + ": read failed"};
-    }
-    return buf.str();
-}
-
 Result<CatalogSpec> load_catalog_file(const std::filesystem::path& path) {
-    auto text = read_text_file(path);
+    auto text = detail::read_text_file(path, kMaxCatalogFileBytes);
     if (!text) {
         return text.status();
     }

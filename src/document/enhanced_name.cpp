@@ -1,12 +1,13 @@
 // enhanced_name.cpp: "{sanitized_server}_{tool}" names, collision-safe and <= 64 characters.
+#include "document/enhanced_name.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
 
-#include "scout/enhanced_name.hpp"
 #include "util/hash.hpp"
 
-namespace scout {
+namespace scout::detail {
 namespace {
 
 bool is_name_char(char c) {
@@ -110,7 +111,8 @@ std::optional<std::size_t> EnhancedNames::resolve(std::string_view name) const {
 
 std::size_t EnhancedNames::memory_bytes() const noexcept {
     constexpr std::size_t kNode = 48;  // hash-map node and bucket overhead, roughly
-    std::size_t bytes = keys_.capacity() * sizeof(ToolKey) + names_.capacity() * sizeof(std::string);
+    std::size_t bytes =
+        keys_.capacity() * sizeof(ToolKey) + names_.capacity() * sizeof(std::string);
     for (const ToolKey& k : keys_) {
         bytes += k.server.capacity() + k.tool.capacity();
     }
@@ -126,4 +128,4 @@ std::size_t EnhancedNames::memory_bytes() const noexcept {
     return bytes;
 }
 
-}  // namespace scout
+}  // namespace scout::detail

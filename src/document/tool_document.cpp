@@ -1,20 +1,21 @@
 // tool_document.cpp: MCP tool + server -> the paper's structured tool document (§6.1):
 // name words, server/category, server description, tool description, and one line per
 // parameter with type, enum values, required/optional and description.
+#include "document/tool_document.hpp"
+
 #include <algorithm>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
-#include "scout/analyzer.hpp"
-#include "scout/tool_document.hpp"
+#include "analysis/analyzer.hpp"
 
-namespace scout {
+namespace scout::detail {
 namespace {
 
 using nlohmann::json;
 
-constexpr int kMaxDepth = 3;            // nested object properties rendered as a.b.c
+constexpr int kMaxDepth = 3;             // nested object properties rendered as a.b.c
 constexpr std::size_t kMaxParams = 128;  // a schema with more parameters is cut, not rejected
 constexpr std::size_t kMaxEnumValues = 24;
 
@@ -46,7 +47,8 @@ std::string type_text(const json& schema) {
         } else if (t->is_array()) {
             for (const json& each : *t) {
                 if (each.is_string() && each.get<std::string>() != "null") {
-                    base += base.empty() ? each.get<std::string>() : " or " + each.get<std::string>();
+                    base +=
+                        base.empty() ? each.get<std::string>() : " or " + each.get<std::string>();
                 }
             }
         }
@@ -100,7 +102,8 @@ struct ParamRenderer {
                 return;
             }
             const bool is_required =
-                required != nullptr && std::find(required->begin(), required->end(), name) != required->end();
+                required != nullptr &&
+                std::find(required->begin(), required->end(), name) != required->end();
             line(prefix + name, sub, is_required);
             if (depth + 1 < kMaxDepth && sub.is_object()) {
                 render(sub, prefix + name + ".", depth + 1);
@@ -194,4 +197,4 @@ Result<ToolDocument> make_tool_document(const ServerSpec& server, const ToolSpec
     return doc;
 }
 
-}  // namespace scout
+}  // namespace scout::detail

@@ -1,12 +1,32 @@
 // caching_embedder.cpp: see caching_embedder.hpp.
-#include "scout/caching_embedder.hpp"
-
 #include <algorithm>
+#include <list>
+#include <mutex>
+#include <unordered_map>
+
+#include "scout/embedder.hpp"
 
 namespace scout {
 
+// Hidden: a private part of an exported class, never part of libscout's ABI.
+struct [[gnu::visibility("hidden")]] CachingEmbedder::Cache {
+    using Order = std::list<std::string>;  // most recently used first
+    struct Entry {
+        std::vector<float> vector;
+        Order::iterator position;
+    };
+
+    mutable std::mutex mutex;  // guards everything below
+    Order order;
+    std::unordered_map<std::string, Entry> entries;
+    std::size_t hits = 0;
+    std::size_t misses = 0;
+};
+
 CachingEmbedder::CachingEmbedder(std::shared_ptr<Embedder> inner, std::size_t capacity)
-    : inner_(std::move(inner)), capacity_(capacity) {}
+    : inner_(std::move(inner)), capacity_(capacity), cache_(std::make_unique<Cache>()) {}
+
+CachingEmbedder::~CachingEmbedder() = default;
 
 Result<std::vector<float>> CachingEmbedder::embed(std::span<const std::string> texts) {
     const std::size_t dim = inner_->dim();
@@ -15,19 +35,20 @@ Result<std::vector<float>> CachingEmbedder::embed(std::span<const std::string> t
     std::vector<float> out(texts.size() * dim);
     std::vector<std::size_t> missing;
     {
-        std::lock_guard lock(mutex_);
+        std::lock_guard lock(cache_->mutex);
         for (std::size_t i = 0; i < texts.size(); ++i) {
-            auto it = entries_.find(prefix + texts[i]);
-            if (it == entries_.end() || it->second.vector.size() != dim) {
+            auto it = cache_->entries.find(prefix + texts[i]);
+            if (it == cache_->entries.end() || it->second.vector.size() != dim) {
                 missing.push_back(i);
                 continue;
             }
-            order_.splice(order_.begin(), order_, it->second.position);
-            std::copy(it->second.vector.begin(), it->second.vector.end(),
+            cache_->order.splice(cache_->order.begin(), cache_->order, it->second.position);
+            std::copy(it->second.vector.begin(),
+                      it->second.vector.end(),
                       out.begin() + static_cast<std::ptrdiff_t>(i * dim));
-            ++hits_;
+            ++cache_->hits;
         }
-        misses_ += missing.size();
+        cache_->misses += missing.size();
     }
     if (missing.empty()) {
         return out;
@@ -44,55 +65,73 @@ Result<std::vector<float>> CachingEmbedder::embed(std::span<const std::string> t
     if (fresh->size() != batch.size() * dim) {
         return fresh;  // the caller reports the size mismatch; nothing wrong is cached
     }
-    std::lock_guard lock(mutex_);
+    std::lock_guard lock(cache_->mutex);
     for (std::size_t j = 0; j < missing.size(); ++j) {
         const auto first = fresh->begin() + static_cast<std::ptrdiff_t>(j * dim);
-        std::copy(first, first + static_cast<std::ptrdiff_t>(dim), out.begin() + static_cast<std::ptrdiff_t>(missing[j] * dim));
+        std::copy(first,
+                  first + static_cast<std::ptrdiff_t>(dim),
+                  out.begin() + static_cast<std::ptrdiff_t>(missing[j] * dim));
         if (capacity_ == 0) {
             continue;
         }
         const std::string key = prefix + batch[j];
-        auto it = entries_.find(key);
-        if (it != entries_.end()) {
+        auto it = cache_->entries.find(key);
+        if (it != cache_->entries.end()) {
             it->second.vector.assign(first, first + static_cast<std::ptrdiff_t>(dim));
-            order_.splice(order_.begin(), order_, it->second.position);
+            cache_->order.splice(cache_->order.begin(), cache_->order, it->second.position);
             continue;
         }
-        order_.push_front(key);
-        entries_.emplace(key, Entry{std::vector<float>(first, first + static_cast<std::ptrdiff_t>(dim)), order_.begin()});
-        if (entries_.size() > capacity_) {
-            entries_.erase(order_.back());
-            order_.pop_back();
+        cache_->order.push_front(key);
+        cache_->entries.emplace(
+            key,
+            Cache::Entry{std::vector<float>(first, first + static_cast<std::ptrdiff_t>(dim)),
+                         cache_->order.begin()});
+        if (cache_->entries.size() > capacity_) {
+            cache_->entries.erase(cache_->order.back());
+            cache_->order.pop_back();
         }
     }
     return out;
 }
 
-std::shared_ptr<const WordVectors> CachingEmbedder::word_vectors() const { return inner_->word_vectors(); }
+std::shared_ptr<const WordVectors> CachingEmbedder::word_vectors() const {
+    return inner_->word_vectors();
+}
 
 void CachingEmbedder::fit(std::span<const std::string> corpus) {
     const std::string before = inner_->model_id();
     inner_->fit(corpus);
     if (inner_->model_id() != before) {
-        std::lock_guard lock(mutex_);
-        entries_.clear();
-        order_.clear();
+        std::lock_guard lock(cache_->mutex);
+        cache_->entries.clear();
+        cache_->order.clear();
     }
 }
 
+bool CachingEmbedder::restore_fitted_state(std::string_view state) {
+    const std::string before = inner_->model_id();
+    const bool restored = inner_->restore_fitted_state(state);
+    if (inner_->model_id() != before) {
+        std::lock_guard lock(cache_->mutex);
+        cache_->entries.clear();
+        cache_->order.clear();
+    }
+    return restored;
+}
+
 std::size_t CachingEmbedder::hits() const {
-    std::lock_guard lock(mutex_);
-    return hits_;
+    std::lock_guard lock(cache_->mutex);
+    return cache_->hits;
 }
 
 std::size_t CachingEmbedder::misses() const {
-    std::lock_guard lock(mutex_);
-    return misses_;
+    std::lock_guard lock(cache_->mutex);
+    return cache_->misses;
 }
 
 std::size_t CachingEmbedder::size() const {
-    std::lock_guard lock(mutex_);
-    return entries_.size();
+    std::lock_guard lock(cache_->mutex);
+    return cache_->entries.size();
 }
 
 }  // namespace scout

@@ -1,11 +1,16 @@
 // hashing_embedder.cpp: the feature-hashing trick (Weinberger et al., ICML 2009): each analyzed
 // word and each character trigram of it adds +-1 to one of `dim` buckets.
-#include "scout/analyzer.hpp"
 #include "scout/embedder.hpp"
+
+#include "analysis/analyzer.hpp"
 #include "util/hash.hpp"
 
 namespace scout {
 namespace {
+
+using detail::Analyzer;
+using detail::fnv1a;
+using detail::mix64;
 
 void add_feature(std::vector<float>& row, std::size_t dim, std::string_view feature, float weight) {
     const std::uint64_t h = mix64(fnv1a(feature));
@@ -15,13 +20,13 @@ void add_feature(std::vector<float>& row, std::size_t dim, std::string_view feat
 
 }  // namespace
 
-std::string HashingEmbedder::model_id() const { return "scout-hashing-v1-" + std::to_string(dim_); }
+std::string HashingEmbedder::model_id() const {
+    return "scout-hashing-v1-" + std::to_string(dim_);
+}
 
 Result<std::vector<float>> HashingEmbedder::embed(std::span<const std::string> texts) {
-    static const Analyzer analyzer(AnalyzerOptions{.split_identifiers = true,
-                                                   .remove_stop_words = true,
-                                                   .stem = true,
-                                                   .max_token_bytes = 64});
+    static const Analyzer analyzer(AnalyzerOptions{
+        .split_identifiers = true, .remove_stop_words = true, .stem = true, .max_token_bytes = 64});
     std::vector<float> out(texts.size() * dim_, 0.0f);
     std::vector<std::string> words;
     for (std::size_t t = 0; t < texts.size(); ++t) {

@@ -1,23 +1,31 @@
 // http_embedder.cpp: batching, the OpenAI embeddings wire format, and retries with exponential
-// back-off and full jitter for the HTTP embedder.
-#include "scout/http_embedder.hpp"
-
+// back-off and full jitter for the HTTP embedder; the endpoint and headers of OpenAI and Azure
+// OpenAI.
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <random>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
+#include "scout/embedder.hpp"
+
+#include "embed/embeddings_response.hpp"
 #include "embed/http_client.hpp"
+#include "util/printable.hpp"
 
 namespace scout {
 
-struct HttpEmbedder::State {
-    detail::HttpUrl url;
-    std::string api_key;
+// Hidden: a private part of an exported class, never part of libscout's ABI.
+struct [[gnu::visibility("hidden")]] HttpEmbedder::State {
+    explicit State(detail::HttpClientOptions client_options) : client(std::move(client_options)) {}
+    detail::HttpClient client;
+    std::string endpoint;              ///< base_url + "/embeddings" [+ "?api-version=V"]
+    std::vector<std::string> headers;  ///< the key's header and the extra headers
     std::atomic<std::size_t> requests{0};
 };
 
@@ -31,72 +39,93 @@ std::string env_or_empty(const char* name) {
     return v != nullptr ? std::string(v) : std::string();
 }
 
-std::string excerpt(const std::string& body) {
-    std::string out = body.substr(0, 200);
-    std::replace_if(out.begin(), out.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+bool is_azure(const HttpEmbedderOptions& options) {
+    return !options.api_version.empty();
+}
+
+/// The key given, else $SCOUT_EMBEDDER_API_KEY, else $AZURE_OPENAI_API_KEY (Azure) or
+/// $OPENAI_API_KEY.
+std::string api_key_of(const HttpEmbedderOptions& options) {
+    if (!options.api_key.empty()) {
+        return options.api_key;
+    }
+    std::string key = env_or_empty("SCOUT_EMBEDDER_API_KEY");
+    if (!key.empty()) {
+        return key;
+    }
+    return env_or_empty(is_azure(options) ? "AZURE_OPENAI_API_KEY" : "OPENAI_API_KEY");
+}
+
+/// "Name: value" with a token for a name and no line breaks (which would smuggle in headers).
+bool valid_header(const std::string& line) {
+    const std::size_t colon = line.find(':');
+    if (colon == 0 || colon == std::string::npos) {
+        return false;
+    }
+    for (std::size_t i = 0; i < colon; ++i) {
+        const auto c = static_cast<unsigned char>(line[i]);
+        if (std::isalnum(c) == 0 &&
+            std::string_view("!#$%&'*+-.^_`|~").find(line[i]) == std::string_view::npos) {
+            return false;
+        }
+    }
+    return line.find_first_of("\r\n") == std::string::npos && line.find('\0') == std::string::npos;
+}
+
+/// A header whose name says it carries a credential.
+bool carries_credential(const std::string& line) {
+    std::string name = line.substr(0, line.find(':'));
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) {
+        return static_cast<char>(std::tolower(c));
+    });
+    for (const char* word : {"key", "token", "auth", "secret", "cookie"}) {
+        if (name.find(word) != std::string::npos) {
+            return true;
+        }
+    }
+    return false;
+}
+
+std::string percent_encoded(const std::string& text) {
+    static constexpr char kHex[] = "0123456789ABCDEF";
+    std::string out;
+    for (const char ch : text) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (std::isalnum(c) != 0 || ch == '-' || ch == '.' || ch == '_' || ch == '~') {
+            out += ch;
+        } else {
+            out += '%';
+            out += kHex[c >> 4U];
+            out += kHex[c & 15U];
+        }
+    }
     return out;
+}
+
+/// The last segment of the URL's path: Azure's deployment name.
+std::string last_segment(const std::string& path) {
+    return path.substr(path.rfind('/') + 1);
+}
+
+std::string excerpt(const std::string& body) {
+    return detail::clipped(body, 200);
 }
 
 milliseconds backoff(const HttpEmbedderOptions& o, std::size_t attempt) {
     thread_local std::mt19937_64 rng{std::random_device{}()};
-    const double base = std::min(static_cast<double>(o.max_backoff.count()),
-                                 static_cast<double>(o.initial_backoff.count()) * std::ldexp(1.0, static_cast<int>(std::min<std::size_t>(attempt, 30))));
+    const double base =
+        std::min(static_cast<double>(o.max_backoff.count()),
+                 static_cast<double>(o.initial_backoff.count()) *
+                     std::ldexp(1.0, static_cast<int>(std::min<std::size_t>(attempt, 30))));
     std::uniform_real_distribution<double> jitter(0.5, 1.0);
     return milliseconds(static_cast<long long>(base * jitter(rng)));
 }
 
-/// {"data":[{"embedding":[...],"index":i},...]} -> texts x dim floats in input order.
-/// `dim` 0 accepts the size of the first vector.
-Result<std::vector<float>> parse_embeddings(const std::string& body, std::size_t texts, std::size_t& dim) {
-    const auto json = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
-    if (json.is_discarded() || !json.is_object() || !json.contains("data") || !json["data"].is_array()) {
-        return Status{Errc::unavailable, "malformed embeddings response: " + excerpt(body)};
-    }
-    const auto& data = json["data"];
-    if (data.size() != texts) {
-        return Status{Errc::unavailable, "embeddings response holds " + std::to_string(data.size()) +
-                                             " vectors for " + std::to_string(texts) + " texts"};
-    }
-    std::vector<float> out;
-    std::vector<bool> seen(texts, false);
-    for (std::size_t i = 0; i < data.size(); ++i) {
-        const auto& item = data[i];
-        if (!item.is_object() || !item.contains("embedding") || !item["embedding"].is_array()) {
-            return Status{Errc::unavailable, "embeddings response item without an \"embedding\" array"};
-        }
-        std::size_t index = i;
-        if (item.contains("index")) {
-            if (!item["index"].is_number_unsigned() || item["index"].get<std::size_t>() >= texts) {
-                return Status{Errc::unavailable, "embeddings response has a bad \"index\""};
-            }
-            index = item["index"].get<std::size_t>();
-        }
-        if (seen[index]) {
-            return Status{Errc::unavailable, "embeddings response repeats index " + std::to_string(index)};
-        }
-        seen[index] = true;
-        const auto& vec = item["embedding"];
-        if (dim == 0) {
-            dim = vec.size();
-        }
-        if (vec.size() != dim || dim == 0) {
-            return Status{Errc::dimension_mismatch, "embedding service returned " + std::to_string(vec.size()) +
-                                                        " dimensions, expected " + std::to_string(dim)};
-        }
-        out.resize(texts * dim);
-        for (std::size_t j = 0; j < dim; ++j) {
-            if (!vec[j].is_number()) {
-                return Status{Errc::unavailable, "embeddings response holds a non-number"};
-            }
-            out[index * dim + j] = vec[j].get<float>();
-        }
-    }
-    return out;
-}
-
 }  // namespace
 
-HttpEmbedder::HttpEmbedder(HttpEmbedderOptions options, std::size_t dim, std::shared_ptr<State> state)
+HttpEmbedder::HttpEmbedder(HttpEmbedderOptions options,
+                           std::size_t dim,
+                           std::shared_ptr<State> state)
     : options_(std::move(options)), dim_(dim), state_(std::move(state)) {}
 
 Result<std::shared_ptr<HttpEmbedder>> HttpEmbedder::create(HttpEmbedderOptions options) {
@@ -104,38 +133,86 @@ Result<std::shared_ptr<HttpEmbedder>> HttpEmbedder::create(HttpEmbedderOptions o
     if (!url) {
         return url.status();
     }
+    if (options.model.empty() && is_azure(options)) {
+        options.model = last_segment(url->path);
+    }
     if (options.model.empty()) {
         return Status{Errc::invalid_argument, "the HTTP embedder needs a model name"};
     }
-    if (options.batch_size == 0 || options.request_timeout.count() <= 0 || options.connect_timeout.count() <= 0 ||
-        options.total_timeout.count() <= 0 || options.dimensions > 65536) {
-        return Status{Errc::invalid_argument, "HTTP embedder: batch size, timeouts and dimensions out of range"};
+    if (options.batch_size == 0 || options.request_timeout.count() <= 0 ||
+        options.connect_timeout.count() <= 0 || options.total_timeout.count() <= 0 ||
+        options.max_response_bytes == 0 || options.dimensions > detail::kMaxHttpEmbeddingDim) {
+        return Status{Errc::invalid_argument,
+                      "HTTP embedder: batch size, timeouts, response cap and dimensions out of "
+                      "range"};
     }
-    auto state = std::make_shared<State>();
-    state->url = std::move(url.value());
-    state->api_key = options.api_key;
-    if (state->api_key.empty()) {
-        state->api_key = env_or_empty("SCOUT_EMBEDDER_API_KEY");
+    for (const std::string& header : options.headers) {
+        if (!valid_header(header)) {
+            return Status{Errc::invalid_argument,
+                          "HTTP embedder: a header must be 'Name: value' on one line (got '" +
+                              detail::clipped(header, 80) + "')"};
+        }
     }
-    if (state->api_key.empty()) {
-        state->api_key = env_or_empty("OPENAI_API_KEY");
+    if (sends_key_in_cleartext(options) && !options.allow_cleartext_key) {
+        return Status{Errc::invalid_argument,
+                      "the HTTP embedder would send its API key in cleartext over http:// to " +
+                          url->host + ", which is not loopback: use https, or allow it explicitly"};
     }
+    if (options.ca_file.empty()) {
+        options.ca_file = env_or_empty("SCOUT_CA_BUNDLE");
+    }
+    if (!options.ca_file.empty() && !std::ifstream(options.ca_file).good()) {
+        return Status{Errc::invalid_argument, "cannot read the CA bundle " + options.ca_file};
+    }
+    detail::HttpClientOptions client_options;
+    client_options.ca_file = options.ca_file;
+    client_options.connect_timeout = options.connect_timeout;
+    client_options.max_response_bytes = options.max_response_bytes;
+    auto state = std::make_shared<State>(std::move(client_options));
+    state->endpoint = detail::to_string(url.value()) + "/embeddings";
+    if (is_azure(options)) {
+        state->endpoint += "?api-version=" + percent_encoded(options.api_version);
+    }
+    if (const std::string key = api_key_of(options); !key.empty()) {
+        state->headers.push_back(is_azure(options) ? "api-key: " + key
+                                                   : "Authorization: Bearer " + key);
+    }
+    state->headers.insert(state->headers.end(), options.headers.begin(), options.headers.end());
     const std::size_t dim = options.dimensions;
-    auto embedder = std::make_shared<HttpEmbedder>(std::move(options), dim, std::move(state));
+    auto embedder =
+        std::shared_ptr<HttpEmbedder>(new HttpEmbedder(std::move(options), dim, std::move(state)));
     if (dim == 0) {
         const std::string probe[1] = {"dimension probe"};
         auto out = embedder->embed_batch(probe, Clock::now() + embedder->options_.total_timeout);
         if (!out) {
-            return Status{out.status().code(), "probing the embedding service: " + out.status().message()};
+            return Status{out.status().code(),
+                          "probing the embedding service: " + out.status().message()};
         }
         embedder->dim_ = out->size();
     }
     return embedder;
 }
 
-std::string HttpEmbedder::model_id() const { return "http:" + options_.model + ":" + std::to_string(dim_); }
+std::string HttpEmbedder::model_id() const {
+    return "http:" + options_.model + ":" + std::to_string(dim_);
+}
 
-std::size_t HttpEmbedder::requests_sent() const noexcept { return state_->requests.load(); }
+bool HttpEmbedder::sends_key_in_cleartext(const HttpEmbedderOptions& options) {
+    auto url = detail::parse_http_url(options.base_url);
+    if (!url || url->scheme != "http" || detail::is_loopback_host(url->host)) {
+        return false;
+    }
+    return !api_key_of(options).empty() ||
+           std::any_of(options.headers.begin(), options.headers.end(), carries_credential);
+}
+
+std::size_t HttpEmbedder::connections_opened() const noexcept {
+    return state_->client.connections_opened();
+}
+
+std::size_t HttpEmbedder::requests_sent() const noexcept {
+    return state_->requests.load();
+}
 
 Result<std::vector<float>> HttpEmbedder::embed(std::span<const std::string> texts) {
     const auto deadline = Clock::now() + options_.total_timeout;
@@ -152,7 +229,8 @@ Result<std::vector<float>> HttpEmbedder::embed(std::span<const std::string> text
     return out;
 }
 
-Result<std::vector<float>> HttpEmbedder::embed_batch(std::span<const std::string> texts, Clock::time_point deadline) {
+Result<std::vector<float>> HttpEmbedder::embed_batch(std::span<const std::string> texts,
+                                                     Clock::time_point deadline) {
     nlohmann::json request{{"model", options_.model}, {"input", nlohmann::json::array()}};
     for (const std::string& t : texts) {
         // Invalid UTF-8 would make dump() throw; replace it instead.
@@ -166,40 +244,54 @@ Result<std::vector<float>> HttpEmbedder::embed_batch(std::span<const std::string
     for (std::size_t attempt = 0;; ++attempt) {
         const auto now = Clock::now();
         if (now >= deadline) {
-            return Status{Errc::unavailable, "embedding gave up after " + std::to_string(options_.total_timeout.count()) +
-                                                 " ms" + (last_error.empty() ? "" : ": " + last_error)};
+            return Status{Errc::unavailable,
+                          "embedding gave up after " +
+                              std::to_string(options_.total_timeout.count()) + " ms" +
+                              (last_error.empty() ? "" : ": " + last_error)};
         }
         const auto left = std::chrono::duration_cast<milliseconds>(deadline - now);
         state_->requests.fetch_add(1);
-        auto response = detail::http_post(state_->url, "/embeddings", body, state_->api_key,
-                                          options_.connect_timeout, std::min(options_.request_timeout, left));
+        bool retryable = true;
+        auto response = state_->client.post(state_->endpoint,
+                                            state_->headers,
+                                            body,
+                                            std::min(options_.request_timeout, left),
+                                            retryable);
         double retry_after_s = -1;
         if (response && response->status == 200) {
             std::size_t dim = dim_;
-            auto parsed = parse_embeddings(response->body, texts.size(), dim);
+            auto parsed = detail::parse_embeddings_response(response->body, texts.size(), dim);
             return parsed;  // a well-formed but wrong answer is not retried: it would repeat
         }
         if (response) {
-            last_error = "HTTP " + std::to_string(response->status) + ": " + excerpt(response->body);
+            last_error =
+                "HTTP " + std::to_string(response->status) + ": " + excerpt(response->body);
             if (response->status != 429 && response->status < 500) {
                 return Status{Errc::unavailable, "embedding service answered " + last_error};
             }
             retry_after_s = response->retry_after_s;
+        } else if (!retryable) {
+            return response.status();  // another attempt would fail the same way
         } else {
             last_error = response.status().message();
         }
         if (attempt >= options_.max_retries) {
             return Status{Errc::unavailable,
-                          "embedding failed after " + std::to_string(attempt + 1) + " attempts: " + last_error};
+                          "embedding failed after " + std::to_string(attempt + 1) +
+                              " attempts: " + last_error};
         }
         milliseconds wait = backoff(options_, attempt);
         if (retry_after_s >= 0) {
-            wait = std::max(wait, milliseconds(static_cast<long long>(std::min(retry_after_s, 3600.0) * 1000.0)));
+            wait = std::max(
+                wait,
+                milliseconds(static_cast<long long>(std::min(retry_after_s, 3600.0) * 1000.0)));
         }
         if (Clock::now() + wait >= deadline) {
-            return Status{Errc::unavailable, "embedding gave up: waiting " + std::to_string(wait.count()) +
-                                                 " ms to retry would pass the " +
-                                                 std::to_string(options_.total_timeout.count()) + " ms bound; " + last_error};
+            return Status{Errc::unavailable,
+                          "embedding gave up: waiting " + std::to_string(wait.count()) +
+                              " ms to retry would pass the " +
+                              std::to_string(options_.total_timeout.count()) + " ms bound; " +
+                              last_error};
         }
         std::this_thread::sleep_for(wait);
     }

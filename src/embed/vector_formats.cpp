@@ -1,18 +1,20 @@
 // vector_formats.cpp: readers for the word-vector files users bring (word2vec text and binary,
 // fastText .vec, GloVe text) and for the wink-embeddings npm package's JSON, all into a
 // VectorTable. Each reader checks every size against the bytes that are really there.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <fstream>
 #include <numeric>
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include "embed/vector_table.hpp"
+#include "embed/word_model.hpp"
+#include "util/utf8.hpp"
 
 namespace scout::detail {
 namespace {
@@ -29,7 +31,8 @@ public:
         }
         struct stat st {};
         if (::fstat(fd, &st) == 0 && st.st_size > 0) {
-            void* p = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+            void* p = ::mmap(
+                nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
             if (p != MAP_FAILED) {
                 data_ = static_cast<const char*>(p);
                 size_ = static_cast<std::size_t>(st.st_size);
@@ -54,7 +57,9 @@ private:
     bool opened_ = false;
 };
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+bool is_space(char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
 
 std::vector<std::string_view> split_fields(std::string_view line) {
     std::vector<std::string_view> out;
@@ -87,12 +92,15 @@ bool parse_size(std::string_view s, std::size_t& out) {
 /// "count dim" header of word2vec and fastText files.
 bool parse_header(std::string_view line, std::size_t& count, std::size_t& dim) {
     const auto f = split_fields(line);
-    return f.size() == 2 && parse_size(f[0], count) && parse_size(f[1], dim) && dim > 0 && dim <= kMaxDim;
+    return f.size() == 2 && parse_size(f[0], count) && parse_size(f[1], dim) && dim > 0 &&
+           dim <= kMaxDim;
 }
 
 /// One "word v1 .. vd" line per word. With dim == 0 the first line decides it. The word is
 /// everything before the last dim fields, so words with inner spaces survive.
-Result<VectorTable> read_text_rows(const std::string& path, std::string_view text, std::size_t dim) {
+Result<VectorTable> read_text_rows(const std::string& path,
+                                   std::string_view text,
+                                   std::size_t dim) {
     VectorTable table;
     std::vector<float> values;
     std::size_t line_no = 0;
@@ -115,19 +123,22 @@ Result<VectorTable> read_text_rows(const std::string& path, std::string_view tex
             dim = fields.size() - 1;
         }
         if (fields.size() < dim + 1) {
-            return Status{Errc::invalid_argument, path + ":" + std::to_string(line_no) + ": expected " +
-                                                      std::to_string(dim) + " values"};
+            return Status{Errc::invalid_argument,
+                          path + ":" + std::to_string(line_no) + ": expected " +
+                              std::to_string(dim) + " values"};
         }
         values.resize(dim);
         const std::size_t first = fields.size() - dim;
         for (std::size_t i = 0; i < dim; ++i) {
             if (!parse_float(fields[first + i], values[i])) {
-                return Status{Errc::invalid_argument, path + ":" + std::to_string(line_no) + ": bad number '" +
-                                                          std::string(fields[first + i]) + "'"};
+                return Status{Errc::invalid_argument,
+                              path + ":" + std::to_string(line_no) + ": bad number '" +
+                                  std::string(fields[first + i]) + "'"};
             }
         }
         const char* word_end = fields[first - 1].data() + fields[first - 1].size();
-        const std::string_view word(fields[0].data(), static_cast<std::size_t>(word_end - fields[0].data()));
+        const std::string_view word(fields[0].data(),
+                                    static_cast<std::size_t>(word_end - fields[0].data()));
         if (Status s = table.add(word, values.data(), dim); !s.ok()) {
             return Status{s.code(), path + ":" + std::to_string(line_no) + ": " + s.message()};
         }
@@ -141,7 +152,9 @@ Result<VectorTable> read_text_rows(const std::string& path, std::string_view tex
 
 /// word2vec binary: "count dim\n", then per word: the word, a space, dim little-endian floats,
 /// and (in most writers) a newline.
-Result<VectorTable> read_word2vec_binary(const std::string& path, std::string_view data, std::size_t count,
+Result<VectorTable> read_word2vec_binary(const std::string& path,
+                                         std::string_view data,
+                                         std::size_t count,
                                          std::size_t dim) {
     VectorTable table;
     std::vector<float> values(dim);
@@ -151,7 +164,8 @@ Result<VectorTable> read_word2vec_binary(const std::string& path, std::string_vi
             ++pos;
         }
         const std::size_t space = data.find(' ', pos);
-        if (space == std::string_view::npos || space - pos > 1024 || data.size() - (space + 1) < dim * 4) {
+        if (space == std::string_view::npos || space - pos > 1024 ||
+            data.size() - (space + 1) < dim * 4) {
             return Status{Errc::corrupt, path + ": truncated at word " + std::to_string(n)};
         }
         std::memcpy(values.data(), data.data() + space + 1, dim * 4);
@@ -187,15 +201,26 @@ bool json_string(std::string_view data, std::size_t& pos, std::string& out) {
             return false;
         }
         switch (data[pos]) {
-            case 'n': out.push_back('\n'); break;
-            case 't': out.push_back('\t'); break;
-            case 'r': out.push_back('\r'); break;
-            case 'b': out.push_back('\b'); break;
-            case 'f': out.push_back('\f'); break;
+            case 'n':
+                out.push_back('\n');
+                break;
+            case 't':
+                out.push_back('\t');
+                break;
+            case 'r':
+                out.push_back('\r');
+                break;
+            case 'b':
+                out.push_back('\b');
+                break;
+            case 'f':
+                out.push_back('\f');
+                break;
             case 'u': {
                 unsigned cp = 0;
                 if (pos + 4 >= data.size() ||
-                    std::from_chars(data.data() + pos + 1, data.data() + pos + 5, cp, 16).ptr != data.data() + pos + 5) {
+                    std::from_chars(data.data() + pos + 1, data.data() + pos + 5, cp, 16).ptr !=
+                        data.data() + pos + 5) {
                     return false;
                 }
                 pos += 4;
@@ -203,19 +228,12 @@ bool json_string(std::string_view data, std::size_t& pos, std::string& out) {
                 if (cp >= 0xD800 && cp <= 0xDFFF) {
                     cp = 0xFFFD;
                 }
-                if (cp < 0x80) {
-                    out.push_back(static_cast<char>(cp));
-                } else if (cp < 0x800) {
-                    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-                    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-                } else {
-                    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-                    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-                    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-                }
+                utf8_append(out, cp);
                 break;
             }
-            default: out.push_back(data[pos]); break;  // \" \\ \/
+            default:
+                out.push_back(data[pos]);
+                break;  // \" \\ \/
         }
     }
     return false;
@@ -245,7 +263,9 @@ std::optional<std::size_t> json_number_field(std::string_view data, std::string_
 
 /// wink-embeddings: {"dimensions":D,"wordIndex":W,...,"vectors":{"word":[v1..vD,norm,rank],...}}.
 Result<VectorTable> read_wink_json(const std::string& path, std::string_view data) {
-    const auto bad = [&](const std::string& why) { return Status{Errc::corrupt, path + ": " + why}; };
+    const auto bad = [&](const std::string& why) {
+        return Status{Errc::corrupt, path + ": " + why};
+    };
     const auto dim = json_number_field(data, "dimensions");
     if (!dim || *dim == 0 || *dim > kMaxDim) {
         return bad("no valid \"dimensions\"");
@@ -313,7 +333,8 @@ Result<VectorTable> read_wink_json(const std::string& path, std::string_view dat
         if (row.size() < *dim) {
             return bad("vector of '" + word + "' has " + std::to_string(row.size()) + " values");
         }
-        const std::size_t rank = row.size() > rank_at ? static_cast<std::size_t>(row[rank_at]) : entries.size();
+        const std::size_t rank =
+            row.size() > rank_at ? static_cast<std::size_t>(row[rank_at]) : entries.size();
         entries.push_back({rank, word, values.size()});
         values.insert(values.end(), row.begin(), row.begin() + static_cast<std::ptrdiff_t>(*dim));
         skip_ws(data, pos);
@@ -321,7 +342,9 @@ Result<VectorTable> read_wink_json(const std::string& path, std::string_view dat
             ++pos;
         }
     }
-    std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.rank < b.rank; });
+    std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+        return a.rank < b.rank;
+    });
     VectorTable table;
     for (const Entry& e : entries) {
         if (Status s = table.add(e.word, values.data() + e.offset, *dim); !s.ok()) {
@@ -348,6 +371,14 @@ Result<VectorTable> read_vectors(const std::string& path) {
     }
     if (data.size() >= 8 && std::memcmp(data.data(), kScoutVectorMagic, 8) == 0) {
         return read_scout_vectors(path);
+    }
+    if (data.size() >= 8 && std::memcmp(data.data(), kWordModelMagic, 8) == 0) {
+        auto model =
+            parse_word_model(data, path);  // its vectors alone; read_word_model keeps the weights
+        if (!model) {
+            return model.status();
+        }
+        return std::move(model.value().table);
     }
     std::size_t first = 0;
     skip_ws(data, first);

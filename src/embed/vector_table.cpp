@@ -9,6 +9,8 @@
 #include <fstream>
 #include <iterator>
 
+#include "util/byte_io.hpp"
+#include "util/file_io.hpp"
 #include "util/hash.hpp"
 
 namespace scout::detail {
@@ -18,31 +20,19 @@ static_assert(std::endian::native == std::endian::little, "the .scout format is 
 
 constexpr std::size_t kHeaderBytes = 8 + 4 * 4 + 8;
 
-template <typename T>
-void put(std::string& out, T value) {
-    char bytes[sizeof(T)];
-    std::memcpy(bytes, &value, sizeof(T));
-    out.append(bytes, sizeof(T));
+std::uint64_t word_hash(std::string_view word) noexcept {
+    return mix64(fnv1a(word));
 }
-
-template <typename T>
-T get(const char* p) {
-    T value;
-    std::memcpy(&value, p, sizeof(T));
-    return value;
-}
-
-std::uint64_t word_hash(std::string_view word) noexcept { return mix64(fnv1a(word)); }
 
 /// Checksum of the .scout format: four independent lanes of (h ^ w) * prime over 8-byte
 /// little-endian words (so the multiplies pipeline; byte-serial FNV-1a is ~10x slower on tens
 /// of megabytes), the tail bytes zero-padded, then the lanes and the length mixed together.
-std::uint64_t checksum64(std::string_view data, std::uint64_t seed = kFnvOffset) noexcept {
+std::uint64_t checksum64_seeded(std::string_view data, std::uint64_t seed) noexcept {
     constexpr std::uint64_t kPrime = 1099511628211ULL;
     std::uint64_t lane[4] = {seed, seed ^ 1U, seed ^ 2U, seed ^ 3U};
     std::size_t i = 0;
     for (; i + 32 <= data.size(); i += 32) {
-        for (int k = 0; k < 4; ++k) {
+        for (std::size_t k = 0; k < 4; ++k) {
             std::uint64_t w;
             std::memcpy(&w, data.data() + i + 8 * k, 8);
             lane[k] = (lane[k] ^ w) * kPrime;
@@ -58,10 +48,57 @@ std::uint64_t checksum64(std::string_view data, std::uint64_t seed = kFnvOffset)
 
 }  // namespace
 
+std::uint64_t checksum64(std::string_view data) noexcept {
+    return checksum64_seeded(data, kFnvOffset);
+}
+
+Result<VectorTable> VectorTable::from_quantized(std::size_t dim,
+                                                std::string words,
+                                                std::vector<float> scales,
+                                                std::vector<std::int8_t> values) {
+    const auto corrupt = [](const std::string& why) { return Status{Errc::corrupt, why}; };
+    if (dim == 0 || dim > 65536 || scales.empty() || values.size() / dim != scales.size() ||
+        values.size() % dim != 0) {
+        return corrupt("row sizes disagree with the dimension");
+    }
+    if (words.empty() || words.back() != '\0') {
+        return corrupt("unterminated vocabulary");
+    }
+    VectorTable table;
+    table.dim_ = dim;
+    table.words_ = std::move(words);
+    for (std::size_t i = 0; i < table.words_.size();) {
+        const std::size_t end = table.words_.find('\0', i);
+        if (end == i) {
+            return corrupt("empty word in the vocabulary");
+        }
+        table.offsets_.push_back(static_cast<std::uint32_t>(i));
+        i = end + 1;
+    }
+    if (table.offsets_.size() != scales.size()) {
+        return corrupt("vocabulary holds " + std::to_string(table.offsets_.size()) + " words for " +
+                       std::to_string(scales.size()) + " rows");
+    }
+    for (float s : scales) {
+        if (!std::isfinite(s) || s <= 0.0f) {
+            return corrupt("bad row scale");
+        }
+    }
+    table.scales_ = std::move(scales);
+    table.values_ = std::move(values);
+    const std::size_t rows = table.size();
+    table.finish();
+    if (table.size() != rows) {
+        return corrupt("a word appears twice in the vocabulary");
+    }
+    return table;
+}
+
 Status VectorTable::add(std::string_view word, const float* values, std::size_t dim) {
     if (dim == 0 || (dim_ != 0 && dim != dim_)) {
-        return {Errc::invalid_argument, "vector of dimension " + std::to_string(dim) + " where " +
-                                            std::to_string(dim_) + " was expected"};
+        return {Errc::invalid_argument,
+                "vector of dimension " + std::to_string(dim) + " where " + std::to_string(dim_) +
+                    " was expected"};
     }
     if (word.empty() || word.find('\0') != std::string_view::npos || word.size() > 1024) {
         return {};  // unusable as a vocabulary entry; skipping it keeps the rest of the file
@@ -73,7 +110,8 @@ Status VectorTable::add(std::string_view word, const float* values, std::size_t 
     float max_abs = 0.0f;
     for (std::size_t i = 0; i < dim; ++i) {
         if (!std::isfinite(values[i])) {
-            return {Errc::invalid_argument, "non-finite value in the vector of '" + std::string(word) + "'"};
+            return {Errc::invalid_argument,
+                    "non-finite value in the vector of '" + std::string(word) + "'"};
         }
         max_abs = std::max(max_abs, std::fabs(values[i]));
     }
@@ -126,8 +164,10 @@ void VectorTable::finish() {
                 compact.words_.append(word(row));
                 compact.words_.push_back('\0');
                 compact.scales_.push_back(scales_[row]);
-                compact.values_.insert(compact.values_.end(), values_.begin() + static_cast<std::ptrdiff_t>(row * dim_),
-                                       values_.begin() + static_cast<std::ptrdiff_t>((row + 1) * dim_));
+                compact.values_.insert(
+                    compact.values_.end(),
+                    values_.begin() + static_cast<std::ptrdiff_t>(row * dim_),
+                    values_.begin() + static_cast<std::ptrdiff_t>((row + 1) * dim_));
             }
         }
         compact.dim_ = dim_;
@@ -136,8 +176,11 @@ void VectorTable::finish() {
         return;
     }
     std::uint64_t h = checksum64(std::string_view(words_));
-    h = checksum64(std::string_view(reinterpret_cast<const char*>(values_.data()), values_.size()), h);
-    h = checksum64(std::string_view(reinterpret_cast<const char*>(scales_.data()), scales_.size() * sizeof(float)), h);
+    h = checksum64_seeded(
+        std::string_view(reinterpret_cast<const char*>(values_.data()), values_.size()), h);
+    h = checksum64_seeded(std::string_view(reinterpret_cast<const char*>(scales_.data()),
+                                           scales_.size() * sizeof(float)),
+                          h);
     checksum_ = h;
 }
 
@@ -170,29 +213,17 @@ Status VectorTable::save(const std::string& path) const {
     std::string out;
     out.reserve(kHeaderBytes + words_.size() + scales_.size() * 4 + values_.size() + 8);
     out.append(kScoutVectorMagic, sizeof(kScoutVectorMagic));
-    put<std::uint32_t>(out, kScoutVectorVersion);
-    put<std::uint32_t>(out, static_cast<std::uint32_t>(dim_));
-    put<std::uint32_t>(out, static_cast<std::uint32_t>(scales_.size()));
-    put<std::uint32_t>(out, 0);  // reserved: quantization kind, 0 = int8 + fp32 scale per row
-    put<std::uint64_t>(out, words_.size());
+    put_bytes<std::uint32_t>(out, kScoutVectorVersion);
+    put_bytes<std::uint32_t>(out, static_cast<std::uint32_t>(dim_));
+    put_bytes<std::uint32_t>(out, static_cast<std::uint32_t>(scales_.size()));
+    put_bytes<std::uint32_t>(out, 0);  // reserved: quantization kind, 0 = int8 + fp32 scale per row
+    put_bytes<std::uint64_t>(out, words_.size());
     out += words_;
     out.append(reinterpret_cast<const char*>(scales_.data()), scales_.size() * sizeof(float));
     out.append(reinterpret_cast<const char*>(values_.data()), values_.size());
-    put<std::uint64_t>(out, checksum64(out));
+    put_bytes<std::uint64_t>(out, checksum64(out));
 
-    const std::string tmp = path + ".tmp";
-    {
-        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-        if (!f || !f.write(out.data(), static_cast<std::streamsize>(out.size())) || !f.flush()) {
-            std::remove(tmp.c_str());
-            return {Errc::io_error, "cannot write " + tmp};
-        }
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        std::remove(tmp.c_str());
-        return {Errc::io_error, "cannot rename " + tmp + " to " + path};
-    }
-    return {};
+    return write_file_atomically(path, out);
 }
 
 Result<VectorTable> read_scout_vectors(const std::string& path) {
@@ -207,18 +238,21 @@ Result<VectorTable> read_scout_vectors(const std::string& path) {
     if (file_size < 0 || !f.read(data.data(), static_cast<std::streamsize>(data.size()))) {
         return Status{Errc::io_error, "cannot read " + path};
     }
-    const auto corrupt = [&](const std::string& why) { return Status{Errc::corrupt, path + ": " + why}; };
+    const auto corrupt = [&](const std::string& why) {
+        return Status{Errc::corrupt, path + ": " + why};
+    };
     if (data.size() < kHeaderBytes + 8 || std::memcmp(data.data(), kScoutVectorMagic, 8) != 0) {
         return corrupt("not a .scout vector file");
     }
-    const auto version = get<std::uint32_t>(data.data() + 8);
+    const auto version = get_bytes<std::uint32_t>(data.data() + 8);
     if (version != kScoutVectorVersion) {
-        return Status{Errc::version_unsupported, path + ": format version " + std::to_string(version)};
+        return Status{Errc::version_unsupported,
+                      path + ": format version " + std::to_string(version)};
     }
-    const std::uint64_t dim = get<std::uint32_t>(data.data() + 12);
-    const std::uint64_t count = get<std::uint32_t>(data.data() + 16);
-    const auto kind = get<std::uint32_t>(data.data() + 20);
-    const auto words_bytes = get<std::uint64_t>(data.data() + 24);
+    const std::uint64_t dim = get_bytes<std::uint32_t>(data.data() + 12);
+    const std::uint64_t count = get_bytes<std::uint32_t>(data.data() + 16);
+    const auto kind = get_bytes<std::uint32_t>(data.data() + 20);
+    const auto words_bytes = get_bytes<std::uint64_t>(data.data() + 24);
     if (kind != 0 || dim == 0 || dim > 65536 || words_bytes > data.size()) {
         return corrupt("bad header");
     }
@@ -228,7 +262,8 @@ Result<VectorTable> read_scout_vectors(const std::string& path) {
                        std::to_string(expected));
     }
     const std::size_t body = data.size() - 8;
-    if (get<std::uint64_t>(data.data() + body) != checksum64(std::string_view(data.data(), body))) {
+    if (get_bytes<std::uint64_t>(data.data() + body) !=
+        checksum64(std::string_view(data.data(), body))) {
         return corrupt("checksum mismatch");
     }
     VectorTable table;
@@ -242,8 +277,8 @@ Result<VectorTable> read_scout_vectors(const std::string& path) {
         i = table.words_.find('\0', i) + 1;
     }
     if (table.offsets_.size() != count) {
-        return corrupt("vocabulary holds " + std::to_string(table.offsets_.size()) + " words, header says " +
-                       std::to_string(count));
+        return corrupt("vocabulary holds " + std::to_string(table.offsets_.size()) +
+                       " words, header says " + std::to_string(count));
     }
     const char* p = data.data() + kHeaderBytes + words_bytes;
     table.scales_.resize(count);

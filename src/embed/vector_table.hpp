@@ -36,6 +36,18 @@ public:
     void accumulate(std::uint32_t row, float weight, float* out) const noexcept;
     [[nodiscard]] std::string_view word(std::uint32_t row) const noexcept;
 
+    /// A table from rows already quantized (the static word model's file): `words` holds each
+    /// word followed by '\0', `scales` one positive finite scale per row, `values` rows x dim.
+    /// corrupt when the sizes disagree, a scale is bad or a word repeats (a model's per-row
+    /// weights must stay aligned with its rows, so duplicates are not dropped silently).
+    [[nodiscard]] static Result<VectorTable> from_quantized(std::size_t dim,
+                                                            std::string words,
+                                                            std::vector<float> scales,
+                                                            std::vector<std::int8_t> values);
+    [[nodiscard]] const std::string& words_blob() const noexcept { return words_; }
+    [[nodiscard]] const std::vector<float>& scales() const noexcept { return scales_; }
+    [[nodiscard]] const std::vector<std::int8_t>& values() const noexcept { return values_; }
+
     /// The compact binary format (see docs/embedders.md): header, words, scales,
     /// int8 rows, a 64-bit checksum. Written to `path` + ".tmp" then renamed, so a reader never
     /// sees half a file.
@@ -45,11 +57,11 @@ private:
     friend Result<VectorTable> read_scout_vectors(const std::string& path);
 
     std::size_t dim_ = 0;
-    std::string words_;                    // words joined, each followed by '\0'
-    std::vector<std::uint32_t> offsets_;   // start of each word in words_
-    std::vector<float> scales_;            // value = int8 * scale
-    std::vector<std::int8_t> values_;      // size() * dim_
-    std::vector<std::uint32_t> slots_;     // open addressing: row + 1, 0 = empty
+    std::string words_;                   // words joined, each followed by '\0'
+    std::vector<std::uint32_t> offsets_;  // start of each word in words_
+    std::vector<float> scales_;           // value = int8 * scale
+    std::vector<std::int8_t> values_;     // size() * dim_
+    std::vector<std::uint32_t> slots_;    // open addressing: row + 1, 0 = empty
     std::uint64_t checksum_ = 0;
 };
 
@@ -63,5 +75,8 @@ inline constexpr std::uint32_t kScoutVectorVersion = 2;
 /// GloVe text (no header). io_error when unreadable, corrupt / invalid_argument when malformed.
 [[nodiscard]] Result<VectorTable> read_vectors(const std::string& path);
 [[nodiscard]] Result<VectorTable> read_scout_vectors(const std::string& path);
+
+/// The checksum that closes .scout vector and static word model files.
+[[nodiscard]] std::uint64_t checksum64(std::string_view data) noexcept;
 
 }  // namespace scout::detail

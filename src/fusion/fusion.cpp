@@ -1,13 +1,14 @@
-// fusion.cpp: RRF, weighted RRF, score blend and the BM25-anchored blend. The lists are short
+// fusion.cpp: RRF, weighted RRF, score blend, the BM25-anchored blend and the agreement-gated
+// blend. The lists are short
 // (2 x 60 candidates at most). Candidates are merged into flat thread-local tables (a linear id
 // search over a few dozen contiguous ids beats hashing), scored and ranked there, and only the
-// top_k survivors become FusedDoc values, so a query allocates for its results only.
+// top_k survivors become FusedDoc values (each with its small rank and score vectors).
+#include "fusion/fusion.hpp"
+
 #include <algorithm>
 #include <cmath>
 
-#include "fusion/fusion.hpp"
-
-namespace scout {
+namespace scout::detail {
 namespace {
 
 struct Candidate {
@@ -23,8 +24,12 @@ struct Table {
     std::vector<Candidate> candidates;
     std::vector<std::uint32_t> ranks;  // slot * width + list, 0 = absent
     std::vector<float> scores;
-    [[nodiscard]] std::uint32_t rank(const Candidate& c, std::size_t l) const { return ranks[c.slot * width + l]; }
-    [[nodiscard]] float score(const Candidate& c, std::size_t l) const { return scores[c.slot * width + l]; }
+    [[nodiscard]] std::uint32_t rank(const Candidate& c, std::size_t l) const {
+        return ranks[c.slot * width + l];
+    }
+    [[nodiscard]] float score(const Candidate& c, std::size_t l) const {
+        return scores[c.slot * width + l];
+    }
 };
 
 /// Gathers every candidate with its rank and raw score in each list.
@@ -40,7 +45,8 @@ Table& gather(std::span<const std::vector<ScoredDoc>> lists) {
         const auto& list = lists[l];
         for (std::size_t r = 0; r < list.size(); ++r) {
             const ToolId id = list[r].id;
-            const auto slot = static_cast<std::size_t>(std::find(t.ids.begin(), t.ids.end(), id) - t.ids.begin());
+            const auto slot =
+                static_cast<std::size_t>(std::find(t.ids.begin(), t.ids.end(), id) - t.ids.begin());
             if (slot == t.ids.size()) {
                 t.ids.push_back(id);
                 t.candidates.push_back({id, 0.0, UINT32_MAX, static_cast<std::uint32_t>(slot)});
@@ -71,8 +77,13 @@ void score_rrf(Table& t, std::span<const double> weights, double k) {
 
 /// Each list's scores scaled to [0, 1] by its own min and max (a flat list maps to 1), times
 /// `weights[l] * gates[l]` (no gates: 1).
-void score_blend(Table& t, std::span<const std::vector<ScoredDoc>> lists, std::span<const double> weights,
-                 std::span<const double> gates) {
+/// With `first_by_top`, the first list's scores are divided by its top score instead (when that
+/// is positive): its candidates keep how close they came to the best, so near-ties stay near.
+void score_blend(Table& t,
+                 std::span<const std::vector<ScoredDoc>> lists,
+                 std::span<const double> weights,
+                 std::span<const double> gates,
+                 bool first_by_top = false) {
     for (std::size_t l = 0; l < lists.size(); ++l) {
         if (lists[l].empty()) {
             continue;
@@ -85,9 +96,13 @@ void score_blend(Table& t, std::span<const std::vector<ScoredDoc>> lists, std::s
             hi = std::max(hi, d.score);
         }
         const double range = static_cast<double>(hi) - static_cast<double>(lo);
+        const bool relative = first_by_top && l == 0 && hi > 0.0f;
         for (Candidate& c : t.candidates) {
             if (t.rank(c, l) != 0) {
-                const double norm = range > 0 ? (static_cast<double>(t.score(c, l)) - static_cast<double>(lo)) / range : 1.0;
+                const auto s = static_cast<double>(t.score(c, l));
+                const double norm = relative    ? s / static_cast<double>(hi)
+                                    : range > 0 ? (s - static_cast<double>(lo)) / range
+                                                : 1.0;
                 c.score += weight * norm;
             }
         }
@@ -98,15 +113,49 @@ void score_blend(Table& t, std::span<const std::vector<ScoredDoc>> lists, std::s
 /// anchor's confidence, times that list's own confidence to the power `confidence_power`, when
 /// its top-1 is also among the anchor's candidates (the two agree on the topic), else 0 (an
 /// off-topic list would only add noise).
-std::vector<double> anchored_gates(std::span<const std::vector<ScoredDoc>> lists, double confidence_power) {
+std::vector<double> anchored_gates(std::span<const std::vector<ScoredDoc>> lists,
+                                   double confidence_power) {
     std::vector<double> gates(lists.size(), 1.0);
     const double open = 1.0 - list_confidence(lists[0]);
     for (std::size_t l = 1; l < lists.size(); ++l) {
         const bool agrees = !lists[l].empty() &&
-                            std::any_of(lists[0].begin(), lists[0].end(),
-                                        [&](const ScoredDoc& d) { return d.id == lists[l].front().id; });
-        const double own = confidence_power > 0.0 ? std::pow(list_confidence(lists[l]), confidence_power) : 1.0;
+                            std::any_of(lists[0].begin(), lists[0].end(), [&](const ScoredDoc& d) {
+                                return d.id == lists[l].front().id;
+                            });
+        const double own =
+            confidence_power > 0.0 ? std::pow(list_confidence(lists[l]), confidence_power) : 1.0;
         gates[l] = agrees ? open * own : 0.0;
+    }
+    return gates;
+}
+
+/// Gates of the agreement-gated blend: 1 for BM25 (list 0); for every other list, 1 when its
+/// top-1 is among BM25's first agreement_depth candidates, else disagreement_gate, times its own
+/// confidence to gated_confidence_power, times the share of candidates it has in common with
+/// BM25 to overlap_power. Agreement says the dense list is on topic; its confidence says how
+/// clearly it prefers its top-1; the overlap says how much of the candidate pool the two
+/// branches see alike, which is low for a query the dense branch misreads.
+std::vector<double> agreement_gates(std::span<const std::vector<ScoredDoc>> lists,
+                                    const FusionOptions& options) {
+    std::vector<double> gates(lists.size(), 1.0);
+    const std::size_t depth = std::min(options.agreement_depth, lists[0].size());
+    for (std::size_t l = 1; l < lists.size(); ++l) {
+        if (lists[l].empty()) {
+            gates[l] = 0.0;
+            continue;
+        }
+        const bool agrees =
+            std::any_of(lists[0].begin(),
+                        lists[0].begin() + static_cast<std::ptrdiff_t>(depth),
+                        [&](const ScoredDoc& d) { return d.id == lists[l].front().id; });
+        const double own = options.gated_confidence_power > 0.0
+                               ? std::pow(list_confidence(lists[l]), options.gated_confidence_power)
+                               : 1.0;
+        const double overlap =
+            options.overlap_power > 0.0
+                ? std::pow(list_overlap(lists[0], lists[l]), options.overlap_power)
+                : 1.0;
+        gates[l] = (agrees ? 1.0 : options.disagreement_gate) * own * overlap;
     }
     return gates;
 }
@@ -114,7 +163,8 @@ std::vector<double> anchored_gates(std::span<const std::vector<ScoredDoc>> lists
 /// Moves `id` to the front (if present) and lifts its score to the best one, so the output stays
 /// ordered by score.
 void pin_first(std::vector<FusedDoc>& fused, ToolId id) {
-    auto it = std::find_if(fused.begin(), fused.end(), [&](const FusedDoc& d) { return d.id == id; });
+    auto it =
+        std::find_if(fused.begin(), fused.end(), [&](const FusedDoc& d) { return d.id == id; });
     if (it == fused.end() || it == fused.begin()) {
         return;
     }
@@ -130,7 +180,9 @@ std::vector<FusedDoc> finish(Table& t, std::size_t top_k) {
         return a.best_rank != b.best_rank ? a.best_rank < b.best_rank : a.id < b.id;
     };
     const std::size_t n = std::min(top_k, t.candidates.size());
-    std::partial_sort(t.candidates.begin(), t.candidates.begin() + static_cast<std::ptrdiff_t>(n), t.candidates.end(),
+    std::partial_sort(t.candidates.begin(),
+                      t.candidates.begin() + static_cast<std::ptrdiff_t>(n),
+                      t.candidates.end(),
                       before);
     std::vector<FusedDoc> fused(n);
     for (std::size_t i = 0; i < n; ++i) {
@@ -151,18 +203,31 @@ double list_confidence(std::span<const ScoredDoc> list) {
     if (list.size() < 2) {
         return list.empty() ? 0.0 : 1.0;
     }
-    const double top = list.front().score;
-    const double second = list[1].score;
-    const double last = list.back().score;
+    const auto top = static_cast<double>(list.front().score);
+    const auto second = static_cast<double>(list[1].score);
+    const auto last = static_cast<double>(list.back().score);
     return top > last ? std::clamp((top - second) / (top - last), 0.0, 1.0) : 0.0;
+}
+
+double list_overlap(std::span<const ScoredDoc> a, std::span<const ScoredDoc> b) {
+    const std::size_t longer = std::max(a.size(), b.size());
+    if (longer == 0) {
+        return 0.0;
+    }
+    std::size_t shared = 0;
+    for (const ScoredDoc& d : b) {
+        shared += static_cast<std::size_t>(
+            std::any_of(a.begin(), a.end(), [&](const ScoredDoc& x) { return x.id == d.id; }));
+    }
+    return static_cast<double>(std::min(shared, longer)) / static_cast<double>(longer);
 }
 
 std::size_t auto_k_cut(std::span<const float> scores, double ratio) {
     if (scores.size() < 2) {
         return scores.size();
     }
-    const double top = scores.front();
-    const double last = scores.back();
+    const auto top = static_cast<double>(scores.front());
+    const auto last = static_cast<double>(scores.back());
     if (!(top > last)) {
         return scores.size();
     }
@@ -173,19 +238,29 @@ std::size_t auto_k_cut(std::span<const float> scores, double ratio) {
     return n;
 }
 
-std::vector<FusedDoc> rrf_fuse(std::span<const std::vector<ScoredDoc>> lists, double k, std::size_t top_k) {
+std::vector<FusedDoc> rrf_fuse(std::span<const std::vector<ScoredDoc>> lists,
+                               double k,
+                               std::size_t top_k) {
     Table& t = gather(lists);
     score_rrf(t, {}, k);
     return finish(t, top_k);
 }
 
-std::vector<FusedDoc> fuse(std::span<const std::vector<ScoredDoc>> lists, std::span<const double> weights,
-                           const FusionOptions& options, std::size_t top_k) {
+std::vector<FusedDoc> fuse(std::span<const std::vector<ScoredDoc>> lists,
+                           std::span<const double> weights,
+                           const FusionOptions& options,
+                           std::size_t top_k) {
     Table& t = gather(lists);
     switch (options.method) {
-        case FusionMethod::rrf: score_rrf(t, {}, options.rrf_k); break;
-        case FusionMethod::weighted_rrf: score_rrf(t, weights, options.rrf_k); break;
-        case FusionMethod::score_blend: score_blend(t, lists, weights, {}); break;
+        case FusionMethod::rrf:
+            score_rrf(t, {}, options.rrf_k);
+            break;
+        case FusionMethod::weighted_rrf:
+            score_rrf(t, weights, options.rrf_k);
+            break;
+        case FusionMethod::score_blend:
+            score_blend(t, lists, weights, {});
+            break;
         case FusionMethod::anchored: {
             if (lists.empty() || lists[0].empty()) {  // no anchor: a plain blend of the rest
                 score_blend(t, lists, weights, {});
@@ -200,8 +275,24 @@ std::vector<FusedDoc> fuse(std::span<const std::vector<ScoredDoc>> lists, std::s
             }
             return out;
         }
+        case FusionMethod::gated: {
+            if (lists.empty() || lists[0].empty()) {  // no BM25 list: a plain blend of the rest
+                score_blend(t, lists, weights, {});
+                break;
+            }
+            std::vector<double> gated_weights(weights.begin(), weights.end());
+            for (std::size_t l = 1; l < gated_weights.size(); ++l) {
+                gated_weights[l] = options.gated_dense_weight;
+            }
+            score_blend(t,
+                        lists,
+                        gated_weights,
+                        agreement_gates(lists, options),
+                        options.gated_relative_bm25);
+            break;
+        }
     }
     return finish(t, top_k);
 }
 
-}  // namespace scout
+}  // namespace scout::detail

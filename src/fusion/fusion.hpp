@@ -7,9 +7,10 @@
 #include <vector>
 
 #include "scout/options.hpp"
+
 #include "util/topk.hpp"
 
-namespace scout {
+namespace scout::detail {
 
 /// One fused candidate with what each input list said about it (rank 0 = absent, else 1-based).
 struct FusedDoc {
@@ -20,12 +21,17 @@ struct FusedDoc {
 };
 
 /// Plain RRF: score(d) = sum over lists containing d of 1 / (k + rank).
-[[nodiscard]] std::vector<FusedDoc> rrf_fuse(std::span<const std::vector<ScoredDoc>> lists, double k,
+[[nodiscard]] std::vector<FusedDoc> rrf_fuse(std::span<const std::vector<ScoredDoc>> lists,
+                                             double k,
                                              std::size_t top_k);
 
 /// How clearly a ranked list (scores descending) picks its top-1: (s1 - s2) / (s1 - s_last),
 /// in [0, 1]; 1 for a single candidate, 0 for an empty or flat list.
 [[nodiscard]] double list_confidence(std::span<const ScoredDoc> list);
+
+/// How much two ranked lists agree on their candidates: the number of ids of `b` also in `a`,
+/// over the longer list's length, in [0, 1]; 0 when both are empty.
+[[nodiscard]] double list_overlap(std::span<const ScoredDoc> a, std::span<const ScoredDoc> b);
 
 /// How many leading entries of a ranked score list (descending) to keep for automatic top-k:
 /// those whose score, min-max normalized over the list, is >= `ratio`. At least 1 for a
@@ -36,7 +42,8 @@ struct FusedDoc {
 /// best `top_k`, ordered by score desc, then best single rank, then id asc: deterministic and
 /// independent of list order.
 [[nodiscard]] std::vector<FusedDoc> fuse(std::span<const std::vector<ScoredDoc>> lists,
-                                         std::span<const double> weights, const FusionOptions& options,
+                                         std::span<const double> weights,
+                                         const FusionOptions& options,
                                          std::size_t top_k);
 
-}  // namespace scout
+}  // namespace scout::detail

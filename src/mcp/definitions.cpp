@@ -106,23 +106,32 @@ SearchOptions MetaTools::scope_options(Scope scope) const {
 Json MetaTools::tool_search_definition(const Searcher& searcher) const {
     const detail::TemplateValues v = values_for(*this, searcher);
     const auto& t = connector_.templates;
-    Json schema{
-        {"type", "object"},
-        {"properties",
-         {{"query", {{"type", "string"}, {"description", detail::render(t.query, v)}}},
-          {"top_k",
-           {{"type", "integer"},
-            {"minimum", 1},
-            {"maximum", SearchOptions::kMaxTopK},
-            {"default", SearchOptions::kDefaultTopK},
-            {"description", detail::render(t.top_k, v)}}},
-          {"scope",
-           {{"type", "string"},
-            {"enum", {"my_servers", "all_servers"}},
-            {"default",
-             connector_.default_scope == Scope::my_servers ? "my_servers" : "all_servers"},
-            {"description", detail::render(t.scope, v)}}}}},
-        {"required", {"query"}}};
+    Json schema{{"type", "object"},
+                {"properties",
+                 {{"query", {{"type", "string"}, {"description", detail::render(t.query, v)}}},
+                  {"top_k",
+                   {{"type", "integer"},
+                    {"minimum", 1},
+                    {"maximum", SearchOptions::kMaxTopK},
+                    {"default", SearchOptions::kDefaultTopK},
+                    {"description", detail::render(t.top_k, v)}}},
+                  {"alternatives",
+                   {{"type", "array"},
+                    {"items", {{"type", "string"}}},
+                    {"maxItems", SearchOptions::kMaxAlternatives},
+                    {"description", detail::render(t.alternatives, v)}}},
+
+                  {"scope",
+                   {{"type", "string"},
+                    {"enum", {"my_servers", "all_servers"}},
+                    {"default",
+                     connector_.default_scope == Scope::my_servers ? "my_servers" : "all_servers"},
+                    {"description", detail::render(t.scope, v)}}}}},
+                {"required", {"query"}}};
+    if (connector_.token_counter) {  // a budget needs the counter; without it, no such input
+        schema["properties"]["max_tokens"] = Json{
+            {"type", "integer"}, {"minimum", 1}, {"description", detail::render(t.max_tokens, v)}};
+    }
     return Json{{"name", kToolSearch},
                 {"title", "Search tools"},
                 {"description", detail::render(t.tool_search, v)},
@@ -142,10 +151,8 @@ Json MetaTools::execute_tool_definition(const Searcher& searcher) const {
         {"type", "object"},
         {"properties",
          {{"tool_name", {{"type", "string"}, {"description", detail::render(t.tool_name, v)}}},
-          {"server_name",
-           {{"type", "string"}, {"description", detail::render(t.server_name, v)}}},
-          {"arguments",
-           {{"type", "object"}, {"description", detail::render(t.arguments, v)}}}}},
+          {"server_name", {{"type", "string"}, {"description", detail::render(t.server_name, v)}}},
+          {"arguments", {{"type", "object"}, {"description", detail::render(t.arguments, v)}}}}},
         {"required", {"tool_name", "server_name"}}};
     // Not read-only: the routed tool may change anything; its own annotations say what.
     return Json{{"name", kExecuteTool},
@@ -153,9 +160,7 @@ Json MetaTools::execute_tool_definition(const Searcher& searcher) const {
                 {"description", detail::render(t.execute_tool, v)},
                 {"inputSchema", std::move(schema)},
                 {"annotations",
-                 {{"title", "Execute a tool"},
-                  {"readOnlyHint", false},
-                  {"openWorldHint", true}}}};
+                 {{"title", "Execute a tool"}, {"readOnlyHint", false}, {"openWorldHint", true}}}};
 }
 
 bool MetaTools::injects_meta_tools(const Searcher& searcher) const {

@@ -4,17 +4,20 @@
 #include <exception>
 
 #include "mcp/internal.hpp"
+#include "util/printable.hpp"
 
 namespace scout::mcp {
 namespace {
 
 std::string unknown_tool_message(std::string_view tool, std::string_view server) {
-    std::string msg = "Unknown or unavailable tool '" + std::string(tool) + "'";
+    // Clipped: the names come from the client, unchecked, and may be megabytes long.
+    std::string msg = "Unknown or unavailable tool '" + scout::detail::clipped(tool) + "'";
     if (!server.empty()) {
-        msg += " on server '" + std::string(server) + "'";
+        msg += " on server '" + scout::detail::clipped(server) + "'";
     }
-    return msg + ". Call tool_search first and pass tool_name and server_name exactly as it "
-                 "returns them.";
+    return msg +
+           ". Call tool_search first and pass tool_name and server_name exactly as it "
+           "returns them.";
 }
 
 Json run(const Executor& executor, const ToolKey& key, const Json& arguments) {
@@ -50,8 +53,8 @@ std::optional<Hit> MetaTools::lookup(const Searcher& searcher,
             }
         }
     }
-    if (!hit || !detail::in_scope(searcher, scope_options(Scope::all_servers),
-                                  ToolKey{hit->server, hit->tool})) {
+    if (!hit || !detail::in_scope(
+                    searcher, scope_options(Scope::all_servers), ToolKey{hit->server, hit->tool})) {
         return std::nullopt;
     }
     return hit;
@@ -65,8 +68,9 @@ Json MetaTools::execute_tool(const Searcher& searcher,
     }
     auto name = args.find("tool_name");
     if (name == args.end() || !name->is_string() || name->get_ref<const std::string&>().empty()) {
-        return error_result("execute_tool needs a non-empty \"tool_name\" string. Call "
-                            "tool_search to find it.");
+        return error_result(
+            "execute_tool needs a non-empty \"tool_name\" string. Call "
+            "tool_search to find it.");
     }
     std::string server;
     if (auto s = args.find("server_name"); s != args.end() && !s->is_null()) {
@@ -105,7 +109,8 @@ Json MetaTools::call_tool(const Searcher& searcher,
         if (!arguments.is_null() && !arguments.is_object()) {
             return error_result("\"arguments\" must be a JSON object.");
         }
-        return run(executor, ToolKey{hit->server, hit->tool},
+        return run(executor,
+                   ToolKey{hit->server, hit->tool},
                    arguments.is_null() ? Json::object() : arguments);
     }
     return error_result(unknown_tool_message(name, {}));

@@ -13,10 +13,16 @@ Result<DescriptionTemplates> parse_templates(std::string_view json_text) {
     }
     DescriptionTemplates out;
     const std::pair<const char*, std::string*> fields[] = {
-        {"tool_search", &out.tool_search}, {"query", &out.query},
-        {"top_k", &out.top_k},             {"scope", &out.scope},
-        {"execute_tool", &out.execute_tool}, {"tool_name", &out.tool_name},
-        {"server_name", &out.server_name}, {"arguments", &out.arguments},
+        {"tool_search", &out.tool_search},
+        {"query", &out.query},
+        {"top_k", &out.top_k},
+        {"alternatives", &out.alternatives},
+        {"max_tokens", &out.max_tokens},
+        {"scope", &out.scope},
+        {"execute_tool", &out.execute_tool},
+        {"tool_name", &out.tool_name},
+        {"server_name", &out.server_name},
+        {"arguments", &out.arguments},
     };
     for (const auto& [key, value] : doc.items()) {
         std::string* target = nullptr;
@@ -29,7 +35,8 @@ Result<DescriptionTemplates> parse_templates(std::string_view json_text) {
             return Status{Errc::invalid_argument, "unknown description template '" + key + "'"};
         }
         if (!value.is_string()) {
-            return Status{Errc::invalid_argument, "description template '" + key + "' must be a string"};
+            return Status{Errc::invalid_argument,
+                          "description template '" + key + "' must be a string"};
         }
         *target = value.get<std::string>();
     }
@@ -59,6 +66,7 @@ std::string render(std::string_view text, const TemplateValues& values) {
         {"{tool_count}", std::to_string(values.tool_count)},
         {"{server_count}", std::to_string(values.server_count)},
         {"{max_top_k}", std::to_string(SearchOptions::kMaxTopK)},
+        {"{max_alternatives}", std::to_string(SearchOptions::kMaxAlternatives)},
     };
     std::string out;
     out.reserve(text.size());

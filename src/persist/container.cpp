@@ -1,9 +1,10 @@
 // container.cpp: writing and verifying the section container. The reader trusts no length:
 // every offset is checked against the buffer size (with overflow-safe arithmetic) before use,
 // and every byte is covered by a checksum or compared against a known value.
+#include "persist/container.hpp"
+
 #include <cstring>
 
-#include "persist/container.hpp"
 #include "persist/crc32c.hpp"
 
 namespace scout::detail {
@@ -36,9 +37,13 @@ std::uint16_t get_u16(std::span<const std::uint8_t> in, std::size_t at) {
 std::uint32_t get_u32(std::span<const std::uint8_t> in, std::size_t at) {
     return static_cast<std::uint32_t>(get_le(in, at, 4));
 }
-std::uint64_t get_u64(std::span<const std::uint8_t> in, std::size_t at) { return get_le(in, at, 8); }
+std::uint64_t get_u64(std::span<const std::uint8_t> in, std::size_t at) {
+    return get_le(in, at, 8);
+}
 
-std::size_t align_up(std::size_t n) { return (n + kSectionAlign - 1) / kSectionAlign * kSectionAlign; }
+std::size_t align_up(std::size_t n) {
+    return (n + kSectionAlign - 1) / kSectionAlign * kSectionAlign;
+}
 
 bool all_zero(std::span<const std::uint8_t> bytes) {
     for (std::uint8_t b : bytes) {
@@ -62,7 +67,9 @@ bool checksum_ok(std::uint32_t stored, const void* data, std::size_t size) {
 #endif
 }
 
-Status corrupt(const std::string& why) { return {Errc::corrupt, "index file is corrupt: " + why}; }
+Status corrupt(const std::string& why) {
+    return {Errc::corrupt, "index file is corrupt: " + why};
+}
 
 std::string kind_text(std::uint32_t kind) {
     std::string s(4, '?');
@@ -75,6 +82,13 @@ std::string kind_text(std::uint32_t kind) {
 
 }  // namespace
 
+Status verify_section(const SectionView& section) {
+    if (!checksum_ok(section.crc, section.bytes.data(), section.bytes.size())) {
+        return corrupt("section " + kind_text(section.kind) + " checksum mismatch");
+    }
+    return {};
+}
+
 const SectionView* ContainerView::find(std::uint32_t kind) const noexcept {
     for (const SectionView& s : sections) {
         if (s.kind == kind) {
@@ -84,7 +98,9 @@ const SectionView* ContainerView::find(std::uint32_t kind) const noexcept {
     return nullptr;
 }
 
-std::string write_container(std::uint16_t major, std::uint16_t minor, const std::vector<SectionOut>& sections) {
+std::string write_container(std::uint16_t major,
+                            std::uint16_t minor,
+                            const std::vector<SectionOut>& sections) {
     const std::size_t table_end = kHeaderBytes + sections.size() * kTableEntryBytes;
     std::vector<std::size_t> offsets;
     std::size_t pos = align_up(table_end);
@@ -122,11 +138,13 @@ std::string write_container(std::uint16_t major, std::uint16_t minor, const std:
     return out;
 }
 
-Result<ContainerView> read_container(std::span<const std::uint8_t> file, std::uint16_t oldest_major,
+Result<ContainerView> read_container(std::span<const std::uint8_t> file,
+                                     std::uint16_t oldest_major,
                                      std::uint16_t current_major) {
     const std::size_t size = file.size();
     if (size < kHeaderBytes + kFooterBytes) {
-        return corrupt("file is " + std::to_string(size) + " bytes, too short for a header and footer");
+        return corrupt("file is " + std::to_string(size) +
+                       " bytes, too short for a header and footer");
     }
     if (std::memcmp(file.data(), kFileMagic, 8) != 0) {
         return Status{Errc::corrupt, "not a scout index file (bad magic)"};
@@ -139,17 +157,19 @@ Result<ContainerView> read_container(std::span<const std::uint8_t> file, std::ui
     view.minor = get_u16(file, 10);
     if (view.major > current_major || view.major < oldest_major) {
         return Status{Errc::version_unsupported,
-                      "index format " + std::to_string(view.major) + "." + std::to_string(view.minor) +
-                          " is not supported (this library reads " + std::to_string(oldest_major) + ".x to " +
-                          std::to_string(current_major) + ".x)"};
+                      "index format " + std::to_string(view.major) + "." +
+                          std::to_string(view.minor) + " is not supported (this library reads " +
+                          std::to_string(oldest_major) + ".x to " + std::to_string(current_major) +
+                          ".x)"};
     }
     if (get_u64(file, 24) != size) {
-        return corrupt("header says " + std::to_string(get_u64(file, 24)) + " bytes, the file has " +
-                       std::to_string(size) + " (truncated?)");
+        return corrupt("header says " + std::to_string(get_u64(file, 24)) +
+                       " bytes, the file has " + std::to_string(size) + " (truncated?)");
     }
     const std::uint32_t count = get_u32(file, 20);
-    if (get_u32(file, 12) != 0 || get_u32(file, 16) != kHeaderBytes || get_u64(file, 32) != kHeaderBytes ||
-        !all_zero(file.subspan(44, 16)) || count == 0 || count > kMaxSections) {
+    if (get_u32(file, 12) != 0 || get_u32(file, 16) != kHeaderBytes ||
+        get_u64(file, 32) != kHeaderBytes || !all_zero(file.subspan(44, 16)) || count == 0 ||
+        count > kMaxSections) {
         return corrupt("bad header fields");
     }
     const std::size_t table_end = kHeaderBytes + count * kTableEntryBytes;
@@ -160,7 +180,8 @@ Result<ContainerView> read_container(std::span<const std::uint8_t> file, std::ui
     if (!checksum_ok(get_u32(file, 40), file.data() + kHeaderBytes, table_end - kHeaderBytes)) {
         return corrupt("section table checksum mismatch");
     }
-    if (get_u64(file, body_end) != size || std::memcmp(file.data() + size - 8, kFooterMagic, 8) != 0) {
+    if (get_u64(file, body_end) != size ||
+        std::memcmp(file.data() + size - 8, kFooterMagic, 8) != 0) {
         return corrupt("bad footer");
     }
     std::size_t cursor = table_end;  // end of the previous part; gaps must be zero padding
@@ -180,9 +201,7 @@ Result<ContainerView> read_container(std::span<const std::uint8_t> file, std::ui
             return corrupt("non-zero padding before section " + name);
         }
         s.bytes = file.subspan(static_cast<std::size_t>(offset), static_cast<std::size_t>(length));
-        if (!checksum_ok(get_u32(file, e + 24), s.bytes.data(), s.bytes.size())) {
-            return corrupt("section " + name + " checksum mismatch");
-        }
+        s.crc = get_u32(file, e + 24);
         if (view.find(s.kind) != nullptr) {
             return corrupt("section " + name + " appears twice");
         }

@@ -39,7 +39,12 @@ struct SectionView {
     std::uint32_t kind = 0;
     std::uint32_t version = 0;
     std::span<const std::uint8_t> bytes;  ///< points into the buffer given to read_container
+    std::uint32_t crc = 0;                ///< from the section table; see verify_section
 };
+
+/// corrupt unless the section's bytes match its checksum. A reader calls it before a section's
+/// first use, so a section it never reads is never hashed.
+[[nodiscard]] Status verify_section(const SectionView& section);
 
 struct ContainerView {
     std::uint16_t major = 0;
@@ -49,12 +54,16 @@ struct ContainerView {
 };
 
 /// The whole file image.
-[[nodiscard]] std::string write_container(std::uint16_t major, std::uint16_t minor,
+[[nodiscard]] std::string write_container(std::uint16_t major,
+                                          std::uint16_t minor,
                                           const std::vector<SectionOut>& sections);
 
-/// Verifies the structure and every checksum of `file`. corrupt for any damage or truncation,
+/// Verifies the structure of `file`: header, table and footer checksums, section bounds,
+/// alignment, order and zero padding (section checksums: verify_section). corrupt for any damage
+/// or truncation,
 /// version_unsupported for a format major outside [oldest_major, current_major].
 [[nodiscard]] Result<ContainerView> read_container(std::span<const std::uint8_t> file,
-                                                   std::uint16_t oldest_major, std::uint16_t current_major);
+                                                   std::uint16_t oldest_major,
+                                                   std::uint16_t current_major);
 
 }  // namespace scout::detail

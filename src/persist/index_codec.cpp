@@ -1,6 +1,8 @@
 // index_codec.cpp: META (JSON), CATL (JSON: the committed catalog, every server and status) and
 // VECS (raw little-endian float32 rows) sections; decoding validates every invariant a snapshot
 // build relies on, so a file that decodes can be opened.
+#include "persist/index_codec.hpp"
+
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -9,10 +11,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "catalog/validate.hpp"
+#include "document/validate.hpp"
 #include "persist/container.hpp"
-#include "persist/index_codec.hpp"
 #include "persist/options_json.hpp"
+#include "persist/outcome_codec.hpp"
+#include "util/byte_io.hpp"
+#include "util/json_limits.hpp"
 
 namespace scout::detail {
 namespace {
@@ -25,6 +29,11 @@ using nlohmann::json;
 constexpr std::uint32_t kMeta = fourcc("META");
 constexpr std::uint32_t kCatalog = fourcc("CATL");
 constexpr std::uint32_t kVectors = fourcc("VECS");
+constexpr std::uint32_t kOutcomes = fourcc("OUTC");
+constexpr std::uint32_t kBm25 = fourcc("BM25");
+constexpr std::uint32_t kEmbedKeys = fourcc("EKEY");
+constexpr std::uint32_t kGraph = fourcc("HNSW");
+constexpr std::uint32_t kEmbedderState = fourcc("EMBF");
 constexpr std::size_t kVecsHeader = 16;  // u64 count, u32 dim, u32 reserved
 
 struct Bad : std::runtime_error {
@@ -45,28 +54,26 @@ std::uint64_t count(const json& obj, const char* key) {
     return obj[key].get<std::uint64_t>();
 }
 
-json catalog_json(const StagedCatalog* staged) {
-    json servers = json::array();
-    if (staged == nullptr) {
-        return {{"servers", servers}};
-    }
-    for (const auto& [name, server] : *staged) {
+json catalog_json(const std::vector<ServerImage>& servers) {
+    json out = json::array();
+    for (const ServerImage& image : servers) {
+        const ServerSpec& server = *image.server;
         json tools = json::array();
-        for (const auto& [tool_name, t] : server.tools) {
-            tools.push_back({{"name", t.name},
-                             {"title", t.title},
-                             {"description", t.description},
-                             {"input_schema", t.input_schema},
-                             {"annotations", t.annotations}});
+        for (const ToolSpec* t : image.tools) {
+            tools.push_back({{"name", t->name},
+                             {"title", t->title},
+                             {"description", t->description},
+                             {"input_schema", t->input_schema},
+                             {"annotations", t->annotations}});
         }
-        servers.push_back({{"name", server.meta.name},
-                           {"description", server.meta.description},
-                           {"category", server.meta.category},
-                           {"environment", server.meta.environment},
-                           {"status", std::string(server_status_name(server.meta.status))},
-                           {"tools", std::move(tools)}});
+        out.push_back({{"name", server.name},
+                       {"description", server.description},
+                       {"category", server.category},
+                       {"environment", server.environment},
+                       {"status", std::string(server_status_name(server.status))},
+                       {"tools", std::move(tools)}});
     }
-    return {{"servers", std::move(servers)}};
+    return {{"servers", std::move(out)}};
 }
 
 std::string dump(const json& j) {
@@ -74,8 +81,18 @@ std::string dump(const json& j) {
     return j.dump();
 }
 
+/// Depth-bounded: checksums do not make a section's JSON shallow enough to dump or walk.
+json parse_section(std::span<const std::uint8_t> bytes, const char* section) {
+    auto parsed =
+        parse_json(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+    if (!parsed) {
+        throw Bad(std::string(section) + " section: " + parsed.status().message());
+    }
+    return std::move(parsed.value());
+}
+
 CatalogSpec parse_catalog(std::span<const std::uint8_t> bytes, std::size_t& indexed) {
-    const json j = json::parse(bytes.begin(), bytes.end());
+    const json j = parse_section(bytes, "catalog");
     if (!j.is_object() || !j.contains("servers") || !j["servers"].is_array()) {
         throw Bad("catalog section has no server list");
     }
@@ -97,8 +114,11 @@ CatalogSpec parse_catalog(std::span<const std::uint8_t> bytes, std::size_t& inde
             throw Bad("server '" + server.name + "' has no tool list");
         }
         for (const json& t : s["tools"]) {
-            server.tools.push_back({text(t, "name"), text(t, "title"), text(t, "description"),
-                                    text(t, "input_schema"), text(t, "annotations")});
+            server.tools.push_back({text(t, "name"),
+                                    text(t, "title"),
+                                    text(t, "description"),
+                                    text(t, "input_schema"),
+                                    text(t, "annotations")});
         }
         // Sorted, unique names: the writer's order, on which the VECS row order depends.
         if (!names.empty() && !(*names.rbegin() < server.name)) {
@@ -107,7 +127,8 @@ CatalogSpec parse_catalog(std::span<const std::uint8_t> bytes, std::size_t& inde
         names.insert(server.name);
         for (std::size_t t = 1; t < server.tools.size(); ++t) {
             if (!(server.tools[t - 1].name < server.tools[t].name)) {
-                throw Bad("server '" + server.name + "': tool '" + server.tools[t].name + "' is out of order");
+                throw Bad("server '" + server.name + "': tool '" + server.tools[t].name +
+                          "' is out of order");
             }
         }
         if (Status v = validate_server(server); !v.ok()) {
@@ -136,12 +157,17 @@ void parse_vectors(std::span<const std::uint8_t> bytes, StoredIndex& out) {
         payload % (std::size_t{dim} * 4) != 0 || payload / (std::size_t{dim} * 4) != n) {
         throw Bad("vector section size does not match its counts");
     }
-    out.vectors.resize(payload / 4);
-    std::memcpy(out.vectors.data(), bytes.data() + kVecsHeader, payload);
+    out.vectors = std::make_shared<VectorStore>();
+    out.vectors->dim = dim;
+    std::vector<float>& rows = out.vectors->data;
+    rows.resize(payload / 4);
+    if (payload != 0) {
+        std::memcpy(rows.data(), bytes.data() + kVecsHeader, payload);
+    }
     for (std::size_t r = 0; r < n; ++r) {
         double norm = 0;
         for (std::size_t i = 0; i < dim; ++i) {
-            const float x = out.vectors[r * dim + i];
+            const float x = rows[r * dim + i];
             if (!std::isfinite(x)) {
                 throw Bad("vector " + std::to_string(r) + " is not finite");
             }
@@ -153,39 +179,190 @@ void parse_vectors(std::span<const std::uint8_t> bytes, StoredIndex& out) {
     }
 }
 
-}  // namespace
+template <typename T>
+void append(std::string& out, const T* data, std::size_t count) {
+    out.append(reinterpret_cast<const char*>(data), count * sizeof(T));
+}
 
-std::string encode_index(const Snapshot& snap) {
-    std::size_t servers = 0;
-    std::size_t tools = 0;
-    if (snap.source) {
-        servers = snap.source->size();
-        for (const auto& [name, server] : *snap.source) {
-            tools += server.tools.size();
+/// A reader over one section's bytes that refuses to run past its end.
+class Cursor {
+public:
+    explicit Cursor(std::span<const std::uint8_t> bytes) : bytes_(bytes) {}
+    template <typename T>
+    std::vector<T> take(std::uint64_t count, const char* what) {
+        if (count > (bytes_.size() - at_) / sizeof(T)) {
+            throw Bad(std::string(what) + " runs past the end of its section");
+        }
+        std::vector<T> out(static_cast<std::size_t>(count));
+        if (!out.empty()) {  // memcpy from or to null is undefined even for zero bytes
+            std::memcpy(out.data(), bytes_.data() + at_, out.size() * sizeof(T));
+        }
+        at_ += out.size() * sizeof(T);
+        return out;
+    }
+    template <typename T>
+    T one(const char* what) {
+        return take<T>(1, what).front();
+    }
+    std::string_view text(std::size_t size, const char* what) {
+        if (size > bytes_.size() - at_) {
+            throw Bad(std::string(what) + " runs past the end of its section");
+        }
+        std::string_view out(reinterpret_cast<const char*>(bytes_.data()) + at_, size);
+        at_ += size;
+        return out;
+    }
+    [[nodiscard]] bool done() const noexcept { return at_ == bytes_.size(); }
+
+private:
+    std::span<const std::uint8_t> bytes_;
+    std::size_t at_ = 0;
+};
+
+/// BM25 section: u64 documents, u64 terms, u64 postings, then u32 offsets (terms + 1), u32
+/// docids, f32 impacts (postings each), then per term a u32 length and its bytes.
+std::string encode_bm25(const Bm25Index& bm25) {
+    const std::vector<std::string_view> terms = bm25.terms();
+    const std::span<const std::uint32_t> offsets = bm25.offsets();
+    const std::uint32_t no_terms = 0;
+    std::string out;
+    put_bytes<std::uint64_t>(out, bm25.num_docs());
+    put_bytes<std::uint64_t>(out, terms.size());
+    put_bytes<std::uint64_t>(out, bm25.num_postings());
+    if (offsets.empty()) {
+        append(out, &no_terms, 1);  // an index built from nothing has no offsets at all
+    } else {
+        append(out, offsets.data(), offsets.size());
+    }
+    append(out, bm25.docids().data(), bm25.docids().size());
+    append(out, bm25.impacts().data(), bm25.impacts().size());
+    for (std::string_view term : terms) {
+        put_bytes(out, static_cast<std::uint32_t>(term.size()));
+        out.append(term);
+    }
+    return out;
+}
+
+std::unique_ptr<Bm25Index> decode_bm25(std::span<const std::uint8_t> bytes, std::size_t documents) {
+    Cursor in(bytes);
+    const auto docs = in.one<std::uint64_t>("BM25 header");
+    const auto terms = in.one<std::uint64_t>("BM25 header");
+    const auto postings = in.one<std::uint64_t>("BM25 header");
+    if (docs != documents || terms >= bytes.size() || postings >= bytes.size()) {
+        throw Bad("BM25 section counts do not match the catalog");
+    }
+    auto offsets = in.take<std::uint32_t>(terms + 1, "BM25 offsets");
+    auto docids = in.take<ToolId>(postings, "BM25 postings");
+    auto impacts = in.take<float>(postings, "BM25 impacts");
+    std::vector<std::string> words;
+    words.reserve(static_cast<std::size_t>(terms));
+    for (std::uint64_t t = 0; t < terms; ++t) {
+        const auto size = in.one<std::uint32_t>("BM25 term");
+        words.emplace_back(in.text(size, "BM25 term"));
+    }
+    if (!in.done()) {
+        throw Bad("BM25 section has trailing bytes");
+    }
+    auto index = Bm25Index::from_parts(static_cast<std::size_t>(docs),
+                                       std::move(words),
+                                       std::move(offsets),
+                                       std::move(docids),
+                                       std::move(impacts));
+    if (!index) {
+        throw Bad("BM25 postings are inconsistent");
+    }
+    return index;
+}
+
+/// EKEY section: u64 count, then count u64 keys.
+std::vector<std::uint64_t> decode_keys(std::span<const std::uint8_t> bytes, std::size_t rows) {
+    Cursor in(bytes);
+    const auto n = in.one<std::uint64_t>("EKEY header");
+    if (n != rows) {
+        throw Bad("EKEY section does not have one key per vector");
+    }
+    auto keys = in.take<std::uint64_t>(n, "EKEY keys");
+    if (!in.done()) {
+        throw Bad("EKEY section has trailing bytes");
+    }
+    return keys;
+}
+
+/// Keys of `file` that `known` (what this version writes) does not have, as dotted paths.
+void unknown_keys(const json& file,
+                  const json& known,
+                  const std::string& prefix,
+                  std::vector<std::string>& out) {
+    if (!file.is_object() || !known.is_object()) {
+        return;
+    }
+    for (const auto& [key, value] : file.items()) {
+        const auto it = known.find(key);
+        if (it == known.end()) {
+            out.push_back(prefix + key);
+        } else {
+            unknown_keys(value, *it, prefix + key + ".", out);
         }
     }
-    const VectorStore* vecs = snap.dense ? &snap.dense->vectors() : nullptr;
+}
+
+void check(const SectionView* section) {
+    if (section != nullptr) {
+        if (Status s = verify_section(*section); !s.ok()) {
+            throw Bad(s.message());
+        }
+    }
+}
+
+}  // namespace
+
+std::string encode_index(const IndexImage& image) {
+    std::size_t tools = 0;
+    for (const ServerImage& server : image.servers) {
+        tools += server.tools.size();
+    }
+    const bool has_vectors = !image.model_id.empty();
+    const std::size_t vectors = has_vectors ? image.indexed_tools : 0;
     json meta{{"format", {{"major", kIndexFormatMajor}, {"minor", kIndexFormatMinor}}},
               {"library_version", SCOUT_VERSION_STRING},
-              {"generation", snap.generation},
-              {"options", options_to_json(snap.options)},
-              {"embedder", {{"model_id", vecs ? snap.embedder_model : ""}, {"dim", vecs ? vecs->dim : 0}}},
+              {"generation", image.generation},
+              {"options", options_to_json(image.options)},
+              {"embedder", {{"model_id", image.model_id}, {"dim", has_vectors ? image.dim : 0}}},
               {"counts",
-               {{"servers", servers},
+               {{"servers", image.servers.size()},
                 {"tools", tools},
-                {"indexed_tools", snap.tools.size()},
-                {"vectors", vecs ? vecs->size() : 0}}}};
+                {"indexed_tools", image.indexed_tools},
+                {"vectors", vectors}}}};
     std::vector<SectionOut> sections;
     sections.push_back({kMeta, 1, dump(meta)});
-    sections.push_back({kCatalog, 1, dump(catalog_json(snap.source.get()))});
-    if (vecs != nullptr) {
-        std::string bytes(kVecsHeader + vecs->data.size() * sizeof(float), '\0');
-        const std::uint64_t n = vecs->size();
-        const auto dim = static_cast<std::uint32_t>(vecs->dim);
+    sections.push_back({kCatalog, 1, dump(catalog_json(image.servers))});
+    if (has_vectors) {
+        std::string bytes(kVecsHeader + image.vectors.size() * sizeof(float), '\0');
+        const std::uint64_t n = vectors;
+        const auto dim = static_cast<std::uint32_t>(image.dim);
         std::memcpy(bytes.data(), &n, 8);
         std::memcpy(bytes.data() + 8, &dim, 4);
-        std::memcpy(bytes.data() + kVecsHeader, vecs->data.data(), vecs->data.size() * sizeof(float));
+        std::memcpy(
+            bytes.data() + kVecsHeader, image.vectors.data(), image.vectors.size() * sizeof(float));
         sections.push_back({kVectors, 1, std::move(bytes)});
+        if (image.embed_keys.size() == vectors) {
+            std::string keys;
+            put_bytes<std::uint64_t>(keys, vectors);
+            append(keys, image.embed_keys.data(), image.embed_keys.size());
+            sections.push_back({kEmbedKeys, 1, std::move(keys)});
+        }
+        if (!image.hnsw_graph.empty()) {
+            sections.push_back({kGraph, 1, image.hnsw_graph});
+        }
+        if (!image.embedder_state.empty()) {
+            sections.push_back({kEmbedderState, 1, image.embedder_state});
+        }
+    }
+    if (image.bm25 != nullptr) {
+        sections.push_back({kBm25, 1, encode_bm25(*image.bm25)});
+    }
+    if (image.outcomes != nullptr && !image.outcomes->empty()) {
+        sections.push_back({kOutcomes, kOutcomeSectionVersion, encode_outcomes(*image.outcomes)});
     }
     return write_container(kIndexFormatMajor, kIndexFormatMinor, sections);
 }
@@ -203,7 +380,8 @@ Result<StoredIndex> decode_index(std::span<const std::uint8_t> bytes) {
     }
     StoredIndex out;
     try {
-        const json m = json::parse(meta->bytes.begin(), meta->bytes.end());
+        check(meta);
+        const json m = parse_section(meta->bytes, "META");
         out.info.format_major = view->major;
         out.info.format_minor = view->minor;
         out.info.library_version = text(m, "library_version");
@@ -213,15 +391,29 @@ Result<StoredIndex> decode_index(std::span<const std::uint8_t> bytes) {
             return options.status();
         }
         out.options = options.value();
+        if (view->major == kIndexFormatMajor && view->minor > kIndexFormatMinor) {
+            // A newer minor may add keys this reader does not know: they are ignored, but said.
+            std::vector<std::string> unknown;
+            unknown_keys(m["options"], options_to_json(out.options), "options.", unknown);
+            for (const std::string& key : unknown) {
+                out.info.warnings.push_back("index format " + std::to_string(view->major) + "." +
+                                            std::to_string(view->minor) + " key '" + key +
+                                            "' is not known to this reader (format " +
+                                            std::to_string(kIndexFormatMajor) + "." +
+                                            std::to_string(kIndexFormatMinor) + ") and is ignored");
+            }
+        }
         const json& e = m.contains("embedder") ? m["embedder"] : json();
         out.info.model_id = text(e, "model_id");
-        out.info.dim = static_cast<std::size_t>(std::min<std::uint64_t>(count(e, "dim"), 1U << 20U));
+        out.info.dim =
+            static_cast<std::size_t>(std::min<std::uint64_t>(count(e, "dim"), 1U << 20U));
         const json& c = m.contains("counts") ? m["counts"] : json();
         out.info.servers = count(c, "servers");
         out.info.tools = count(c, "tools");
         out.info.indexed_tools = count(c, "indexed_tools");
         out.info.vectors = count(c, "vectors");
         std::size_t indexed = 0;
+        check(cat);
         out.catalog = parse_catalog(cat->bytes, indexed);
         std::size_t tools = 0;
         for (const ServerSpec& s : out.catalog.servers) {
@@ -236,8 +428,45 @@ Result<StoredIndex> decode_index(std::span<const std::uint8_t> bytes) {
             (!has_vectors && (out.info.vectors != 0 || out.info.dim != 0))) {
             throw Bad("vector counts differ from the catalog");
         }
+        if (const SectionView* bm25 = view->find(kBm25)) {
+            check(bm25);
+            out.bm25 = decode_bm25(bm25->bytes, indexed);
+        }
         if (vecs != nullptr) {
+            check(vecs);
             parse_vectors(vecs->bytes, out);
+            if (const SectionView* keys = view->find(kEmbedKeys)) {
+                check(keys);
+                out.embed_keys = decode_keys(keys->bytes, out.info.vectors);
+            }
+            if (const SectionView* state = view->find(kEmbedderState)) {
+                check(state);
+                out.embedder_state.assign(reinterpret_cast<const char*>(state->bytes.data()),
+                                          state->bytes.size());
+            }
+            if (const SectionView* graph = view->find(kGraph)) {
+                check(graph);
+                out.dense = load_hnsw_index(out.vectors, out.options.dense, graph->bytes);
+                if (!out.dense) {
+                    throw Bad("HNSW graph is inconsistent");
+                }
+            } else if (out.options.dense.kind == DenseIndexKind::flat ||
+                       (out.options.dense.kind == DenseIndexKind::automatic &&
+                        out.vectors->size() < out.options.dense.hnsw_min_tools)) {
+                out.dense = make_flat_index(out.vectors, out.options.dense);
+            }
+        } else if (view->find(kEmbedKeys) != nullptr || view->find(kGraph) != nullptr ||
+                   view->find(kEmbedderState) != nullptr) {
+            throw Bad("dense sections without vectors");
+        }
+        // A newer layout of OUTC is skipped like an unknown section: outcomes are only a hint.
+        if (const SectionView* o = view->find(kOutcomes);
+            o != nullptr && o->version == kOutcomeSectionVersion) {
+            auto outcomes = decode_outcomes(o->bytes);
+            if (!outcomes) {
+                return outcomes.status();
+            }
+            out.outcomes = std::move(outcomes.value());
         }
     } catch (const Bad& e) {
         return Status{Errc::corrupt, std::string("index file is corrupt: ") + e.what()};

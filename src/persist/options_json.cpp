@@ -1,18 +1,32 @@
 // options_json.cpp: see options_json.hpp. Bounds matter: a damaged file must not ask for, say,
 // an HNSW graph with a billion links per node.
+#include "persist/options_json.hpp"
+
 #include <cmath>
 #include <stdexcept>
 
-#include "persist/options_json.hpp"
+#include "util/aggregate_fields.hpp"
 
 namespace scout::detail {
 namespace {
 
 using nlohmann::json;
 
-// Every CatalogOptions field is written and read below. This trips when a field is added, as a
-// reminder to extend both functions (and docs/FORMAT.md) so index files keep every setting.
-static_assert(sizeof(CatalogOptions) == 224, "CatalogOptions changed: update options_json.cpp");
+// Every option field is written and read below. These trip when a field is added, as a reminder
+// to extend both functions (and docs/FORMAT.md) so index files keep every setting.
+static_assert(aggregate_fields<CatalogOptions>() == 6,
+              "CatalogOptions changed: update options_json.cpp");
+static_assert(aggregate_fields<AnalyzerOptions>() == 6,
+              "AnalyzerOptions changed: update options_json.cpp");
+static_assert(aggregate_fields<Bm25Options>() == 3, "Bm25Options changed: update options_json.cpp");
+static_assert(aggregate_fields<FieldWeights>() == 7,
+              "FieldWeights changed: update options_json.cpp");
+static_assert(aggregate_fields<DenseOptions>() == 9,
+              "DenseOptions changed: update options_json.cpp");
+static_assert(aggregate_fields<FusionOptions>() == 12,
+              "FusionOptions changed: update options_json.cpp");
+static_assert(aggregate_fields<ExpansionOptions>() == 9,
+              "ExpansionOptions changed: update options_json.cpp");
 
 struct BadField : std::runtime_error {
     using std::runtime_error::runtime_error;
@@ -27,7 +41,8 @@ const json& field(const json& obj, const char* key) {
 
 float real(const json& obj, const char* key, double lo, double hi) {
     const json& v = field(obj, key);
-    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < lo || v.get<double>() > hi) {
+    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < lo ||
+        v.get<double>() > hi) {
         throw BadField(std::string("option '") + key + "' is out of range");
     }
     return v.get<float>();
@@ -56,7 +71,8 @@ float real_or_off(const json& obj, const char* key, double lo, double hi) {
 
 double non_negative(const json& obj, const char* key) {
     const json& v = field(obj, key);
-    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0 || v.get<double>() > 1e9) {
+    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0 ||
+        v.get<double>() > 1e9) {
         throw BadField(std::string("option '") + key + "' is out of range");
     }
     return v.get<double>();
@@ -64,9 +80,12 @@ double non_negative(const json& obj, const char* key) {
 
 const char* kind_name(DenseIndexKind kind) {
     switch (kind) {
-        case DenseIndexKind::flat: return "flat";
-        case DenseIndexKind::hnsw: return "hnsw";
-        case DenseIndexKind::automatic: break;
+        case DenseIndexKind::flat:
+            return "flat";
+        case DenseIndexKind::hnsw:
+            return "hnsw";
+        case DenseIndexKind::automatic:
+            break;
     }
     return "automatic";
 }
@@ -109,16 +128,23 @@ json options_to_json(const CatalogOptions& o) {
               {"fetch_factor", o.fusion.fetch_factor},
               {"bm25_weight", o.fusion.bm25_weight},
               {"dense_weight", o.fusion.dense_weight},
-              {"dense_confidence_power", o.fusion.dense_confidence_power}}},
-            {"expansion", {{"lexicon", o.expansion.lexicon},
-                           {"weight", o.expansion.weight},
-                           {"neighbours", o.expansion.neighbours},
-                           {"neighbour_weight", o.expansion.neighbour_weight},
-                           {"neighbour_min_similarity", o.expansion.neighbour_min_similarity},
-                           {"action_weight", o.expansion.action_weight},
-                           {"compound_weight", o.expansion.compound_weight},
-                           {"action_boost", o.expansion.action_boost},
-                           {"pair_weight", o.expansion.pair_weight}}},
+              {"dense_confidence_power", o.fusion.dense_confidence_power},
+              {"gated_dense_weight", o.fusion.gated_dense_weight},
+              {"agreement_depth", o.fusion.agreement_depth},
+              {"disagreement_gate", o.fusion.disagreement_gate},
+              {"gated_confidence_power", o.fusion.gated_confidence_power},
+              {"overlap_power", o.fusion.overlap_power},
+              {"gated_relative_bm25", o.fusion.gated_relative_bm25}}},
+            {"expansion",
+             {{"lexicon", o.expansion.lexicon},
+              {"weight", o.expansion.weight},
+              {"neighbours", o.expansion.neighbours},
+              {"neighbour_weight", o.expansion.neighbour_weight},
+              {"neighbour_min_similarity", o.expansion.neighbour_min_similarity},
+              {"action_weight", o.expansion.action_weight},
+              {"compound_weight", o.expansion.compound_weight},
+              {"action_boost", o.expansion.action_boost},
+              {"pair_weight", o.expansion.pair_weight}}},
             {"embed_batch", o.embed_batch}};
 }
 
@@ -166,7 +192,8 @@ Result<CatalogOptions> options_from_json(const json& j) {
         o.dense.seed = whole(d, "seed", 0, UINT64_MAX);
         const json& f = field(j, "fusion");
         const json& method = field(f, "method");
-        const auto parsed = method.is_string() ? parse_fusion_method(method.get<std::string>()) : std::nullopt;
+        const auto parsed =
+            method.is_string() ? parse_fusion_method(method.get<std::string>()) : std::nullopt;
         if (!parsed) {
             throw BadField("unknown fusion method");
         }
@@ -178,6 +205,27 @@ Result<CatalogOptions> options_from_json(const json& j) {
         // Absent from files written before the dense confidence gate.
         o.fusion.dense_confidence_power =
             f.contains("dense_confidence_power") ? non_negative(f, "dense_confidence_power") : 0.0;
+        // Absent from files written before the gated blend: its defaults (unused by the
+        // methods those files could name).
+        const FusionOptions defaults;
+        o.fusion.gated_dense_weight = f.contains("gated_dense_weight")
+                                          ? non_negative(f, "gated_dense_weight")
+                                          : defaults.gated_dense_weight;
+        o.fusion.agreement_depth = f.contains("agreement_depth")
+                                       ? whole(f, "agreement_depth", 1, 1000)
+                                       : defaults.agreement_depth;
+        o.fusion.disagreement_gate = f.contains("disagreement_gate")
+                                         ? non_negative(f, "disagreement_gate")
+                                         : defaults.disagreement_gate;
+        o.fusion.gated_confidence_power = f.contains("gated_confidence_power")
+                                              ? non_negative(f, "gated_confidence_power")
+                                              : defaults.gated_confidence_power;
+        // Absent from files written before the overlap gate: 0 reproduces their ranking.
+        o.fusion.overlap_power =
+            f.contains("overlap_power") ? non_negative(f, "overlap_power") : 0.0;
+        o.fusion.gated_relative_bm25 = f.contains("gated_relative_bm25")
+                                           ? flag(f, "gated_relative_bm25")
+                                           : defaults.gated_relative_bm25;
         const json& x = field(j, "expansion");
         o.expansion.lexicon = flag(x, "lexicon");
         o.expansion.weight = real(x, "weight", 0, 1e6);
@@ -195,7 +243,8 @@ Result<CatalogOptions> options_from_json(const json& j) {
     } catch (const BadField& e) {
         return Status{Errc::corrupt, std::string("index file is corrupt: ") + e.what()};
     } catch (const json::exception& e) {
-        return Status{Errc::corrupt, std::string("index file is corrupt: bad options: ") + e.what()};
+        return Status{Errc::corrupt,
+                      std::string("index file is corrupt: bad options: ") + e.what()};
     }
 }
 

@@ -27,7 +27,9 @@ struct Kernels {
     /// lie in [-127, 127] (the AVX2 kernel negates them; -128 has no negation).
     std::int32_t (*dot_i8)(const std::int8_t* a, const std::int8_t* b, std::size_t n);
     /// out[r] = dot_i8(q, rows[r], n) for the kRowGroup rows.
-    void (*dot_rows_i8)(const std::int8_t* q, const std::int8_t* const* rows, std::size_t n,
+    void (*dot_rows_i8)(const std::int8_t* q,
+                        const std::int8_t* const* rows,
+                        std::size_t n,
                         std::int32_t* out);
     /// Smallest i >= begin such that some v[j] > threshold for j in [i, min(i + kScanBlock, n));
     /// n if there is none. Lets a top-k scan skip whole blocks that cannot enter the heap.

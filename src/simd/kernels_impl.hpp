@@ -108,7 +108,10 @@ inline __m256i madd_i8(__m256i q_abs, __m256i q, const std::int8_t* r, __m256i a
 }
 #endif
 
-inline std::int32_t dot_i8_tail(const std::int8_t* a, const std::int8_t* b, std::size_t i, std::size_t n) noexcept {
+inline std::int32_t dot_i8_tail(const std::int8_t* a,
+                                const std::int8_t* b,
+                                std::size_t i,
+                                std::size_t n) noexcept {
     std::int32_t sum = 0;
     for (; i < n; ++i) {
         sum += static_cast<std::int32_t>(a[i]) * static_cast<std::int32_t>(b[i]);
@@ -132,7 +135,10 @@ std::int32_t dot_i8(const std::int8_t* a, const std::int8_t* b, std::size_t n) {
 }
 
 template <class Arch>
-void dot_rows_i8(const std::int8_t* q, const std::int8_t* const* rows, std::size_t n, std::int32_t* out) {
+void dot_rows_i8(const std::int8_t* q,
+                 const std::int8_t* const* rows,
+                 std::size_t n,
+                 std::int32_t* out) {
     std::size_t i = 0;
     for (std::size_t r = 0; r < kRowGroup; ++r) {
         out[r] = 0;
@@ -184,25 +190,27 @@ std::size_t next_above(const float* v, std::size_t begin, std::size_t n, float t
 }  // namespace scout::simd::impl
 
 /// Defines scout::simd::<ns>::kKernels from the templates above for architecture `arch`.
-#define SCOUT_DEFINE_KERNELS(ns, arch)                                                     \
-    namespace scout::simd::ns {                                                            \
-    namespace {                                                                            \
-    float dot(const float* a, const float* b, std::size_t n) {                             \
-        return impl::dot<arch>(a, b, n);                                                   \
-    }                                                                                      \
-    void dot_rows(const float* q, const float* const* r, std::size_t n, float* out) {      \
-        impl::dot_rows<arch>(q, r, n, out);                                                \
-    }                                                                                      \
-    std::int32_t dot_i8(const std::int8_t* a, const std::int8_t* b, std::size_t n) {       \
-        return impl::dot_i8<arch>(a, b, n);                                                \
-    }                                                                                      \
-    void dot_rows_i8(const std::int8_t* q, const std::int8_t* const* r, std::size_t n,     \
-                     std::int32_t* out) {                                                  \
-        impl::dot_rows_i8<arch>(q, r, n, out);                                             \
-    }                                                                                      \
-    std::size_t next_above(const float* v, std::size_t begin, std::size_t n, float t) {    \
-        return impl::next_above<arch>(v, begin, n, t);                                     \
-    }                                                                                      \
-    }                                                                                      \
-    const Kernels kKernels{#ns, &dot, &dot_rows, &dot_i8, &dot_rows_i8, &next_above};      \
+#define SCOUT_DEFINE_KERNELS(ns, arch)                                                  \
+    namespace scout::simd::ns {                                                         \
+    namespace {                                                                         \
+    float dot(const float* a, const float* b, std::size_t n) {                          \
+        return impl::dot<arch>(a, b, n);                                                \
+    }                                                                                   \
+    void dot_rows(const float* q, const float* const* r, std::size_t n, float* out) {   \
+        impl::dot_rows<arch>(q, r, n, out);                                             \
+    }                                                                                   \
+    std::int32_t dot_i8(const std::int8_t* a, const std::int8_t* b, std::size_t n) {    \
+        return impl::dot_i8<arch>(a, b, n);                                             \
+    }                                                                                   \
+    void dot_rows_i8(const std::int8_t* q,                                              \
+                     const std::int8_t* const* r,                                       \
+                     std::size_t n,                                                     \
+                     std::int32_t* out) {                                               \
+        impl::dot_rows_i8<arch>(q, r, n, out);                                          \
+    }                                                                                   \
+    std::size_t next_above(const float* v, std::size_t begin, std::size_t n, float t) { \
+        return impl::next_above<arch>(v, begin, n, t);                                  \
+    }                                                                                   \
+    }                                                                                   \
+    const Kernels kKernels{#ns, &dot, &dot_rows, &dot_i8, &dot_rows_i8, &next_above};   \
     }

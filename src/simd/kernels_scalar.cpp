@@ -27,7 +27,10 @@ std::int32_t dot_i8(const std::int8_t* a, const std::int8_t* b, std::size_t n) {
     return sum;
 }
 
-void dot_rows_i8(const std::int8_t* q, const std::int8_t* const* rows, std::size_t n, std::int32_t* out) {
+void dot_rows_i8(const std::int8_t* q,
+                 const std::int8_t* const* rows,
+                 std::size_t n,
+                 std::int32_t* out) {
     for (std::size_t r = 0; r < kRowGroup; ++r) {
         out[r] = dot_i8(q, rows[r], n);
     }

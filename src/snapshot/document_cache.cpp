@@ -1,11 +1,12 @@
 // document_cache.cpp: see document_cache.hpp.
+#include "snapshot/document_cache.hpp"
+
 #include <functional>
 #include <string_view>
 
 #include "analysis/tool_action.hpp"
 #include "analysis/word_pairs.hpp"
-#include "scout/tool_document.hpp"
-#include "snapshot/document_cache.hpp"
+#include "document/tool_document.hpp"
 #include "util/hash.hpp"
 
 namespace scout::detail {
@@ -21,18 +22,25 @@ std::uint64_t combine(std::uint64_t h, std::string_view field) noexcept {
 
 std::uint64_t DocumentCache::key(const ServerSpec& server, const ToolSpec& tool) noexcept {
     std::uint64_t h = kFnvOffset;
-    for (std::string_view f : {std::string_view(server.name), std::string_view(server.description),
-                               std::string_view(server.category), std::string_view(server.environment),
-                               std::string_view(tool.name), std::string_view(tool.title),
-                               std::string_view(tool.description), std::string_view(tool.input_schema),
+    for (std::string_view f : {std::string_view(server.name),
+                               std::string_view(server.description),
+                               std::string_view(server.category),
+                               std::string_view(server.environment),
+                               std::string_view(tool.name),
+                               std::string_view(tool.title),
+                               std::string_view(tool.description),
+                               std::string_view(tool.input_schema),
                                std::string_view(tool.annotations)}) {
         h = combine(h, f);
     }
     return h;
 }
 
-CachedDocument* DocumentCache::get(std::uint64_t key, const ServerSpec& server, const ToolSpec& tool,
-                                   const Analyzer& analyzer, const FieldWeights& weights,
+CachedDocument* DocumentCache::get(std::uint64_t key,
+                                   const ServerSpec& server,
+                                   const ToolSpec& tool,
+                                   const Analyzer& analyzer,
+                                   const FieldWeights& weights,
                                    std::size_t& rendered) {
     if (auto it = entries_.find(key); it != entries_.end()) {
         return &it->second;
@@ -43,11 +51,12 @@ CachedDocument* DocumentCache::get(std::uint64_t key, const ServerSpec& server, 
     }
     ++rendered;
     CachedDocument entry;
-    const std::pair<const std::string*, float> fields[5] = {{&doc->name, weights.name},
-                                                            {&doc->server, weights.server},
-                                                            {&doc->server_description, weights.server_description},
-                                                            {&doc->description, weights.description},
-                                                            {&doc->parameters, weights.parameters}};
+    const std::pair<const std::string*, float> fields[5] = {
+        {&doc->name, weights.name},
+        {&doc->server, weights.server},
+        {&doc->server_description, weights.server_description},
+        {&doc->description, weights.description},
+        {&doc->parameters, weights.parameters}};
     std::unordered_map<std::string, std::size_t> slot;  // term -> index in weighted_terms
     const auto add = [&](std::string term, float weight) {
         auto [it, fresh] = slot.try_emplace(std::move(term), entry.weighted_terms.size());

@@ -7,10 +7,11 @@
 #include <unordered_map>
 #include <vector>
 
-#include "analysis/tool_action.hpp"
-#include "scout/analyzer.hpp"
 #include "scout/options.hpp"
 #include "scout/types.hpp"
+
+#include "analysis/analyzer.hpp"
+#include "analysis/tool_action.hpp"
 
 namespace scout::detail {
 
@@ -21,8 +22,8 @@ struct CachedDocument {
     std::vector<std::pair<std::string, float>> weighted_terms;
     std::string text;
     ToolAction action = ToolAction::none;  ///< read off the tool's name
-    std::uint64_t embed_key = 0;         ///< EmbeddingCache key for embed_model below
-    std::uint64_t embed_model_hash = 0;  ///< 0: embed_key not computed yet
+    std::uint64_t embed_key = 0;           ///< EmbeddingCache key for embed_model below
+    std::uint64_t embed_model_hash = 0;    ///< 0: embed_key not computed yet
 };
 
 /// In-memory only (keys use std::hash, which need not be stable across builds). Not thread-safe:
@@ -35,8 +36,11 @@ public:
 
     /// The cached document of `key`, rendering and analyzing it on a miss; nullptr when the
     /// tool does not render (its schema is not a JSON object). `rendered` counts misses.
-    [[nodiscard]] CachedDocument* get(std::uint64_t key, const ServerSpec& server, const ToolSpec& tool,
-                                      const Analyzer& analyzer, const FieldWeights& weights,
+    [[nodiscard]] CachedDocument* get(std::uint64_t key,
+                                      const ServerSpec& server,
+                                      const ToolSpec& tool,
+                                      const Analyzer& analyzer,
+                                      const FieldWeights& weights,
                                       std::size_t& rendered);
     /// Drops every entry whose key is not in `live`.
     void retain(const std::vector<std::uint64_t>& live);

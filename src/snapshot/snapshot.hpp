@@ -2,19 +2,22 @@
 // once published it is never modified, only replaced, so readers need no locks.
 #pragma once
 
-#include "analysis/tool_action.hpp"
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
-#include "dense/dense_index.hpp"
-#include "expansion/neighbour_expander.hpp"
-#include "scout/analyzer.hpp"
-#include "scout/enhanced_name.hpp"
 #include "scout/options.hpp"
 #include "scout/types.hpp"
+
+#include "analysis/analyzer.hpp"
+#include "analysis/tool_action.hpp"
+#include "dense/dense_index.hpp"
+#include "dense/word_neighbours.hpp"
+#include "document/enhanced_name.hpp"
 #include "snapshot/staged_catalog.hpp"
 #include "sparse/bm25_index.hpp"
 
@@ -49,17 +52,32 @@ struct Snapshot {
     std::vector<ServerRecord> servers;  // ACTIVE servers only, by name
     std::vector<ToolRecord> tools;      // ToolId order: by (server, tool)
     std::unordered_map<std::string, std::uint32_t> server_index;
+    /// Enhanced names of every staged tool, whatever its server's status, so a server that
+    /// leaves the index (crashed, DEGRADED) changes no other tool's name.
     EnhancedNames names;
+    std::vector<ToolId> name_tools;  // names index -> ToolId, kNotIndexed for a tool not indexed
     std::unordered_map<std::string, std::vector<ToolId>> tools_by_name;  // plain tool name -> ids
     Bm25Index bm25;
     std::shared_ptr<const DenseIndex> dense;  // null: no embedder, or indexing failed
     std::vector<std::uint64_t> embed_keys;    // EmbeddingCache key of each tool's vector
-    std::string dense_error;            // why `dense` is null, when an embedder was set
+    std::string dense_error;                  // why `dense` is null, when an embedder was set
     std::string embedder_model;
-    std::shared_ptr<const NeighbourExpander> neighbours;  // null: off, or no word vectors
+    std::shared_ptr<const WordNeighbours> neighbours;  // null: off, or no word vectors
     /// The full staged state this snapshot was built from (non-ACTIVE servers included), so
     /// save() writes exactly what readers see. Null only for the empty initial snapshot.
     std::shared_ptr<const StagedCatalog> source;
 };
+
+/// name_tools entry of a tool whose server is not ACTIVE.
+inline constexpr ToolId kNotIndexed = static_cast<ToolId>(-1);
+
+/// The indexed tool an enhanced name denotes. A name of a tool whose server is not ACTIVE, or one
+/// that prefix resolution would take to such a server, resolves to nothing: never to another
+/// server's tool.
+[[nodiscard]] std::optional<ToolId> resolve_enhanced_name(const Snapshot& snap,
+                                                          std::string_view name);
+
+/// Approximate memory held by a snapshot, by part. O(tools).
+[[nodiscard]] MemoryUsage memory_usage(const Snapshot& snap) noexcept;
 
 }  // namespace scout::detail

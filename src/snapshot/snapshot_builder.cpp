@@ -1,39 +1,20 @@
 // snapshot_builder.cpp: documents -> BM25 postings, cached or fresh embeddings -> dense index,
 // enhanced names and id maps; all assembled off to the side before anyone can see it.
+#include "snapshot/snapshot_builder.hpp"
+
+#include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <algorithm>
 #include <exception>
 #include <set>
+#include <unordered_map>
 
-#include "analysis/lexicon.hpp"
-#include "scout/tool_document.hpp"
-#include "snapshot/snapshot_builder.hpp"
+#include "analysis/term.hpp"
+#include "analysis/tool_action.hpp"
+#include "document/tool_document.hpp"
 #include "util/hash.hpp"
 
 namespace scout::detail {
-
-std::uint64_t EmbeddingCache::key(const std::string& model_id, const std::string& text) {
-    return mix64(fnv1a(text, fnv1a(std::string_view("\0", 1), fnv1a(model_id))));
-}
-
-const std::vector<float>* EmbeddingCache::find(std::uint64_t key) const {
-    auto it = entries_.find(key);
-    return it == entries_.end() ? nullptr : &it->second;
-}
-
-void EmbeddingCache::put(std::uint64_t key, std::vector<float> vec) { entries_[key] = std::move(vec); }
-
-void EmbeddingCache::retain(const std::vector<std::uint64_t>& live) {
-    std::unordered_map<std::uint64_t, std::vector<float>> kept;
-    kept.reserve(live.size());
-    for (std::uint64_t k : live) {
-        if (auto it = entries_.find(k); it != entries_.end()) {
-            kept.emplace(k, std::move(it->second));
-        }
-    }
-    entries_ = std::move(kept);
-}
 
 namespace {
 
@@ -41,15 +22,14 @@ namespace {
 /// (taken from its cached analysis, so a commit analyzes nothing again), each with the index
 /// terms it stands for. Words under 3 bytes or with digits are left out (their vectors relate
 /// them to little of use).
-std::shared_ptr<const NeighbourExpander> build_neighbours(const Analyzer& index_analyzer,
-                                                          const AnalyzerOptions& analyzer_options,
-                                                          std::shared_ptr<const WordVectors> vectors,
-                                                          const std::vector<CachedDocument*>& docs) {
+std::shared_ptr<const WordNeighbours> build_neighbours(const Analyzer& index_analyzer,
+                                                       const AnalyzerOptions& analyzer_options,
+                                                       std::shared_ptr<const WordVectors> vectors,
+                                                       const std::vector<CachedDocument*>& docs) {
     std::set<std::string> words;
     for (const CachedDocument* doc : docs) {
         for (const auto& [term, weight] : doc->weighted_terms) {
-            // Skips stems ("~stem") and action terms (which start with a control byte).
-            if (!term.empty() && term[0] != '~' && static_cast<unsigned char>(term[0]) >= 0x20) {
+            if (!term.empty() && term_kind(term) == TermKind::word) {
                 words.insert(term);
             }
         }
@@ -58,18 +38,38 @@ std::shared_ptr<const NeighbourExpander> build_neighbours(const Analyzer& index_
     const bool stems_only = analyzer_options.stem && !analyzer_options.keep_surface;
     std::vector<CatalogWord> entries;
     for (const std::string& w : words) {
-        if (w.size() < 3 || std::any_of(w.begin(), w.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        if (w.size() < 3 ||
+            std::any_of(w.begin(), w.end(), [](char c) { return c >= '0' && c <= '9'; })) {
             continue;
         }
-        entries.push_back({w, stems_only ? std::vector<std::string>{w} : index_analyzer.analyze(w)});
+        entries.push_back(
+            {w, stems_only ? std::vector<std::string>{w} : index_analyzer.analyze(w)});
     }
-    return NeighbourExpander::build(std::move(vectors), std::move(entries));
+    return WordNeighbours::build(std::move(vectors), std::move(entries));
 }
 
+void report(const ProgressCallback& progress,
+            std::string_view phase,
+            std::size_t done,
+            std::size_t total) {
+    if (progress) {
+        progress(CommitProgress{phase, done, total});
+    }
+}
+
+/// How often the documents phase reports, in tools.
+constexpr std::size_t kDocumentsPerReport = 1024;
+
 /// Embeds the documents the cache does not know; fills `vectors` (unit rows) or returns an error.
-Status embed_documents(const std::vector<const std::string*>& texts, const std::vector<std::uint64_t>& keys,
-                       const CatalogOptions& options, Embedder& embedder, std::size_t dim,
-                       EmbeddingCache& cache, VectorStore& vectors, std::size_t& embedded) {
+Status embed_documents(const std::vector<const std::string*>& texts,
+                       const std::vector<std::uint64_t>& keys,
+                       const CatalogOptions& options,
+                       Embedder& embedder,
+                       std::size_t dim,
+                       EmbeddingCache& cache,
+                       VectorStore& vectors,
+                       std::size_t& embedded,
+                       const ProgressCallback& progress) {
     std::vector<std::size_t> missing;
     for (std::size_t i = 0; i < texts.size(); ++i) {
         if (cache.find(keys[i]) == nullptr) {
@@ -77,6 +77,7 @@ Status embed_documents(const std::vector<const std::string*>& texts, const std::
         }
     }
     const std::size_t batch = std::max<std::size_t>(options.embed_batch, 1);
+    report(progress, "embeddings", 0, missing.size());
     for (std::size_t start = 0; start < missing.size(); start += batch) {
         const std::size_t end = std::min(start + batch, missing.size());
         std::vector<std::string> chunk;
@@ -95,15 +96,17 @@ Status embed_documents(const std::vector<const std::string*>& texts, const std::
             return out.status();
         }
         if (out->size() != chunk.size() * dim) {
-            return {Errc::dimension_mismatch, "embedder returned " + std::to_string(out->size()) +
-                                                  " floats for " + std::to_string(chunk.size()) +
-                                                  " texts of dimension " + std::to_string(dim)};
+            return {Errc::dimension_mismatch,
+                    "embedder returned " + std::to_string(out->size()) + " floats for " +
+                        std::to_string(chunk.size()) + " texts of dimension " +
+                        std::to_string(dim)};
         }
         for (std::size_t j = 0; j < chunk.size(); ++j) {
             std::vector<float> v(out->begin() + static_cast<std::ptrdiff_t>(j * dim),
                                  out->begin() + static_cast<std::ptrdiff_t>((j + 1) * dim));
             if (!normalize(v.data(), dim)) {
-                // A zero vector (e.g. a text with no known words) is kept as zero: it matches nothing.
+                // A zero vector (e.g. a text with no known words) is kept as zero: it matches
+                // nothing.
                 std::fill(v.begin(), v.end(), 0.0f);
                 for (float x : *out) {
                     if (!std::isfinite(x)) {
@@ -114,19 +117,22 @@ Status embed_documents(const std::vector<const std::string*>& texts, const std::
             cache.put(keys[missing[start + j]], std::move(v));
             ++embedded;
         }
+        report(progress, "embeddings", end, missing.size());
     }
     vectors.dim = dim;
     vectors.data.resize(texts.size() * dim);
     for (std::size_t i = 0; i < texts.size(); ++i) {
         const std::vector<float>* v = cache.find(keys[i]);
-        std::copy(v->begin(), v->end(), vectors.data.begin() + static_cast<std::ptrdiff_t>(i * dim));
+        std::copy(
+            v->begin(), v->end(), vectors.data.begin() + static_cast<std::ptrdiff_t>(i * dim));
     }
     cache.retain(keys);
     return {};
 }
 
 /// The EmbeddingCache keys of every document, reusing the ones computed by earlier commits.
-std::vector<std::uint64_t> embed_keys_of(const std::vector<CachedDocument*>& docs, const std::string& model) {
+std::vector<std::uint64_t> embed_keys_of(const std::vector<CachedDocument*>& docs,
+                                         const std::string& model) {
     const std::uint64_t model_hash = fnv1a(model) | 1U;  // never 0, which means "not computed"
     std::vector<std::uint64_t> keys;
     keys.reserve(docs.size());
@@ -140,9 +146,46 @@ std::vector<std::uint64_t> embed_keys_of(const std::vector<CachedDocument*>& doc
     return keys;
 }
 
+/// Puts the vectors `previous` holds for any of `keys` the cache lacks into the cache: after an
+/// index file was opened, its snapshot holds the only copy of the document vectors.
+void seed_from_previous(const Snapshot* previous,
+                        const std::string& model,
+                        std::size_t dim,
+                        const std::vector<std::uint64_t>& keys,
+                        EmbeddingCache& cache) {
+    if (previous == nullptr || !previous->dense || previous->embedder_model != model ||
+        previous->dense->vectors().dim != dim ||
+        previous->embed_keys.size() != previous->dense->vectors().size()) {
+        return;
+    }
+    std::unordered_map<std::uint64_t, std::size_t> rows;
+    const VectorStore& stored = previous->dense->vectors();
+    for (std::uint64_t key : keys) {
+        if (cache.find(key) != nullptr) {
+            continue;
+        }
+        if (rows.empty()) {
+            rows.reserve(previous->embed_keys.size());
+            for (std::size_t i = 0; i < previous->embed_keys.size(); ++i) {
+                rows.emplace(previous->embed_keys[i], i);
+            }
+        }
+        if (auto it = rows.find(key); it != rows.end()) {
+            const float* row = stored.row(it->second);
+            cache.put(key, std::vector<float>(row, row + dim));
+        }
+    }
+}
+
 /// Fills the dense side of `snap` (or its dense_error), sharing previous->dense when possible.
-void build_dense(Snapshot& snap, const std::vector<CachedDocument*>& docs, const CatalogOptions& options,
-                 Embedder& embedder, EmbeddingCache& cache, const Snapshot* previous, CommitInfo& info) {
+void build_dense(Snapshot& snap,
+                 const std::vector<CachedDocument*>& docs,
+                 const CatalogOptions& options,
+                 Embedder& embedder,
+                 EmbeddingCache& cache,
+                 const Snapshot* previous,
+                 CommitInfo& info,
+                 const ProgressCallback& progress) {
     Status s;
     try {
         std::vector<std::string> corpus;
@@ -154,25 +197,39 @@ void build_dense(Snapshot& snap, const std::vector<CachedDocument*>& docs, const
         snap.embedder_model = embedder.model_id();
         const std::size_t dim = embedder.dim();
         if (dim == 0) {
-            snap.dense_error = Status{Errc::dimension_mismatch, "embedder reports dimension 0"}.to_string();
+            snap.dense_error =
+                Status{Errc::dimension_mismatch, "embedder reports dimension 0"}.to_string();
             return;
         }
         snap.embed_keys = embed_keys_of(docs, snap.embedder_model);
-        if (previous != nullptr && previous->dense && previous->embedder_model == snap.embedder_model &&
+        if (previous != nullptr && previous->dense &&
+            previous->embedder_model == snap.embedder_model &&
             previous->dense->vectors().dim == dim && previous->embed_keys == snap.embed_keys) {
             snap.dense = previous->dense;
             info.dense_reused = true;
             return;
         }
+        seed_from_previous(previous, snap.embedder_model, dim, snap.embed_keys, cache);
         std::vector<const std::string*> texts;
         texts.reserve(docs.size());
         for (const std::string& text : corpus) {
             texts.push_back(&text);
         }
         auto vectors = std::make_shared<VectorStore>();
-        s = embed_documents(texts, snap.embed_keys, options, embedder, dim, cache, *vectors, info.embedded);
+        s = embed_documents(texts,
+                            snap.embed_keys,
+                            options,
+                            embedder,
+                            dim,
+                            cache,
+                            *vectors,
+                            info.embedded,
+                            progress);
         if (s.ok()) {
+            const std::size_t rows = texts.size();
+            report(progress, "dense", 0, rows);
             snap.dense = make_dense_index(std::move(vectors), options.dense);
+            report(progress, "dense", rows, rows);
             return;
         }
     } catch (const std::exception& e) {
@@ -182,18 +239,8 @@ void build_dense(Snapshot& snap, const std::vector<CachedDocument*>& docs, const
     snap.dense_error = s.to_string();
 }
 
-}  // namespace
-
-BuildOutput build_snapshot(const StagedCatalog& staged, const CatalogOptions& options,
-                           Embedder* embedder, EmbeddingCache& cache, std::uint64_t generation) {
-    DocumentCache documents;
-    return build_snapshot(staged, options, embedder, cache, documents, nullptr, generation);
-}
-
-BuildOutput build_snapshot(const StagedCatalog& staged, const CatalogOptions& options,
-                           Embedder* embedder, EmbeddingCache& cache, DocumentCache& documents,
-                           const Snapshot* previous, std::uint64_t generation) {
-    const auto started = std::chrono::steady_clock::now();
+/// A snapshot with nothing indexed yet: generation, options and analyzers.
+std::shared_ptr<Snapshot> start_snapshot(const CatalogOptions& options, std::uint64_t generation) {
     auto snap = std::make_shared<Snapshot>();
     snap->generation = generation;
     snap->options = options;
@@ -201,77 +248,211 @@ BuildOutput build_snapshot(const StagedCatalog& staged, const CatalogOptions& op
     AnalyzerOptions surface_options = options.analyzer;
     surface_options.stem = false;
     snap->surface_analyzer = Analyzer(surface_options);
-    std::shared_ptr<const WordVectors> word_vectors;
-    if (embedder != nullptr && options.expansion.neighbours > 0) {
-        try {
-            word_vectors = embedder->word_vectors();
-        } catch (const std::exception&) {
-            word_vectors = nullptr;  // an optional capability: without it there is no expansion
-        }
-    }
-    if (options.expansion.lexicon) {
-        (void)default_lexicon();  // built here, so no search pays for it
-    }
+    return snap;
+}
 
-    BuildOutput out;
+/// The embedder's word vectors when neighbour expansion is on; an optional capability, so a
+/// failure only turns the expansion off.
+std::shared_ptr<const WordVectors> word_vectors_for(Embedder* embedder,
+                                                    const CatalogOptions& options) {
+    if (embedder == nullptr || options.expansion.neighbours == 0) {
+        return nullptr;
+    }
+    try {
+        return embedder->word_vectors();
+    } catch (const std::exception&) {
+        return nullptr;
+    }
+}
+
+ToolRecord tool_record(const ServerSpec& server,
+                       const ToolSpec& tool,
+                       std::uint32_t server_index,
+                       ToolAction action) {
+    return {server.name,
+            tool.name,
+            {},
+            tool.title,
+            tool.description,
+            tool.input_schema.empty() ? R"({"type":"object"})" : tool.input_schema,
+            tool.annotations,
+            server_index,
+            action};
+}
+
+/// What the pass over the ACTIVE servers' tools collects besides the snapshot's records.
+struct Collected {
     Bm25Index::Builder bm25;
-    std::vector<CachedDocument*> docs;
-    std::vector<std::uint64_t> doc_keys;
-    std::vector<ToolKey> keys;
+    std::vector<CachedDocument*> docs;    ///< ToolId order
+    std::vector<std::uint64_t> doc_keys;  ///< DocumentCache keys, ToolId order
+};
+
+/// Records every tool of the ACTIVE servers in ToolId order (servers by name, tools by name) and
+/// feeds its cached document to the BM25 builder.
+void collect_tools(const StagedCatalog& staged,
+                   const CatalogOptions& options,
+                   DocumentCache& documents,
+                   Snapshot& snap,
+                   Collected& out,
+                   std::size_t& rendered,
+                   const ProgressCallback& progress) {
+    std::size_t total = 0;
+    for (const auto& [server_name, server] : staged) {
+        total += server.meta.status == ServerStatus::active ? server.tools.size() : 0;
+    }
+    report(progress, "documents", 0, total);
     for (const auto& [server_name, server] : staged) {
         if (server.meta.status != ServerStatus::active) {
             continue;
         }
-        const auto server_index = static_cast<std::uint32_t>(snap->servers.size());
-        ServerRecord record{server.meta.name, server.meta.description, server.meta.category,
-                            server.meta.environment, static_cast<ToolId>(snap->tools.size()), 0};
+        const auto server_index = static_cast<std::uint32_t>(snap.servers.size());
+        ServerRecord record{server.meta.name,
+                            server.meta.description,
+                            server.meta.category,
+                            server.meta.environment,
+                            static_cast<ToolId>(snap.tools.size()),
+                            0};
         for (const auto& [tool_name, tool] : server.tools) {
             const std::uint64_t key = DocumentCache::key(server.meta, tool);
-            CachedDocument* doc = documents.get(key, server.meta, tool, snap->analyzer, options.bm25.weights,
-                                                out.info.rendered);
+            CachedDocument* doc = documents.get(
+                key, server.meta, tool, snap.analyzer, options.bm25.weights, rendered);
             if (doc == nullptr) {
                 continue;  // validated at upsert; unreachable in practice
             }
-            bm25.begin_document();
+            out.bm25.begin_document();
             for (const auto& [term, weighted_tf] : doc->weighted_terms) {
-                bm25.add(term, weighted_tf);
+                out.bm25.add(term, weighted_tf);
             }
-            docs.push_back(doc);
-            doc_keys.push_back(key);
-            keys.push_back({server.meta.name, tool.name});
-            snap->tools.push_back({server.meta.name, tool.name, {}, tool.title, tool.description,
-                                   tool.input_schema.empty() ? R"({"type":"object"})" : tool.input_schema,
-                                   tool.annotations, server_index, doc->action});
+            out.docs.push_back(doc);
+            out.doc_keys.push_back(key);
+            snap.tools.push_back(tool_record(server.meta, tool, server_index, doc->action));
+            if (snap.tools.size() % kDocumentsPerReport == 0) {
+                report(progress, "documents", snap.tools.size(), total);
+            }
         }
-        record.end_tool = static_cast<ToolId>(snap->tools.size());
-        snap->server_index.emplace(record.name, server_index);
-        snap->servers.push_back(std::move(record));
+        record.end_tool = static_cast<ToolId>(snap.tools.size());
+        snap.server_index.emplace(record.name, server_index);
+        snap.servers.push_back(std::move(record));
     }
-    snap->bm25 = std::move(bm25).build(options.bm25);
-    if (word_vectors) {
-        snap->neighbours = build_neighbours(snap->analyzer, options.analyzer, std::move(word_vectors), docs);
-    }
-    snap->names = EnhancedNames(keys);
-    for (std::size_t i = 0; i < snap->tools.size(); ++i) {
-        snap->tools[i].enhanced_name = snap->names.name(i);
-        snap->tools_by_name[snap->tools[i].tool].push_back(static_cast<ToolId>(i));
-    }
+    report(progress, "documents", snap.tools.size(), total);
+}
 
-    if (embedder != nullptr && !docs.empty()) {
-        build_dense(*snap, docs, options, *embedder, cache, previous, out.info);
+/// Enhanced names over every staged tool, whatever its server's status (so a server leaving the
+/// index renames nothing), and the plain-name map of the indexed ones. Staged order is by
+/// (server, tool), which the indexed tools' ToolId order follows.
+void index_names(Snapshot& snap, const StagedCatalog& staged) {
+    std::vector<ToolKey> keys;
+    ToolId next = 0;
+    for (const auto& [server_name, server] : staged) {
+        const bool active = server.meta.status == ServerStatus::active;
+        for (const auto& [tool_name, tool] : server.tools) {
+            keys.push_back({server.meta.name, tool.name});
+            const bool indexed = active && next < snap.tools.size() &&
+                                 snap.tools[next].server == server.meta.name &&
+                                 snap.tools[next].tool == tool.name;
+            snap.name_tools.push_back(indexed ? next++ : kNotIndexed);
+        }
+    }
+    snap.names = EnhancedNames(keys);
+    for (std::size_t i = 0; i < snap.name_tools.size(); ++i) {
+        if (snap.name_tools[i] != kNotIndexed) {
+            snap.tools[snap.name_tools[i]].enhanced_name = snap.names.name(i);
+        }
+    }
+    for (std::size_t i = 0; i < snap.tools.size(); ++i) {
+        snap.tools_by_name[snap.tools[i].tool].push_back(static_cast<ToolId>(i));
+    }
+}
+
+}  // namespace
+
+BuildOutput build_snapshot(const StagedCatalog& staged,
+                           const CatalogOptions& options,
+                           Embedder* embedder,
+                           EmbeddingCache& cache,
+                           std::uint64_t generation) {
+    DocumentCache documents;
+    return build_snapshot(staged, options, embedder, cache, documents, nullptr, generation);
+}
+
+BuildOutput build_snapshot(const StagedCatalog& staged,
+                           const CatalogOptions& options,
+                           Embedder* embedder,
+                           EmbeddingCache& cache,
+                           DocumentCache& documents,
+                           const Snapshot* previous,
+                           std::uint64_t generation,
+                           const ProgressCallback& progress) {
+    const auto started = std::chrono::steady_clock::now();
+    std::shared_ptr<Snapshot> snap = start_snapshot(options, generation);
+    std::shared_ptr<const WordVectors> word_vectors = word_vectors_for(embedder, options);
+    BuildOutput out;
+    Collected collected;
+    collect_tools(staged, options, documents, *snap, collected, out.info.rendered, progress);
+    report(progress, "bm25", 0, snap->tools.size());
+    snap->bm25 = std::move(collected.bm25).build(options.bm25);
+    report(progress, "bm25", snap->tools.size(), snap->tools.size());
+    if (word_vectors) {
+        snap->neighbours = build_neighbours(
+            snap->analyzer, options.analyzer, std::move(word_vectors), collected.docs);
+    }
+    index_names(*snap, staged);
+    if (embedder != nullptr && !collected.docs.empty()) {
+        build_dense(*snap, collected.docs, options, *embedder, cache, previous, out.info, progress);
     } else if (embedder == nullptr) {
         snap->dense_error = "no embedder configured";
     }
-    documents.retain(doc_keys);
+    documents.retain(collected.doc_keys);
 
     out.info.generation = generation;
     out.info.servers = snap->servers.size();
     out.info.tools = snap->tools.size();
     out.info.dense_ready = snap->dense != nullptr;
     out.info.dense_error = snap->dense_error;
-    out.info.build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    out.info.build_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+            .count();
     out.snapshot = std::move(snap);
     return out;
+}
+
+std::shared_ptr<Snapshot> assemble_snapshot(const StagedCatalog& staged,
+                                            const CatalogOptions& options,
+                                            Bm25Index bm25,
+                                            std::shared_ptr<const DenseIndex> dense,
+                                            std::vector<std::uint64_t> embed_keys,
+                                            std::string embedder_model,
+                                            std::uint64_t generation) {
+    std::shared_ptr<Snapshot> snap = start_snapshot(options, generation);
+    for (const auto& [server_name, server] : staged) {
+        if (server.meta.status != ServerStatus::active) {
+            continue;
+        }
+        const auto server_index = static_cast<std::uint32_t>(snap->servers.size());
+        ServerRecord record{server.meta.name,
+                            server.meta.description,
+                            server.meta.category,
+                            server.meta.environment,
+                            static_cast<ToolId>(snap->tools.size()),
+                            0};
+        for (const auto& [tool_name, tool] : server.tools) {
+            snap->tools.push_back(tool_record(
+                server.meta, tool, server_index, action_of_tool(server.meta.name, tool.name)));
+        }
+        record.end_tool = static_cast<ToolId>(snap->tools.size());
+        snap->server_index.emplace(record.name, server_index);
+        snap->servers.push_back(std::move(record));
+    }
+    snap->bm25 = std::move(bm25);
+    index_names(*snap, staged);
+    if (dense) {
+        snap->dense = std::move(dense);
+        snap->embed_keys = std::move(embed_keys);
+        snap->embedder_model = std::move(embedder_model);
+    } else {
+        snap->dense_error = "no embedder configured";
+    }
+    return snap;
 }
 
 }  // namespace scout::detail

@@ -1,14 +1,16 @@
 // bm25_index.cpp: BM25 with Lucene's non-negative idf, ln(1 + (N - df + 0.5) / (df + 0.5)),
 // and the classic saturation tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))
 // (Robertson & Zaragoza, "The Probabilistic Relevance Framework: BM25 and Beyond", 2009).
+#include "sparse/bm25_index.hpp"
+
 #include <algorithm>
 #include <cmath>
 
-#include "sparse/bm25_index.hpp"
+namespace scout::detail {
 
-namespace scout {
-
-void Bm25Index::Builder::begin_document() { doc_length_.push_back(0.0f); }
+void Bm25Index::Builder::begin_document() {
+    doc_length_.push_back(0.0f);
+}
 
 void Bm25Index::Builder::add(const std::string& term, float weight) {
     if (doc_length_.empty() || weight <= 0.0f) {
@@ -37,7 +39,9 @@ Bm25Index Bm25Index::Builder::build(const Bm25Options& options) && {
     for (float len : doc_length_) {
         total_length += static_cast<double>(len);
     }
-    const double avgdl = index.num_docs_ == 0 ? 1.0 : std::max(total_length / static_cast<double>(index.num_docs_), 1e-9);
+    const double avgdl = index.num_docs_ == 0
+                             ? 1.0
+                             : std::max(total_length / static_cast<double>(index.num_docs_), 1e-9);
     const double n = static_cast<double>(index.num_docs_);
     const auto k1 = static_cast<double>(options.k1);
     const auto b = static_cast<double>(options.b);
@@ -65,6 +69,48 @@ Bm25Index Bm25Index::Builder::build(const Bm25Options& options) && {
     return index;
 }
 
+std::unique_ptr<Bm25Index> Bm25Index::from_parts(std::size_t num_docs,
+                                                 std::vector<std::string> terms,
+                                                 std::vector<std::uint32_t> offsets,
+                                                 std::vector<ToolId> docids,
+                                                 std::vector<float> impacts) {
+    if (offsets.size() != terms.size() + 1 || offsets.front() != 0 ||
+        offsets.back() != docids.size() || impacts.size() != docids.size()) {
+        return nullptr;
+    }
+    for (std::size_t t = 0; t < terms.size(); ++t) {
+        if (offsets[t] > offsets[t + 1]) {
+            return nullptr;
+        }
+        for (std::uint32_t p = offsets[t]; p < offsets[t + 1]; ++p) {
+            if (docids[p] >= num_docs || (p > offsets[t] && docids[p] <= docids[p - 1]) ||
+                !std::isfinite(impacts[p])) {
+                return nullptr;
+            }
+        }
+    }
+    auto index = std::make_unique<Bm25Index>();
+    index->vocabulary_.reserve(terms.size());
+    for (std::size_t t = 0; t < terms.size(); ++t) {
+        if (!index->vocabulary_.try_emplace(std::move(terms[t]), static_cast<TermId>(t)).second) {
+            return nullptr;
+        }
+    }
+    index->num_docs_ = num_docs;
+    index->offsets_ = std::move(offsets);
+    index->docids_ = std::move(docids);
+    index->impacts_ = std::move(impacts);
+    return index;
+}
+
+std::vector<std::string_view> Bm25Index::terms() const {
+    std::vector<std::string_view> out(num_terms());
+    for (const auto& [term, id] : vocabulary_) {
+        out[id] = term;
+    }
+    return out;
+}
+
 std::size_t Bm25Index::memory_bytes() const noexcept {
     std::size_t bytes = offsets_.size() * sizeof(std::uint32_t) + docids_.size() * sizeof(ToolId) +
                         impacts_.size() * sizeof(float);
@@ -79,4 +125,4 @@ std::size_t Bm25Index::doc_freq(const std::string& term) const {
     return it == vocabulary_.end() ? 0 : offsets_[it->second + 1] - offsets_[it->second];
 }
 
-}  // namespace scout
+}  // namespace scout::detail

@@ -4,16 +4,19 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "scout/options.hpp"
+
 #include "util/bitset.hpp"
 #include "util/topk.hpp"
 
-namespace scout {
+namespace scout::detail {
 
 using TermId = std::uint32_t;
 
@@ -37,20 +40,41 @@ public:
 
     private:
         std::unordered_map<std::string, TermId> vocabulary_;
-        std::vector<std::vector<std::pair<ToolId, float>>> postings_;  // per term: (doc, weighted tf)
+        std::vector<std::vector<std::pair<ToolId, float>>>
+            postings_;  // per term: (doc, weighted tf)
         std::vector<float> doc_length_;
     };
 
     /// The k best documents for the analyzed query terms (repeated terms count repeatedly),
     /// restricted to `allowed` when given. Only documents sharing a term score; scores > 0.
-    void search(std::span<const std::string> terms, std::size_t k, const Bitset* allowed,
+    void search(std::span<const std::string> terms,
+                std::size_t k,
+                const Bitset* allowed,
                 std::vector<ScoredDoc>& out) const;
     /// Same with a weight per term: a term's impacts are multiplied by the sum of its weights.
-    void search(std::span<const QueryTerm> terms, std::size_t k, const Bitset* allowed,
+    void search(std::span<const QueryTerm> terms,
+                std::size_t k,
+                const Bitset* allowed,
                 std::vector<ScoredDoc>& out) const;
 
+    /// An index from its stored arrays (an index file's), after checking every invariant a
+    /// search relies on: offsets from 0, non-decreasing, ending at the postings; docids below
+    /// num_docs and increasing within a term; finite impacts; unique terms. Null if any fails.
+    [[nodiscard]] static std::unique_ptr<Bm25Index> from_parts(std::size_t num_docs,
+                                                               std::vector<std::string> terms,
+                                                               std::vector<std::uint32_t> offsets,
+                                                               std::vector<ToolId> docids,
+                                                               std::vector<float> impacts);
+    /// The terms by TermId, and the arrays, for the index file.
+    [[nodiscard]] std::vector<std::string_view> terms() const;
+    [[nodiscard]] std::span<const std::uint32_t> offsets() const noexcept { return offsets_; }
+    [[nodiscard]] std::span<const ToolId> docids() const noexcept { return docids_; }
+    [[nodiscard]] std::span<const float> impacts() const noexcept { return impacts_; }
+
     [[nodiscard]] std::size_t num_docs() const noexcept { return num_docs_; }
-    [[nodiscard]] std::size_t num_terms() const noexcept { return offsets_.empty() ? 0 : offsets_.size() - 1; }
+    [[nodiscard]] std::size_t num_terms() const noexcept {
+        return offsets_.empty() ? 0 : offsets_.size() - 1;
+    }
     [[nodiscard]] std::size_t num_postings() const noexcept { return docids_.size(); }
     /// Bytes held by postings and dictionary (approximate for the hash map).
     [[nodiscard]] std::size_t memory_bytes() const noexcept;
@@ -60,7 +84,9 @@ public:
 private:
     /// The search itself, over plain terms (weight 1) or weighted ones; bm25_search.cpp.
     template <class Term>
-    void search_terms(std::span<const Term> terms, std::size_t k, const Bitset* allowed,
+    void search_terms(std::span<const Term> terms,
+                      std::size_t k,
+                      const Bitset* allowed,
                       std::vector<ScoredDoc>& out) const;
 
     std::unordered_map<std::string, TermId> vocabulary_;
@@ -70,4 +96,4 @@ private:
     std::size_t num_docs_ = 0;
 };
 
-}  // namespace scout
+}  // namespace scout::detail

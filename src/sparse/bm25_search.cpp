@@ -11,15 +11,15 @@
 #include "simd/kernels.hpp"
 #include "sparse/bm25_index.hpp"
 
-namespace scout {
+namespace scout::detail {
 namespace {
 
 struct Scratch {
     std::vector<float> acc;  // all zeros between searches
     std::vector<ToolId> touched;
     std::vector<std::pair<TermId, float>> query;
-    TopK top;            // the scan route: a tight threshold lets next_above skip more
-    TopKBuffer buffer;   // the touched-list route: cheap pushes for many candidates
+    TopK top;           // the scan route: a tight threshold lets next_above skip more
+    TopKBuffer buffer;  // the touched-list route: cheap pushes for many candidates
 };
 
 Scratch& scratch() {
@@ -35,25 +35,39 @@ bool admits(const Bitset* allowed, std::size_t doc) noexcept {
 
 namespace {
 
-const std::string& term_of(const std::string& t) noexcept { return t; }
-const std::string& term_of(const QueryTerm& t) noexcept { return t.term; }
-float weight_of(const std::string&) noexcept { return 1.0f; }
-float weight_of(const QueryTerm& t) noexcept { return t.weight; }
+const std::string& term_of(const std::string& t) noexcept {
+    return t;
+}
+const std::string& term_of(const QueryTerm& t) noexcept {
+    return t.term;
+}
+float weight_of(const std::string&) noexcept {
+    return 1.0f;
+}
+float weight_of(const QueryTerm& t) noexcept {
+    return t.weight;
+}
 
 }  // namespace
 
-void Bm25Index::search(std::span<const std::string> terms, std::size_t k, const Bitset* allowed,
+void Bm25Index::search(std::span<const std::string> terms,
+                       std::size_t k,
+                       const Bitset* allowed,
                        std::vector<ScoredDoc>& out) const {
     search_terms(terms, k, allowed, out);
 }
 
-void Bm25Index::search(std::span<const QueryTerm> terms, std::size_t k, const Bitset* allowed,
+void Bm25Index::search(std::span<const QueryTerm> terms,
+                       std::size_t k,
+                       const Bitset* allowed,
                        std::vector<ScoredDoc>& out) const {
     search_terms(terms, k, allowed, out);
 }
 
 template <class Term>
-void Bm25Index::search_terms(std::span<const Term> terms, std::size_t k, const Bitset* allowed,
+void Bm25Index::search_terms(std::span<const Term> terms,
+                             std::size_t k,
+                             const Bitset* allowed,
                              std::vector<ScoredDoc>& out) const {
     out.clear();
     if (num_docs_ == 0 || k == 0) {
@@ -69,8 +83,8 @@ void Bm25Index::search_terms(std::span<const Term> terms, std::size_t k, const B
         if (it == vocabulary_.end() || !(weight > 0.0f)) {
             continue;
         }
-        auto same = std::find_if(s.query.begin(), s.query.end(),
-                                 [&](const auto& q) { return q.first == it->second; });
+        auto same = std::find_if(
+            s.query.begin(), s.query.end(), [&](const auto& q) { return q.first == it->second; });
         if (same == s.query.end()) {
             s.query.emplace_back(it->second, weight);
             postings += offsets_[it->second + 1] - offsets_[it->second];
@@ -151,4 +165,4 @@ void Bm25Index::search_terms(std::span<const Term> terms, std::size_t k, const B
     top.drain_sorted(out);
 }
 
-}  // namespace scout
+}  // namespace scout::detail

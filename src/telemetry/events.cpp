@@ -1,8 +1,8 @@
 // events.cpp: event values, their JSON-lines rendering, the JSON-lines sink and the helpers
 // that build the gateway-side events.
-#include <nlohmann/json.hpp>
-
 #include "scout/events.hpp"
+
+#include <nlohmann/json.hpp>
 
 namespace scout {
 
@@ -30,7 +30,8 @@ Result<std::shared_ptr<JsonLinesSink>> JsonLinesSink::open_file(const std::files
     std::shared_ptr<JsonLinesSink> sink(new JsonLinesSink());
     sink->file_.open(path, std::ios::app | std::ios::binary);
     if (!sink->file_) {
-        return Status{Errc::io_error, "cannot open event log '" + path.string() + "' for appending"};
+        return Status{Errc::io_error,
+                      "cannot open event log '" + path.string() + "' for appending"};
     }
     sink->out_ = &sink->file_;
     return sink;
@@ -48,12 +49,17 @@ Event tools_list_event(bool meta_tools, std::size_t tool_count) {
             {{"meta_tools", meta_tools}, {"tool_count", static_cast<std::int64_t>(tool_count)}}};
 }
 
-Event tool_execute_completed_event(std::string_view server, std::string_view tool, double latency_ms) {
-    return {"tool_execute_completed",
-            {{"server", std::string(server)}, {"tool", std::string(tool)}, {"latency_ms", latency_ms}}};
+Event tool_execute_completed_event(std::string_view server,
+                                   std::string_view tool,
+                                   double latency_ms) {
+    return {
+        "tool_execute_completed",
+        {{"server", std::string(server)}, {"tool", std::string(tool)}, {"latency_ms", latency_ms}}};
 }
 
-Event tool_execute_failed_event(std::string_view server, std::string_view tool, double latency_ms,
+Event tool_execute_failed_event(std::string_view server,
+                                std::string_view tool,
+                                double latency_ms,
                                 std::string_view error_class) {
     return {"tool_execute_failed",
             {{"server", std::string(server)},

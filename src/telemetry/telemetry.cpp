@@ -1,9 +1,10 @@
 // telemetry.cpp: per-search statistics and the tool_search_completed / tool_search_fallback
 // events.
+#include "telemetry/telemetry.hpp"
+
 #include <algorithm>
 #include <cstdio>
 
-#include "telemetry/telemetry.hpp"
 #include "util/hash.hpp"
 
 namespace scout::detail {
@@ -29,15 +30,19 @@ std::string hash_hex(std::string_view text) {
     return buf;
 }
 
-Event completed_event(std::string_view query, const SearchOptions& options, const SearchResult& r,
-                      double latency_ms, bool with_text) {
+Event completed_event(std::string_view query,
+                      const SearchOptions& options,
+                      const SearchResult& r,
+                      double latency_ms,
+                      bool with_text) {
     Event e{"tool_search_completed", {}};
     e.fields.emplace_back("scope", scope_text(options));
     if (options.environment) {
         e.fields.emplace_back("environment", *options.environment);
     }
-    e.fields.emplace_back(
-        "k", static_cast<std::int64_t>(std::clamp<std::size_t>(options.top_k, 1, SearchOptions::kMaxTopK)));
+    e.fields.emplace_back("k",
+                          static_cast<std::int64_t>(
+                              std::clamp<std::size_t>(options.top_k, 1, SearchOptions::kMaxTopK)));
     e.fields.emplace_back("results", static_cast<std::int64_t>(r.hits.size()));
     e.fields.emplace_back("latency_ms", latency_ms);
     e.fields.emplace_back("mode", std::string(mode_name(r.mode)));
@@ -60,7 +65,8 @@ void Telemetry::set_sink(std::shared_ptr<EventSink> sink, EventOptions options) 
     options_ = options;
 }
 
-void Telemetry::record_search(std::string_view query, const SearchOptions& options,
+void Telemetry::record_search(std::string_view query,
+                              const SearchOptions& options,
                               const Result<SearchResult>& result,
                               std::chrono::nanoseconds latency) noexcept {
     if (!result) {
@@ -92,10 +98,11 @@ void Telemetry::record_search(std::string_view query, const SearchOptions& optio
         sink->emit(completed_event(query, options, r, ms, event_options.include_query_text));
         if (fallback) {
             const std::string reason = r.catalog_empty ? "catalog_empty" : r.degraded_reason;
-            sink->emit({"tool_search_fallback",
-                        {{"reason", reason},
-                         {"kind", std::string(r.catalog_empty ? "catalog_empty" : "dense_unavailable")},
-                         {"mode", std::string(mode_name(r.mode))}}});
+            sink->emit(
+                {"tool_search_fallback",
+                 {{"reason", reason},
+                  {"kind", std::string(r.catalog_empty ? "catalog_empty" : "dense_unavailable")},
+                  {"mode", std::string(mode_name(r.mode))}}});
         }
     } catch (...) {
         // A failing sink must never fail or crash a search; the statistics above still count.
@@ -107,7 +114,8 @@ SearchStats Telemetry::stats() const noexcept {
     s.searches = searches_.load(std::memory_order_relaxed);
     s.failures = failures_.load(std::memory_order_relaxed);
     s.fallbacks = fallbacks_.load(std::memory_order_relaxed);
-    s.fallback_rate = s.searches == 0 ? 0.0 : static_cast<double>(s.fallbacks) / static_cast<double>(s.searches);
+    s.fallback_rate =
+        s.searches == 0 ? 0.0 : static_cast<double>(s.fallbacks) / static_cast<double>(s.searches);
     s.p50_ms = latency_.quantile_us(0.50) / 1000.0;
     s.p95_ms = latency_.quantile_us(0.95) / 1000.0;
     s.p99_ms = latency_.quantile_us(0.99) / 1000.0;

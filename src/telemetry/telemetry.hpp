@@ -10,6 +10,7 @@
 
 #include "scout/events.hpp"
 #include "scout/types.hpp"
+
 #include "telemetry/latency_histogram.hpp"
 
 namespace scout::detail {
@@ -21,8 +22,10 @@ public:
     void set_sink(std::shared_ptr<EventSink> sink, EventOptions options);
 
     /// Records one search call: statistics always, events when a sink is set.
-    void record_search(std::string_view query, const SearchOptions& options,
-                       const Result<SearchResult>& result, std::chrono::nanoseconds latency) noexcept;
+    void record_search(std::string_view query,
+                       const SearchOptions& options,
+                       const Result<SearchResult>& result,
+                       std::chrono::nanoseconds latency) noexcept;
 
     [[nodiscard]] SearchStats stats() const noexcept;
 

@@ -13,7 +13,8 @@ namespace {
 constexpr std::array<std::int8_t, 256> kBase64 = [] {
     std::array<std::int8_t, 256> t{};
     t.fill(-1);
-    constexpr std::string_view alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    constexpr std::string_view alphabet =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     for (std::size_t i = 0; i < alphabet.size(); ++i) {
         t[static_cast<unsigned char>(alphabet[i])] = static_cast<std::int8_t>(i);
     }
@@ -23,20 +24,28 @@ constexpr std::array<std::int8_t, 256> kBase64 = [] {
 /// Standard base64 with '=' padding; false on any other character or a bad length.
 bool base64_decode(std::string_view in, std::string& out) {
     out.clear();
-    if (in.empty() || in.size() % 4 != 0) return false;
+    if (in.empty() || in.size() % 4 != 0) {
+        return false;
+    }
     std::uint32_t acc = 0;
     int bits = 0;
     std::size_t pad = 0;
     for (std::size_t i = 0; i < in.size(); ++i) {
         const char c = in[i];
         if (c == '=') {
-            if (i + 2 < in.size()) return false;  // padding only in the last two places
+            if (i + 2 < in.size()) {
+                return false;  // padding only in the last two places
+            }
             ++pad;
             continue;
         }
-        if (pad != 0) return false;
+        if (pad != 0) {
+            return false;
+        }
         const std::int8_t v = kBase64[static_cast<unsigned char>(c)];
-        if (v < 0) return false;
+        if (v < 0) {
+            return false;
+        }
         acc = (acc << 6) | static_cast<std::uint32_t>(v);
         bits += 6;
         if (bits >= 8) {
@@ -56,12 +65,18 @@ Result<BpeRanks> BpeRanks::parse(std::string_view text, const std::string& origi
     std::size_t line_no = 0;
     for (std::size_t pos = 0; pos < text.size();) {
         std::size_t end = text.find('\n', pos);
-        if (end == std::string_view::npos) end = text.size();
+        if (end == std::string_view::npos) {
+            end = text.size();
+        }
         std::string_view line = text.substr(pos, end - pos);
         pos = end + 1;
         ++line_no;
-        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-        if (line.empty()) continue;
+        if (!line.empty() && line.back() == '\r') {
+            line.remove_suffix(1);
+        }
+        if (line.empty()) {
+            continue;
+        }
         const auto where = [&] { return origin + ":" + std::to_string(line_no) + ": "; };
         const std::size_t space = line.find(' ');
         if (space == std::string_view::npos) {
@@ -69,9 +84,11 @@ Result<BpeRanks> BpeRanks::parse(std::string_view text, const std::string& origi
         }
         std::uint32_t rank = 0;
         const std::string_view rank_text = line.substr(space + 1);
-        auto [ptr, ec] = std::from_chars(rank_text.data(), rank_text.data() + rank_text.size(), rank);
+        auto [ptr, ec] =
+            std::from_chars(rank_text.data(), rank_text.data() + rank_text.size(), rank);
         if (ec != std::errc() || ptr != rank_text.data() + rank_text.size() || rank == kNoRank) {
-            return Status{Errc::corrupt, where() + "bad rank '" + std::string(rank_text.substr(0, 20)) + "'"};
+            return Status{Errc::corrupt,
+                          where() + "bad rank '" + std::string(rank_text.substr(0, 20)) + "'"};
         }
         if (!base64_decode(line.substr(0, space), token)) {
             return Status{Errc::corrupt, where() + "bad base64 token"};
@@ -83,7 +100,8 @@ Result<BpeRanks> BpeRanks::parse(std::string_view text, const std::string& origi
     }
     for (int b = 0; b < 256; ++b) {
         if (table.rank(std::string(1, static_cast<char>(b))) == kNoRank) {
-            return Status{Errc::corrupt, origin + ": no rank for the single byte " + std::to_string(b)};
+            return Status{Errc::corrupt,
+                          origin + ": no rank for the single byte " + std::to_string(b)};
         }
     }
     return table;
@@ -109,7 +127,9 @@ std::vector<std::size_t> BpeRanks::merge(std::string_view piece) const {
     }
     // Parts are named by their start offset: part i spans [i, next[i]); n is the end sentinel.
     const auto pair_rank = [&](std::size_t i) -> std::uint32_t {
-        if (i >= n || next[i] >= n) return kNoRank;
+        if (i >= n || next[i] >= n) {
+            return kNoRank;
+        }
         const std::size_t len = next[next[i]] - i;
         return len > max_token_bytes_ ? kNoRank : rank(piece.substr(i, len));
     };
@@ -117,38 +137,52 @@ std::vector<std::size_t> BpeRanks::merge(std::string_view piece) const {
         std::uint32_t rank;
         std::size_t pos;
         std::uint32_t version;
-        bool operator>(const Entry& o) const { return rank != o.rank ? rank > o.rank : pos > o.pos; }
+        bool operator>(const Entry& o) const {
+            return rank != o.rank ? rank > o.rank : pos > o.pos;
+        }
     };
     std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap;
     for (std::size_t i = 0; i + 1 < n; ++i) {
-        if (const std::uint32_t r = pair_rank(i); r != kNoRank) heap.push({r, i, 0});
+        if (const std::uint32_t r = pair_rank(i); r != kNoRank) {
+            heap.push({r, i, 0});
+        }
     }
     std::vector<bool> alive(n + 1, true);
     while (!heap.empty()) {
         const Entry e = heap.top();
         heap.pop();
-        if (!alive[e.pos] || e.version != version[e.pos]) continue;  // stale
+        if (!alive[e.pos] || e.version != version[e.pos]) {
+            continue;  // stale
+        }
         const std::size_t i = e.pos;
         const std::size_t j = next[i];
         alive[j] = false;
         next[i] = next[j];
         prev[next[j]] = i;
         ++version[i];
-        if (const std::uint32_t r = pair_rank(i); r != kNoRank) heap.push({r, i, version[i]});
+        if (const std::uint32_t r = pair_rank(i); r != kNoRank) {
+            heap.push({r, i, version[i]});
+        }
         if (i > 0) {
             const std::size_t p = prev[i];
             ++version[p];
-            if (const std::uint32_t r = pair_rank(p); r != kNoRank) heap.push({r, p, version[p]});
+            if (const std::uint32_t r = pair_rank(p); r != kNoRank) {
+                heap.push({r, p, version[p]});
+            }
         }
     }
     std::vector<std::size_t> parts;
-    for (std::size_t i = 0; i < n; i = next[i]) parts.push_back(i);
+    for (std::size_t i = 0; i < n; i = next[i]) {
+        parts.push_back(i);
+    }
     parts.push_back(n);
     return parts;
 }
 
 void BpeRanks::encode_piece(std::string_view piece, std::vector<std::uint32_t>& out) const {
-    if (piece.empty()) return;
+    if (piece.empty()) {
+        return;
+    }
     if (const std::uint32_t r = rank(piece); r != kNoRank) {
         out.push_back(r);
         return;
@@ -160,8 +194,12 @@ void BpeRanks::encode_piece(std::string_view piece, std::vector<std::uint32_t>& 
 }
 
 std::size_t BpeRanks::count_piece(std::string_view piece) const {
-    if (piece.empty()) return 0;
-    if (rank(piece) != kNoRank) return 1;
+    if (piece.empty()) {
+        return 0;
+    }
+    if (rank(piece) != kNoRank) {
+        return 1;
+    }
     return merge(piece).size() - 1;
 }
 

@@ -15,7 +15,8 @@ namespace scout::tokens {
 
 class BpeRanks {
 public:
-    /// Parses "base64 rank" lines. Errors (corrupt) name the line; every single byte must have a rank.
+    /// Parses "base64 rank" lines. Errors (corrupt) name the line; every single byte must have a
+    /// rank.
     [[nodiscard]] static Result<BpeRanks> parse(std::string_view text, const std::string& origin);
 
     /// Appends the token ids of one piece (its UTF-8 bytes) to `out`.
@@ -29,7 +30,9 @@ public:
 private:
     struct Hash {
         using is_transparent = void;
-        std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+        std::size_t operator()(std::string_view s) const noexcept {
+            return std::hash<std::string_view>{}(s);
+        }
     };
     static constexpr std::uint32_t kNoRank = UINT32_MAX;
 

@@ -4,9 +4,9 @@
 #include <cstdlib>
 #include <new>
 
-#include "scout/catalog_loader.hpp"
 #include "tokens/bpe_ranks.hpp"
 #include "tokens/pretokenizer.hpp"
+#include "util/file_io.hpp"
 
 namespace scout {
 
@@ -15,14 +15,19 @@ std::string_view token_encoding_name(TokenEncoding encoding) noexcept {
 }
 
 std::optional<TokenEncoding> parse_token_encoding(std::string_view text) noexcept {
-    if (text == "cl100k_base") return TokenEncoding::cl100k_base;
-    if (text == "o200k_base") return TokenEncoding::o200k_base;
+    if (text == "cl100k_base") {
+        return TokenEncoding::cl100k_base;
+    }
+    if (text == "o200k_base") {
+        return TokenEncoding::o200k_base;
+    }
     return std::nullopt;
 }
 
-Result<TokenCounter> TokenCounter::load(TokenEncoding encoding, const std::filesystem::path& rank_file) {
+Result<TokenCounter> TokenCounter::load(TokenEncoding encoding,
+                                        const std::filesystem::path& rank_file) {
     try {
-        auto text = read_text_file(rank_file);
+        auto text = detail::read_text_file(rank_file);
         if (!text) {
             return text.status();
         }
@@ -30,7 +35,8 @@ Result<TokenCounter> TokenCounter::load(TokenEncoding encoding, const std::files
         if (!table) {
             return table.status();
         }
-        return TokenCounter(encoding, std::make_shared<const tokens::BpeRanks>(std::move(table.value())));
+        return TokenCounter(encoding,
+                            std::make_shared<const tokens::BpeRanks>(std::move(table.value())));
     } catch (const std::bad_alloc&) {
         return Status{Errc::internal, "out of memory loading " + rank_file.string()};
     }
@@ -40,14 +46,7 @@ std::filesystem::path TokenCounter::default_rank_dir() {
     if (const char* dir = std::getenv("SCOUT_TOKENIZER_DIR"); dir != nullptr && *dir != '\0') {
         return dir;
     }
-    if (const char* cache = std::getenv("SCOUT_CACHE_DIR"); cache != nullptr && *cache != '\0') {
-        return std::filesystem::path(cache) / "tokenizer";
-    }
-    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {
-        return std::filesystem::path(xdg) / "scout" / "tokenizer";
-    }
-    const char* home = std::getenv("HOME");
-    return std::filesystem::path(home != nullptr ? home : ".") / ".cache" / "scout" / "tokenizer";
+    return detail::cache_dir() / "tokenizer";
 }
 
 Result<TokenCounter> TokenCounter::load_default(TokenEncoding encoding) {
@@ -55,8 +54,9 @@ Result<TokenCounter> TokenCounter::load_default(TokenEncoding encoding) {
         default_rank_dir() / (std::string(token_encoding_name(encoding)) + ".tiktoken");
     auto counter = load(encoding, file);
     if (!counter && counter.status().code() == Errc::not_found) {
-        return Status{Errc::not_found, counter.status().message() +
-                                           " (run scripts/fetch.d/20-tokenizer.sh or set SCOUT_TOKENIZER_DIR)"};
+        return Status{Errc::not_found,
+                      counter.status().message() +
+                          " (run scripts/fetch.d/20-tokenizer.sh or set SCOUT_TOKENIZER_DIR)"};
     }
     return counter;
 }
@@ -67,7 +67,8 @@ std::vector<std::uint32_t> TokenCounter::encode(std::string_view text) const {
     out.reserve(text.size() / 3);
     for (const tokens::Piece& p : tokens::split_pieces(decoded.cps, encoding_)) {
         const std::size_t begin = decoded.offset[p.begin];
-        ranks_->encode_piece(std::string_view(decoded.bytes).substr(begin, decoded.offset[p.end] - begin), out);
+        ranks_->encode_piece(
+            std::string_view(decoded.bytes).substr(begin, decoded.offset[p.end] - begin), out);
     }
     return out;
 }
@@ -77,7 +78,8 @@ std::size_t TokenCounter::count(std::string_view text) const {
     std::size_t total = 0;
     for (const tokens::Piece& p : tokens::split_pieces(decoded.cps, encoding_)) {
         const std::size_t begin = decoded.offset[p.begin];
-        total += ranks_->count_piece(std::string_view(decoded.bytes).substr(begin, decoded.offset[p.end] - begin));
+        total += ranks_->count_piece(
+            std::string_view(decoded.bytes).substr(begin, decoded.offset[p.end] - begin));
     }
     return total;
 }

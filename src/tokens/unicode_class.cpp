@@ -10,7 +10,8 @@ namespace {
 CpClass search(char32_t cp) noexcept {
     const CpRange* begin = kCpRanges;
     const CpRange* end = kCpRanges + kCpRangeCount;
-    const CpRange* it = std::upper_bound(begin, end, cp, [](char32_t v, const CpRange& r) { return v < r.first; });
+    const CpRange* it =
+        std::upper_bound(begin, end, cp, [](char32_t v, const CpRange& r) { return v < r.first; });
     if (it == begin) {
         return CpClass::kOther;
     }

@@ -6,7 +6,7 @@
 
 #include "scout/types.hpp"
 
-namespace scout {
+namespace scout::detail {
 
 class Bitset {
 public:
@@ -35,4 +35,4 @@ private:
     std::size_t size_;
 };
 
-}  // namespace scout
+}  // namespace scout::detail

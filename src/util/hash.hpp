@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace scout {
+namespace scout::detail {
 
 inline constexpr std::uint64_t kFnvOffset = 14695981039346656037ULL;
 
@@ -28,4 +28,4 @@ inline constexpr std::uint64_t kFnvOffset = 14695981039346656037ULL;
     return x;
 }
 
-}  // namespace scout
+}  // namespace scout::detail

@@ -9,7 +9,7 @@
 
 #include "util/hash.hpp"
 
-namespace scout {
+namespace scout::detail {
 
 class SplitMix64 {
 public:
@@ -31,4 +31,4 @@ private:
     std::uint64_t state_;
 };
 
-}  // namespace scout
+}  // namespace scout::detail

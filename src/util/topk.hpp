@@ -9,7 +9,7 @@
 
 #include "scout/types.hpp"
 
-namespace scout {
+namespace scout::detail {
 
 struct ScoredDoc {
     ToolId id = 0;
@@ -123,4 +123,4 @@ private:
     std::vector<ScoredDoc> buf_;
 };
 
-}  // namespace scout
+}  // namespace scout::detail

@@ -127,7 +127,7 @@ async function main() {
   if (scenario === 'expose_all') args.push('--expose', 'all');
   if (scenario === 'environment') args.push('--environment', 'prod');
   // A long first backoff keeps the DEGRADED window wide enough to observe reliably.
-  if (scenario === 'restart') args.push('--restart-backoff-ms', '1500');
+  if (scenario === 'restart') args.push('--restart-backoff-ms', '4000');
   const ctx = await connectGateway(gateway, args);
   ctx.client.__dir = dir;
   try {

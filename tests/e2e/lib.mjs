@@ -17,13 +17,15 @@ export function peerPath(pkg, rel) {
   return path.join(peersDir(), 'node_modules', '@modelcontextprotocol', pkg, rel);
 }
 
-/// Exits with SKIP (and says why) unless the SDK and the three reference servers are installed.
+/// Exits with SKIP (and says why) unless the SDK and the three reference servers are installed;
+/// under SCOUT_REQUIRE_FIXTURES=1 (CI, which fetches them first) a missing peer fails instead.
 export function requirePeers() {
   for (const pkg of ['sdk', 'server-everything', 'server-filesystem', 'server-memory']) {
     if (!fs.existsSync(peerPath(pkg, 'package.json'))) {
-      console.log(`SKIP: MCP peer @modelcontextprotocol/${pkg} is not installed in ${peersDir()}; ` +
-                  'run scripts/fetch.d/30-mcp-test-peers.sh (needs npm)');
-      process.exit(SKIP);
+      const required = process.env.SCOUT_REQUIRE_FIXTURES === '1';
+      console.log(`${required ? 'FAIL' : 'SKIP'}: MCP peer @modelcontextprotocol/${pkg} is not installed in ` +
+                  `${peersDir()}; run scripts/fetch.d/30-mcp-test-peers.sh (needs npm)`);
+      process.exit(required ? 1 : SKIP);
     }
   }
 }

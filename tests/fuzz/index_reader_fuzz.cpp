@@ -1,17 +1,46 @@
 // index_reader_fuzz.cpp: libFuzzer target for the index file reader. Any byte string must give
 // a clean Status (corrupt, version_unsupported) or a verified index, never a crash, a leak or
-// undefined behaviour. Built with -DSCOUT_FUZZ=ON and clang (scripts/fuzz.sh); that build
-// skips checksum comparisons so mutations reach the JSON and vector parsers behind them.
+// undefined behaviour; and the BM25 postings and HNSW graph of a verified index must be safe to
+// search. Built with -DSCOUT_FUZZ=ON and clang (scripts/fuzz.sh); that build skips checksum
+// comparisons so mutations reach the JSON, postings, graph and vector parsers behind them.
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
+#include <vector>
 
-#include "scout/persistence.hpp"
+#include "scout/catalog.hpp"
+
+#include "persist/index_codec.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    auto info = scout::inspect_index(std::span<const std::uint8_t>(data, size));
+    const std::span<const std::uint8_t> bytes(data, size);
+    auto info = scout::inspect_index(bytes);
     if (info.ok() && info->file_bytes != size) {
         __builtin_trap();  // a verified index must describe exactly the bytes it was given
+    }
+    auto stored = scout::detail::decode_index(bytes);
+    if (stored.ok() != info.ok()) {
+        __builtin_trap();  // one verdict for one file
+    }
+    if (!stored.ok()) {
+        return 0;
+    }
+    std::vector<scout::detail::ScoredDoc> hits;
+    if (stored->bm25) {
+        // Every stored term, so each posting list is walked.
+        std::vector<std::string> terms;
+        for (std::string_view t : stored->bm25->terms()) {
+            terms.emplace_back(t);
+        }
+        stored->bm25->search(std::span<const std::string>(terms), 10, nullptr, hits);
+    }
+    if (stored->dense && stored->vectors && stored->vectors->size() > 0) {
+        // Each stored row as the query: the graph walk starts from the entry point and reaches
+        // what its links reach.
+        for (std::size_t r = 0; r < stored->vectors->size() && r < 8; ++r) {
+            stored->dense->search(stored->vectors->row(r), 5, nullptr, hits);
+        }
     }
     return 0;
 }

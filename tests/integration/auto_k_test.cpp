@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "scout/catalog.hpp"
+
 #include "support/test_catalogs.hpp"
 
 using namespace scout;
@@ -18,7 +19,8 @@ Catalog make() {
 
 }  // namespace
 
-TEST_CASE("auto_k returns the leading hits within the ratio, in the order of a fixed-k search", "[search]") {
+TEST_CASE("auto_k returns the leading hits within the ratio, in the order of a fixed-k search",
+          "[search]") {
     const Catalog c = make();
     for (Mode mode : {Mode::bm25, Mode::hybrid}) {
         SearchOptions fixed;
@@ -40,7 +42,8 @@ TEST_CASE("auto_k returns the leading hits within the ratio, in the order of a f
             const double last = all->hits.back().score;
             std::size_t expected = 1;
             while (expected < all->hits.size() && top > last &&
-                   (static_cast<double>(all->hits[expected].score) - last) / (top - last) >= ratio) {
+                   (static_cast<double>(all->hits[expected].score) - last) / (top - last) >=
+                       ratio) {
                 ++expected;
             }
             CHECK(cut->hits.size() == expected);

@@ -1,30 +1,27 @@
 // cli_embedder_test.cpp: the --embedder choices of the scout binary: a static model by path, a
-// missing model (BM25 only, with a note on stderr), http option checking, eval's embedding line.
-#include <array>
-#include <cstdio>
-#include <fstream>
+// missing model (BM25 only, with a note on stderr), http option checking, https with and without
+// the service's CA (then BM25 answers and degraded_reason says why), eval's embedding line.
 #include <sys/wait.h>
 
-#include <catch2/catch.hpp>
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 
-#include "support/run_command.hpp"
+#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "support/http_embedder_fixtures.hpp"
+#include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
+#include "support/tls_identity.hpp"
 
 namespace {
 
-struct Run {
-    int code = -1;
-    std::string out;
-    std::string err;
-};
+using Run = scout::testing::CliRun;
 
 Run run(const scout::test::TempDir& dir, const std::string& args) {
-    const std::string err_path = dir.file("stderr.txt");
-    const auto r = scout::testing::run_command(std::string(SCOUT_CLI_PATH) + " " + args + " 2>" + err_path);
-    std::ifstream f(err_path);
-    return {r.code, r.out, std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>())};
+    return scout::testing::run_cli(SCOUT_CLI_PATH, args, dir.file("stderr.txt"));
 }
 
 constexpr const char* kCatalog = R"({"servers":[
@@ -44,7 +41,9 @@ TEST_CASE("scout search --embedder static:PATH runs hybrid on the given vectors"
     scout::test::TempDir dir;
     const std::string catalog = dir.write("catalog.json", kCatalog);
     const std::string vectors = dir.write("vectors.txt", kVectors);
-    const Run r = run(dir, "search --catalog " + catalog + " --embedder static:" + vectors + " --json --mode dense forecast");
+    const Run r = run(dir,
+                      "search --catalog " + catalog + " --embedder static:" + vectors +
+                          " --json --mode dense forecast");
     REQUIRE(r.code == 0);
     const auto j = nlohmann::json::parse(r.out);
     CHECK(j["mode"] == "dense");
@@ -56,8 +55,9 @@ TEST_CASE("scout search --embedder static:PATH runs hybrid on the given vectors"
 TEST_CASE("a missing static model leaves BM25 answering, with a note on stderr", "[cli]") {
     scout::test::TempDir dir;
     const std::string catalog = dir.write("catalog.json", kCatalog);
-    const Run r = run(dir, "search --catalog " + catalog + " --embedder static:" + dir.file("missing.vec") +
-                               " --json forecast");
+    const Run r = run(dir,
+                      "search --catalog " + catalog +
+                          " --embedder static:" + dir.file("missing.vec") + " --json forecast");
     REQUIRE(r.code == 0);
     const auto j = nlohmann::json::parse(r.out);
     CHECK(j["degraded"] == true);
@@ -66,28 +66,80 @@ TEST_CASE("a missing static model leaves BM25 answering, with a note on stderr",
     REQUIRE_FALSE(j["matches"].empty());
     CHECK(j["matches"][0]["tool"] == "get_forecast");
 
-    // The default model, looked up in an empty cache directory (popen inherits the environment).
+    // GloVe, looked up in an empty cache directory (popen inherits the environment), is missing;
+    // the default model ships in the checkout and needs no cache (and no network).
     ::setenv("SCOUT_CACHE_DIR", dir.file("empty-cache").c_str(), 1);
-    const Run e = run(dir, "search --catalog " + catalog + " --json forecast");
+    const Run e = run(dir, "search --catalog " + catalog + " --embedder glove --json forecast");
+    const Run shipped = run(dir, "search --catalog " + catalog + " --json forecast");
     ::unsetenv("SCOUT_CACHE_DIR");
     REQUIRE(e.code == 0);
     CHECK(nlohmann::json::parse(e.out)["degraded"] == true);
     CHECK(e.err.find("fetch.d/10-static-embeddings.sh") != std::string::npos);
+    REQUIRE(shipped.code == 0);
+    CHECK(nlohmann::json::parse(shipped.out)["degraded"] == false);
+    CHECK(shipped.err.find("unavailable") == std::string::npos);
 }
 
 TEST_CASE("scout --embedder http checks its options", "[cli]") {
     scout::test::TempDir dir;
     const std::string catalog = dir.write("catalog.json", kCatalog);
-    const Run no_url = run(dir, "search --catalog " + catalog + " --embedder http --embedder-model m q");
+    const Run no_url =
+        run(dir, "search --catalog " + catalog + " --embedder http --embedder-model m q");
     CHECK(no_url.code == 2);
     CHECK(no_url.err.find("--embedder-url") != std::string::npos);
-    const Run https = run(dir, "search --catalog " + catalog +
-                                   " --embedder http --embedder-url https://x --embedder-model m q");
-    CHECK(https.code == 2);
-    const Run bad_dim = run(dir, "search --catalog " + catalog +
-                                     " --embedder http --embedder-url http://127.0.0.1:1 --embedder-model m "
-                                     "--embedder-dimensions 0 q");
+    const Run ftp = run(dir,
+                        "search --catalog " + catalog +
+                            " --embedder http --embedder-url ftp://x --embedder-model m q");
+    CHECK(ftp.code == 2);
+    CHECK(ftp.err.find("https://") != std::string::npos);
+    const Run cleartext =
+        run(dir,
+            "search --catalog " + catalog +
+                " --embedder http --embedder-url http://embeddings.example.com/v1 "
+                "--embedder-model m --embedder-dimensions 4 --embedder-header 'X-Api-Key: k' q");
+    CHECK(cleartext.code == 2);
+    CHECK(cleartext.err.find("--embedder-allow-cleartext-key") != std::string::npos);
+    const Run bad_header = run(dir,
+                               "search --catalog " + catalog +
+                                   " --embedder http --embedder-url http://127.0.0.1:1/v1 "
+                                   "--embedder-model m --embedder-header 'no colon' q");
+    CHECK(bad_header.code == 2);
+    const Run bad_dim =
+        run(dir,
+            "search --catalog " + catalog +
+                " --embedder http --embedder-url http://127.0.0.1:1 --embedder-model m "
+                "--embedder-dimensions 0 q");
     CHECK(bad_dim.code == 2);
+}
+
+TEST_CASE("scout --embedder http over https: --embedder-ca trusts the service, else BM25 says why",
+          "[cli][http]") {
+    scout::test::TempDir dir;
+    const std::string catalog = dir.write("catalog.json", kCatalog);
+    const auto id = scout::test::make_self_signed(dir);
+    REQUIRE_FALSE(id.cert_file.empty());
+    scout::test::LoopbackServer service(
+        [](const scout::test::Request& r) { return scout::test::vectors_for(r); }, &id);
+    REQUIRE(service.ready());
+    const std::string http = "search --catalog " + catalog +
+                             " --embedder http --embedder-model m --embedder-url " + service.url() +
+                             " --json ";
+    const Run trusted = run(dir, http + "--embedder-ca " + id.cert_file + " forecast");
+    INFO(trusted.err);
+    REQUIRE(trusted.code == 0);
+    const auto t = nlohmann::json::parse(trusted.out);
+    CHECK(t["degraded"] == false);
+    CHECK(t["mode"] == "hybrid");
+
+    const Run untrusted = run(dir, http + "forecast");
+    INFO(untrusted.err);
+    REQUIRE(untrusted.code == 0);
+    const auto u = nlohmann::json::parse(untrusted.out);
+    CHECK(u["degraded"] == true);
+    CHECK(u["mode"] == "bm25");
+    CHECK(u["degraded_reason"].get<std::string>().find("untrusted") != std::string::npos);
+    REQUIRE_FALSE(u["matches"].empty());
+    CHECK(u["matches"][0]["tool"] == "get_forecast");
 }
 
 TEST_CASE("scout eval reports how many texts were embedded and how long it took", "[cli]") {
@@ -95,9 +147,36 @@ TEST_CASE("scout eval reports how many texts were embedded and how long it took"
     const std::string catalog = dir.write("catalog.json", kCatalog);
     const std::string vectors = dir.write("vectors.txt", kVectors);
     const std::string queries = dir.write(
-        "queries.json", R"({"queries":[{"id":"1","query":"weather forecast","relevant":[{"server":"weather","tool":"get_forecast"}]}]})");
-    const Run r = run(dir, "eval --catalog " + catalog + " --queries " + queries + " --embedder static:" + vectors);
+        "queries.json",
+        R"({"queries":[{"id":"1","query":"weather forecast","relevant":[{"server":"weather","tool":"get_forecast"}]}]})");
+    const Run r = run(
+        dir,
+        "eval --catalog " + catalog + " --queries " + queries + " --embedder static:" + vectors);
     REQUIRE(r.code == 0);
     // 3 documents and 1 query.
     CHECK(r.out.find("4 texts embedded in") != std::string::npos);
+}
+
+TEST_CASE("scout search --embedder transformer:DIR runs the in-process encoder",
+          "[cli][transformer]") {
+    scout::test::TempDir dir;
+    const std::string catalog = dir.write("catalog.json", kCatalog);
+    const char* source = std::getenv("SCOUT_SOURCE_DIR");
+    const std::string model =
+        std::string(source != nullptr ? source : ".") + "/tests/fixtures/transformer/tiny-bert";
+    const Run r = run(dir,
+                      "search --catalog " + catalog + " --embedder transformer:" + model +
+                          " --json --mode dense forecast");
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["mode"] == "dense");
+    CHECK(j["degraded"] == false);
+    CHECK(j["matches"].size() == 3);
+    // A model directory that does not load is an error, not a silent BM25 fallback.
+    const Run bad = run(dir,
+                        "search --catalog " + catalog +
+                            " --embedder transformer:" + dir.file("nope") + " forecast");
+    CHECK(bad.code == 2);
+    CHECK(bad.err.find("not a model directory") != std::string::npos);
 }

@@ -1,15 +1,16 @@
 // cli_test.cpp: the scout binary: JSON output shapes, exit code 2 on bad input, never a crash.
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "support/run_command.hpp"
-#include <nlohmann/json.hpp>
 
 namespace {
 
@@ -21,7 +22,8 @@ Run run(const std::string& args) {
 
 std::filesystem::path write_temp(const std::string& name, const std::string& content) {
     // One directory per process: ctest runs the cases of this file in parallel processes.
-    const auto dir = std::filesystem::temp_directory_path() / ("scout_cli_test_" + std::to_string(getpid()));
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("scout_cli_test_" + std::to_string(getpid()));
     std::filesystem::create_directories(dir);
     const auto path = dir / name;
     std::ofstream(path, std::ios::binary) << content;
@@ -43,7 +45,8 @@ const char* kQueries = R"({"queries":[
 
 TEST_CASE("scout search --json prints the documented shape", "[cli]") {
     const auto catalog = write_temp("catalog.json", kCatalog);
-    const Run r = run("search --catalog " + catalog.string() + " --embedder hashing --json --top-k 2 open a pull request");
+    const Run r = run("search --catalog " + catalog.string() +
+                      " --embedder hashing --json --top-k 2 open a pull request");
     REQUIRE(r.code == 0);
     const auto j = nlohmann::json::parse(r.out);
     CHECK(j["query"] == "open a pull request");
@@ -58,19 +61,21 @@ TEST_CASE("scout search --json prints the documented shape", "[cli]") {
     CHECK(m["score"].is_number());
 }
 
-TEST_CASE("scout search without an embedder says it degraded", "[cli]") {
+TEST_CASE("scout search --embedder none searches BM25 and is not degraded", "[cli]") {
     const auto catalog = write_temp("catalog.json", kCatalog);
     const Run r = run("search --catalog " + catalog.string() + " --embedder none --json chat");
     REQUIRE(r.code == 0);
     const auto j = nlohmann::json::parse(r.out);
-    CHECK(j["degraded"] == true);
+    CHECK(j["degraded"] == false);
+    CHECK(j["mode"] == "bm25");
     CHECK(j["matches"][0]["tool"] == "send_message");
 }
 
 TEST_CASE("scout eval --json reports metrics and catalog gaps", "[cli]") {
     const auto catalog = write_temp("catalog.json", kCatalog);
     const auto queries = write_temp("queries.json", kQueries);
-    const Run r = run("eval --catalog " + catalog.string() + " --queries " + queries.string() + " --mode bm25 --json");
+    const Run r = run("eval --catalog " + catalog.string() + " --queries " + queries.string() +
+                      " --mode bm25 --json");
     REQUIRE(r.code == 0);
     const auto j = nlohmann::json::parse(r.out);
     CHECK(j["queries"] == 3);
@@ -85,9 +90,16 @@ TEST_CASE("scout eval --json reports metrics and catalog gaps", "[cli]") {
     CHECK(j["latency_us"]["p50"].is_number());
     CHECK(j["latency_us"]["p95"].is_number());
     CHECK(j["latency_us"]["p99"].is_number());
-    const Run all = run("eval --catalog " + catalog.string() + " --queries " + queries.string() + " --mode all --json");
+    const Run all = run("eval --catalog " + catalog.string() + " --queries " + queries.string() +
+                        " --mode all --json");
     REQUIRE(all.code == 0);
-    CHECK(nlohmann::json::parse(all.out).size() == 3);
+    const auto rows = nlohmann::json::parse(all.out);
+    REQUIRE(rows.size() == 4);  // bm25, dense, hybrid, and the union bound of bm25 and dense
+    CHECK(rows[3]["mode"] == "union");
+    // A relevant tool in either branch's top 5: at least each branch's own Hit@5.
+    CHECK(rows[3]["hit_at_5"].get<double>() >= rows[0]["hit_at_5"].get<double>());
+    CHECK(rows[3]["hit_at_5"].get<double>() >= rows[1]["hit_at_5"].get<double>());
+    CHECK(rows[3]["hit_at_5"].get<double>() <= 1.0);
 }
 
 TEST_CASE("scout eval --ranks writes where each evaluable query's tool ranked", "[cli]") {
@@ -118,7 +130,8 @@ TEST_CASE("scout eval --ranks writes where each evaluable query's tool ranked", 
 TEST_CASE("bad input exits with code 2, never a crash", "[cli]") {
     const auto good = write_temp("catalog.json", kCatalog);
     const auto malformed = write_temp("malformed.json", "{\"servers\": [");
-    const auto wrong = write_temp("wrong.json", R"({"servers":[{"name":"a","tools":[{"description":"no name"}]}]})");
+    const auto wrong = write_temp(
+        "wrong.json", R"({"servers":[{"name":"a","tools":[{"description":"no name"}]}]})");
     const auto bad_utf8 = write_temp("utf8.json", "{\"servers\":[{\"name\":\"\xC3\x28\"}]}");
     const auto queries_bad = write_temp("queries_bad.json", R"({"queries":[{"id":"1"}]})");
     const auto good_queries = write_temp("queries.json", kQueries);
@@ -138,7 +151,8 @@ TEST_CASE("bad input exits with code 2, never a crash", "[cli]") {
         "search --catalog " + good.string() + " --action heavy query",
         "search --catalog " + good.string() + " --action -1 query",
         "search --catalog " + good.string() + " --bm25 action=x query",
-        "eval --catalog " + good.string() + " --queries " + good_queries.string() + " --ranks /no/such/dir/r.jsonl",
+        "eval --catalog " + good.string() + " --queries " + good_queries.string() +
+            " --ranks /no/such/dir/r.jsonl",
         "eval --catalog " + good.string() + " --queries " + queries_bad.string(),
         "eval --catalog " + good.string(),
         "frobnicate",
@@ -149,7 +163,8 @@ TEST_CASE("bad input exits with code 2, never a crash", "[cli]") {
     }
 }
 
-TEST_CASE("scout eval --fusion all compares every fusion method, --auto-k reports the mean k", "[cli]") {
+TEST_CASE("scout eval --fusion all compares every fusion method, --auto-k reports the mean k",
+          "[cli]") {
     const auto catalog = write_temp("catalog.json", kCatalog);
     const auto queries = write_temp("queries.json", kQueries);
     const Run r = run("eval --catalog " + catalog.string() + " --queries " + queries.string() +
@@ -157,20 +172,27 @@ TEST_CASE("scout eval --fusion all compares every fusion method, --auto-k report
     REQUIRE(r.code == 0);
     const auto j = nlohmann::json::parse(r.out);
     REQUIRE(j.is_array());
-    REQUIRE(j.size() == 6);  // bm25, dense, hybrid x {rrf, weighted_rrf, score_blend, anchored}
+    REQUIRE(j.size() ==
+            8);  // bm25, dense, hybrid x {rrf, weighted_rrf, score_blend, anchored, gated}, union
     CHECK(j[0]["mode"] == "bm25");
     CHECK(j[1]["mode"] == "dense");
-    const char* methods[] = {"rrf", "weighted_rrf", "score_blend", "anchored"};
-    for (std::size_t i = 0; i < 4; ++i) {
+    const char* methods[] = {"rrf", "weighted_rrf", "score_blend", "anchored", "gated"};
+    for (std::size_t i = 0; i < 5; ++i) {
         CHECK(j[2 + i]["mode"] == "hybrid");
         CHECK(j[2 + i]["fusion"] == methods[i]);
     }
-    for (const auto& row : j) {
+    CHECK(j[7]["mode"] == "union");
+    for (std::size_t i = 0; i < 7; ++i) {
+        const auto& row = j[i];
         const double mean_k = row["auto_k"]["mean_k"].get<double>();
         CHECK(mean_k >= 1.0);
         CHECK(mean_k <= 20.0);
         CHECK(row["auto_k"]["hit"].get<double>() <= 1.0);
     }
-    CHECK(run("eval --catalog " + catalog.string() + " --queries " + queries.string() + " --auto-k 1.5").code == 2);
-    CHECK(run("eval --catalog " + catalog.string() + " --queries " + queries.string() + " --fusion nope").code == 2);
+    CHECK(run("eval --catalog " + catalog.string() + " --queries " + queries.string() +
+              " --auto-k 1.5")
+              .code == 2);
+    CHECK(run("eval --catalog " + catalog.string() + " --queries " + queries.string() +
+              " --fusion nope")
+              .code == 2);
 }

@@ -1,7 +1,5 @@
 // cli_tools_test.cpp: the `scout tokens` and `scout synth` subcommands, run as processes.
-#include <catch2/catch.hpp>
-
-#include "support/run_command.hpp"
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -9,12 +7,15 @@
 #include <filesystem>
 #include <string>
 
-#include <unistd.h>
-
+#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include "scout/catalog_loader.hpp"
 #include "scout/token_counter.hpp"
+
+#include "support/fixture_skip.hpp"
+#include "support/run_command.hpp"
+#include "util/file_io.hpp"
 
 namespace {
 
@@ -33,14 +34,14 @@ Run run(const std::string& args) {
 
 TEST_CASE("scout tokens prints the count of a file", "[cli]") {
     if (!scout::TokenCounter::load_default(scout::TokenEncoding::o200k_base)) {
-        WARN("SKIPPED: BPE rank files unavailable");
-        return;
+        SCOUT_SKIP_WITHOUT_FIXTURE("BPE rank files unavailable");
     }
     const auto fixture = nlohmann::json::parse(
-        scout::read_text_file(source_dir() + "/tests/fixtures/token_counts.json").value());
+        scout::detail::read_text_file(source_dir() + "/tests/fixtures/token_counts.json").value());
     const auto& queries = fixture["files"][1];
     REQUIRE(queries["file"] == "data/queries-49.json");
-    const Run r = run("tokens --encoding o200k_base --file " + source_dir() + "/data/queries-49.json");
+    const Run r =
+        run("tokens --encoding o200k_base --file " + source_dir() + "/data/queries-49.json");
     CHECK(r.code == 0);
     CHECK(r.out == std::to_string(queries["o200k_base"].get<std::size_t>()) + "\n");
 }
@@ -60,8 +61,8 @@ TEST_CASE("scout synth writes a deterministic grown catalog", "[cli]") {
     const std::string b = (dir / ("scout_synth_b_" + pid + ".json")).string();
     REQUIRE(run("synth --seed 3 --servers 120 --tools 1000 --out " + a + base).code == 0);
     REQUIRE(run("synth --seed 3 --servers 120 --tools 1000 --out " + b + base).code == 0);
-    const auto ta = scout::read_text_file(a);
-    const auto tb = scout::read_text_file(b);
+    const auto ta = scout::detail::read_text_file(a);
+    const auto tb = scout::detail::read_text_file(b);
     REQUIRE(ta.ok());
     REQUIRE(tb.ok());
     CHECK(ta.value() == tb.value());
@@ -71,4 +72,44 @@ TEST_CASE("scout synth writes a deterministic grown catalog", "[cli]") {
     CHECK(nlohmann::json::parse(ta.value())["source"].get<std::string>().find("synthetic") == 0);
     CHECK(run("synth --servers 10 --tools 20" + base).code == 2);
     CHECK(run("synth --seed nope" + base).code == 2);
+}
+
+TEST_CASE("scout doctor reports a seeded catalog and passes its clean twin", "[cli]") {
+    const std::string dir = source_dir() + "/tests/fixtures/doctor/";
+    const Run bad =
+        run("doctor --embedder none --mode bm25 --json --catalog " + dir + "defects.json");
+    REQUIRE(bad.code == 0);
+    const auto report = nlohmann::json::parse(bad.out);
+    CHECK(report["summary"]["tools"] == 9);
+    CHECK(report["summary"]["errors"] == 3);
+    CHECK(report["summary"]["findings_by_kind"]["duplicate_description"] == 2);
+    CHECK(report["summary"]["self_retrieval_rate"].get<double>() < 1.0);
+
+    const Run clean =
+        run("doctor --embedder none --mode bm25 --json --catalog " + dir + "clean.json");
+    REQUIRE(clean.code == 0);
+    const auto ok = nlohmann::json::parse(clean.out);
+    CHECK(ok["findings"].empty());
+    CHECK(ok["summary"]["self_retrieval_rate"] == 1.0);
+
+    const Run text = run("doctor --embedder none --mode bm25 --catalog " + dir + "defects.json");
+    CHECK(text.code == 0);
+    CHECK(text.out.find("doctor: 9 tools on 2 servers") == 0);
+    CHECK(text.out.find("fix: ") != std::string::npos);
+
+    CHECK(run("doctor --json").code == 2);  // no catalog
+    CHECK(run("doctor --catalog /nonexistent/catalog.json").code == 2);
+}
+
+TEST_CASE("scout search --alt fuses other phrasings", "[cli]") {
+    const std::string catalog = " --embedder none --mode bm25 --json --catalog " + source_dir() +
+                                "/tests/fixtures/doctor/clean.json ";
+    const Run miss = run("search" + catalog + "zqxj blorf");
+    REQUIRE(miss.code == 0);
+    CHECK(nlohmann::json::parse(miss.out)["matches"].empty());
+    const Run hit = run("search" + catalog + "--alt 'sunrise and sunset times' zqxj blorf");
+    REQUIRE(hit.code == 0);
+    const auto m = nlohmann::json::parse(hit.out)["matches"];
+    REQUIRE_FALSE(m.empty());
+    CHECK(m[0]["tool"] == "sunrise_sunset");
 }

@@ -33,13 +33,29 @@ constexpr int kOpsPerCommit = 80;  // churn upserts + removals, plus the marker 
 constexpr int kMarkerTools = 8;
 constexpr int kReaders = 4;
 
-const char* const kWords[] = {"invoice", "ticket", "deploy", "query", "report", "user", "alert",
-                              "metric", "bucket", "pipeline", "schema", "refund", "backup", "cluster"};
+const char* const kWords[] = {"invoice",
+                              "ticket",
+                              "deploy",
+                              "query",
+                              "report",
+                              "user",
+                              "alert",
+                              "metric",
+                              "bucket",
+                              "pipeline",
+                              "schema",
+                              "refund",
+                              "backup",
+                              "cluster"};
 
 scout::ToolSpec marker_tool(int i, std::uint64_t generation) {
     // The generation is written into the description: a reader can tell which snapshot
     // produced every marker hit.
-    return {"marker_" + std::to_string(i), "", "beacon marker generation g" + std::to_string(generation), "", ""};
+    return {"marker_" + std::to_string(i),
+            "",
+            "beacon marker generation g" + std::to_string(generation),
+            "",
+            ""};
 }
 
 std::uint64_t generation_of(const std::string& description) {
@@ -49,9 +65,11 @@ std::uint64_t generation_of(const std::string& description) {
 
 scout::ToolSpec churn_tool(std::mt19937& rng, int id) {
     std::uniform_int_distribution<std::size_t> w(0, std::size(kWords) - 1);
-    std::string desc = std::string(kWords[w(rng)]) + " " + kWords[w(rng)] + " " + kWords[w(rng)] + " revision " +
-                       std::to_string(rng() % 1000);
-    return {"tool_" + std::to_string(id), "", desc,
+    std::string desc = std::string(kWords[w(rng)]) + " " + kWords[w(rng)] + " " + kWords[w(rng)] +
+                       " revision " + std::to_string(rng() % 1000);
+    return {"tool_" + std::to_string(id),
+            "",
+            desc,
             R"({"type":"object","properties":{"id":{"type":"string","description":"the )" +
                 std::string(kWords[w(rng)]) + R"("}}})",
             ""};
@@ -84,13 +102,23 @@ TEST_CASE("readers see one whole generation while a writer churns the catalog", 
         marker.tools.push_back(marker_tool(i, 1));
     }
     REQUIRE(catalog.upsert_server(marker).ok());
-    REQUIRE(catalog.upsert_server({"stable", "never changes", "", "", scout::ServerStatus::active,
-                                   {{"zephyr_quasar_lookup", "", "find the zephyr quasar", "", ""}}})
+    REQUIRE(catalog
+                .upsert_server({"stable",
+                                "never changes",
+                                "",
+                                "",
+                                scout::ServerStatus::active,
+                                {{"zephyr_quasar_lookup", "", "find the zephyr quasar", "", ""}}})
                 .ok());
     for (int s = 0; s < kChurnServers; ++s) {
-        scout::ServerSpec server{"churn_" + std::to_string(s), "churning server", "", "", scout::ServerStatus::active, {}};
+        scout::ServerSpec server{"churn_" + std::to_string(s),
+                                 "churning server",
+                                 "",
+                                 "",
+                                 scout::ServerStatus::active,
+                                 {}};
         for (int t = 0; t < 25; ++t) {
-            live[s].push_back(next_id);
+            live[static_cast<std::size_t>(s)].push_back(next_id);
             server.tools.push_back(churn_tool(rng, next_id++));
         }
         REQUIRE(catalog.upsert_server(server).ok());
@@ -109,7 +137,8 @@ TEST_CASE("readers see one whole generation while a writer churns the catalog", 
     for (int r = 0; r < kReaders; ++r) {
         readers.emplace_back([&, r] {
             std::mt19937 local(static_cast<unsigned>(100 + r));
-            const scout::Mode modes[] = {scout::Mode::hybrid, scout::Mode::bm25, scout::Mode::dense};
+            const scout::Mode modes[] = {
+                scout::Mode::hybrid, scout::Mode::bm25, scout::Mode::dense};
             std::uint64_t n = 0;
             while (!done.load(std::memory_order_acquire) || n < 20) {
                 const scout::Searcher searcher = catalog.searcher();  // one snapshot per request
@@ -125,7 +154,8 @@ TEST_CASE("readers see one whole generation while a writer churns the catalog", 
                     query = "zephyr quasar lookup";
                     opt.top_k = 3;
                 } else {
-                    query = std::string(kWords[local() % std::size(kWords)]) + " " + kWords[local() % std::size(kWords)];
+                    query = std::string(kWords[local() % std::size(kWords)]) + " " +
+                            kWords[local() % std::size(kWords)];
                     opt.top_k = 20;
                 }
                 auto result = searcher.search(query, opt);
@@ -135,7 +165,8 @@ TEST_CASE("readers see one whole generation while a writer churns the catalog", 
                     continue;
                 }
                 for (const scout::Hit& hit : result->hits) {
-                    if (hit.server == "marker" && generation_of(hit.description) != result->generation) {
+                    if (hit.server == "marker" &&
+                        generation_of(hit.description) != result->generation) {
                         inconsistent.fetch_add(1);
                     }
                 }
@@ -180,9 +211,11 @@ TEST_CASE("readers see one whole generation while a writer churns the catalog", 
                 REQUIRE(catalog.remove_tool(server, "tool_" + std::to_string(live[s][at])).ok());
                 live[s].erase(live[s].begin() + static_cast<std::ptrdiff_t>(at));
             } else if (rng() % 2 == 0 && !live[s].empty()) {
-                REQUIRE(catalog.upsert_tool(server, churn_tool(rng, live[s][rng() % live[s].size()])).ok());
+                REQUIRE(
+                    catalog.upsert_tool(server, churn_tool(rng, live[s][rng() % live[s].size()]))
+                        .ok());
             } else {
-                live[s].push_back(next_id);
+                live[static_cast<std::size_t>(s)].push_back(next_id);
                 REQUIRE(catalog.upsert_tool(server, churn_tool(rng, next_id++)).ok());
             }
             ++operations;
@@ -221,13 +254,24 @@ TEST_CASE("readers see one whole generation while a writer churns the catalog", 
 TEST_CASE("retired snapshots stay usable by the searchers that pinned them", "[concurrency]") {
     auto catalog = scout::Catalog::create();
     REQUIRE(catalog.ok());
-    REQUIRE(catalog->upsert_server({"a", "", "", "", scout::ServerStatus::active, {{"alpha_tool", "", "alpha", "", ""}}}).ok());
+    REQUIRE(catalog
+                ->upsert_server({"a",
+                                 "",
+                                 "",
+                                 "",
+                                 scout::ServerStatus::active,
+                                 {{"alpha_tool", "", "alpha", "", ""}}})
+                .ok());
     REQUIRE(catalog->commit().ok());
     const scout::Searcher old = catalog->searcher();
     std::thread writer([&] {
         for (int i = 0; i < 30; ++i) {
             (void)catalog->remove_server("a");
-            (void)catalog->upsert_server({"a", "", "", "", scout::ServerStatus::active,
+            (void)catalog->upsert_server({"a",
+                                          "",
+                                          "",
+                                          "",
+                                          scout::ServerStatus::active,
                                           {{"beta_" + std::to_string(i), "", "beta", "", ""}}});
             (void)catalog->commit();
         }

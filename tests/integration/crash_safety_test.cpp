@@ -11,7 +11,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "scout/persistence.hpp"
+#include "scout/catalog.hpp"
 #include "scout/scout.hpp"
 
 namespace fs = std::filesystem;
@@ -43,7 +43,8 @@ TEST_CASE("SIGKILL during save leaves a file that opens", "[persistence][crash]"
         if (child == 0) {
             // Keep committing and saving new generations until killed.
             for (int i = 0;; ++i) {
-                (void)catalog->upsert_tool(server, {"crash_probe", "", "probe " + std::to_string(i), "", ""});
+                (void)catalog->upsert_tool(
+                    server, {"crash_probe", "", "probe " + std::to_string(i), "", ""});
                 (void)catalog->commit();
                 (void)catalog->save(file);
             }

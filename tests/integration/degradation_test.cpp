@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "scout/catalog.hpp"
+
 #include "support/test_catalogs.hpp"
 
 using namespace scout;
@@ -22,12 +23,19 @@ public:
     std::size_t dim() const override { return 64; }
     Result<std::vector<float>> embed(std::span<const std::string> texts) override {
         switch (failure.load()) {
-            case Failure::status: return Status{Errc::unavailable, "service down"};
-            case Failure::exception: throw std::runtime_error("connection reset");
-            case Failure::wrong_dim: return std::vector<float>(texts.size() * 3, 1.0f);
-            case Failure::nan: return std::vector<float>(texts.size() * 64, std::nanf(""));
-            case Failure::slow: std::this_thread::sleep_for(std::chrono::milliseconds(300)); break;
-            case Failure::none: break;
+            case Failure::status:
+                return Status{Errc::unavailable, "service down"};
+            case Failure::exception:
+                throw std::runtime_error("connection reset");
+            case Failure::wrong_dim:
+                return std::vector<float>(texts.size() * 3, 1.0f);
+            case Failure::nan:
+                return std::vector<float>(texts.size() * 64, std::nanf(""));
+            case Failure::slow:
+                std::this_thread::sleep_for(std::chrono::milliseconds(300));
+                break;
+            case Failure::none:
+                break;
         }
         return inner_.embed(texts);
     }
@@ -50,11 +58,13 @@ TEST_CASE("every kind of embedder failure degrades to BM25", "[degradation]") {
     auto bm25 = s.search("send a chat message", {.mode = Mode::bm25});
     REQUIRE(bm25.ok());
 
-    for (Failure f : {Failure::status, Failure::exception, Failure::wrong_dim, Failure::nan, Failure::slow}) {
+    for (Failure f :
+         {Failure::status, Failure::exception, Failure::wrong_dim, Failure::nan, Failure::slow}) {
         embedder->failure = f;
         for (Mode mode : {Mode::hybrid, Mode::dense}) {
             INFO("failure " << static_cast<int>(f) << " mode " << mode_name(mode));
-            auto r = s.search("send a chat message", {.mode = mode, .embed_timeout = std::chrono::milliseconds(50)});
+            auto r = s.search("send a chat message",
+                              {.mode = mode, .embed_timeout = std::chrono::milliseconds(50)});
             REQUIRE(r.ok());
             CHECK(r->degraded);
             CHECK_FALSE(r->degraded_reason.empty());

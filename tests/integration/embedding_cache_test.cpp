@@ -3,7 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include "scout/catalog.hpp"
-#include "scout/static_embedder.hpp"
+#include "scout/embedder.hpp"
+
 #include "support/counting_embedder.hpp"
 #include "support/temp_dir.hpp"
 
@@ -18,7 +19,8 @@ ServerSpec server(const std::string& name, int tools) {
     s.name = name;
     s.description = "server " + name;
     for (int i = 0; i < tools; ++i) {
-        s.tools.push_back(ToolSpec{"tool_" + std::to_string(i), "", "does thing " + std::to_string(i), "", ""});
+        s.tools.push_back(
+            ToolSpec{"tool_" + std::to_string(i), "", "does thing " + std::to_string(i), "", ""});
     }
     return s;
 }
@@ -47,7 +49,8 @@ TEST_CASE("re-committing embeds only what changed", "[embed]") {
     REQUIRE(catalog.upsert_server(server("beta", 3)).ok());
     CHECK(catalog.commit()->embedded == 0);
 
-    REQUIRE(catalog.upsert_tool("alpha", ToolSpec{"tool_2", "", "does something new", "", ""}).ok());
+    REQUIRE(
+        catalog.upsert_tool("alpha", ToolSpec{"tool_2", "", "does something new", "", ""}).ok());
     auto changed = catalog.commit();
     REQUIRE(changed.ok());
     CHECK(changed->embedded == 1);
@@ -73,7 +76,8 @@ TEST_CASE("a catalog-fitted static embedder re-embeds only changed tools", "[emb
     CHECK(first->embedded == 20);
     CHECK(catalog.commit()->embedded == 0);
 
-    REQUIRE(catalog.upsert_tool("alpha", ToolSpec{"tool_2", "", "does something new", "", ""}).ok());
+    REQUIRE(
+        catalog.upsert_tool("alpha", ToolSpec{"tool_2", "", "does something new", "", ""}).ok());
     CHECK(catalog.commit()->embedded == 1);
 
     // Doubling the catalog moves the statistics: everything is re-embedded with new weights.

@@ -1,9 +1,10 @@
 // evaluation_test.cpp: eval::evaluate ranks within the candidate pool a user's search holds.
-#include <catch2/catch.hpp>
+#include "eval/evaluation.hpp"
 
 #include <string>
 
-#include "eval/evaluation.hpp"
+#include <catch2/catch.hpp>
+
 #include "scout/catalog.hpp"
 
 using namespace scout;
@@ -49,7 +50,8 @@ eval::Report run(const Catalog& catalog, int relevant_index, std::size_t top_k) 
 
 }  // namespace
 
-TEST_CASE("a single branch is ranked within its own pool, as the user's search ranks it", "[eval]") {
+TEST_CASE("a single branch is ranked within its own pool, as the user's search ranks it",
+          "[eval]") {
     const Catalog catalog = ladder();
     // Rank 12: inside the pool of a top-5 search (5 x 3 = 15 candidates).
     const eval::Report inside = run(catalog, 11, 5);

@@ -1,13 +1,14 @@
 // http_embedder_test.cpp: the HTTP embedder against a loopback server that returns
 // deterministic vectors and injects 429 (with Retry-After), 500, slow replies, malformed JSON,
-// wrong dimensions and hang-ups; and search degrading to BM25 when the service fails.
+// wrong dimensions and hang-ups; and search degrading to BM25 when the service fails. The https,
+// proxy, Azure and misbehaving-server cases are in http_embedder_tls_test.cpp.
 #include <catch2/catch.hpp>
-
 #include <nlohmann/json.hpp>
 
 #include "scout/catalog.hpp"
-#include "scout/http_embedder.hpp"
-#include "support/loopback_server.hpp"
+#include "scout/embedder.hpp"
+
+#include "support/http_embedder_fixtures.hpp"
 
 using scout::Errc;
 using scout::HttpEmbedder;
@@ -19,56 +20,11 @@ using scout::test::Request;
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
-namespace {
-
-constexpr std::size_t kDim = 16;
-
-/// OpenAI-shaped reply with HashingEmbedder vectors, in reverse order (so "index" matters).
-Reply vectors_for(const Request& request, std::size_t dim = kDim) {
-    const auto json = nlohmann::json::parse(request.body);
-    std::vector<std::string> texts = json.at("input").get<std::vector<std::string>>();
-    scout::HashingEmbedder hashing(kDim);
-    auto vecs = hashing.embed(texts).value();
-    nlohmann::json data = nlohmann::json::array();
-    for (std::size_t i = texts.size(); i-- > 0;) {
-        std::vector<float> v(vecs.begin() + static_cast<std::ptrdiff_t>(i * kDim),
-                             vecs.begin() + static_cast<std::ptrdiff_t>((i + 1) * kDim));
-        v.resize(dim, 0.5f);
-        data.push_back({{"object", "embedding"}, {"index", i}, {"embedding", v}});
-    }
-    return make_reply(200, nlohmann::json{{"object", "list"}, {"data", data}, {"model", json.at("model")}}.dump());
-}
-
-HttpEmbedderOptions fast_options(const std::string& url) {
-    HttpEmbedderOptions o;
-    o.base_url = url;
-    o.model = "test-model";
-    o.dimensions = kDim;
-    o.connect_timeout = milliseconds(500);
-    o.request_timeout = milliseconds(500);
-    o.initial_backoff = milliseconds(5);
-    o.max_backoff = milliseconds(20);
-    o.max_retries = 3;
-    o.total_timeout = milliseconds(3000);
-    return o;
-}
-
-std::shared_ptr<HttpEmbedder> make(const HttpEmbedderOptions& o) {
-    auto e = HttpEmbedder::create(o);
-    INFO((e.ok() ? std::string() : e.status().to_string()));
-    REQUIRE(e.ok());
-    return e.value();
-}
-
-std::vector<std::string> numbered(std::size_t n) {
-    std::vector<std::string> out;
-    for (std::size_t i = 0; i < n; ++i) {
-        out.push_back("text number " + std::to_string(i));
-    }
-    return out;
-}
-
-}  // namespace
+using scout::test::fast_options;
+using scout::test::kDim;
+using scout::test::make;
+using scout::test::numbered;
+using scout::test::vectors_for;
 
 TEST_CASE("http embedder batches, sends the OpenAI request and keeps the input order", "[http]") {
     std::mutex mu;
@@ -151,14 +107,16 @@ TEST_CASE("http embedder gives up after its retries with the last error", "[http
 
 TEST_CASE("http embedder does not retry client errors, malformed JSON or wrong sizes", "[http]") {
     SECTION("400") {
-        LoopbackServer server([](const Request&) { return make_reply(400, R"({"error":"bad model"})"); });
+        LoopbackServer server(
+            [](const Request&) { return make_reply(400, R"({"error":"bad model"})"); });
         auto out = make(fast_options(server.url()))->embed(numbered(1));
         REQUIRE_FALSE(out.ok());
         CHECK(out.status().message().find("HTTP 400") != std::string::npos);
         CHECK(server.requests() == 1);
     }
     SECTION("malformed JSON") {
-        LoopbackServer server([](const Request&) { return make_reply(200, R"({"data":[{"embedding":[1,2,)"); });
+        LoopbackServer server(
+            [](const Request&) { return make_reply(200, R"({"data":[{"embedding":[1,2,)"); });
         auto out = make(fast_options(server.url()))->embed(numbered(1));
         REQUIRE_FALSE(out.ok());
         CHECK(out.status().code() == Errc::unavailable);
@@ -209,7 +167,8 @@ TEST_CASE("http embedder times out slow replies and retries hang-ups", "[http]")
 }
 
 TEST_CASE("http embedder bounds the total time of one call", "[http]") {
-    LoopbackServer server([](const Request&) { return make_reply(429, "{}", "Retry-After: 30\r\n"); });
+    LoopbackServer server(
+        [](const Request&) { return make_reply(429, "{}", "Retry-After: 30\r\n"); });
     auto o = fast_options(server.url());
     o.total_timeout = milliseconds(300);
     const auto started = Clock::now();
@@ -236,7 +195,13 @@ TEST_CASE("http embedder reports a service that is down and rejects bad options"
     REQUIRE_FALSE(probe.ok());
     CHECK(probe.status().code() == Errc::unavailable);
 
-    for (const char* bad : {"https://api.openai.com/v1", "ftp://x", "http://", "http://host:99999", "localhost"}) {
+    for (const char* bad : {"ftp://x",
+                            "http://",
+                            "https://",
+                            "http://host:99999",
+                            "localhost",
+                            "https://example.com/v1?api-version=1",
+                            "http://user:pw@example.com/v1"}) {
         auto b = fast_options(bad);
         auto r = HttpEmbedder::create(b);
         REQUIRE_FALSE(r.ok());
@@ -249,14 +214,19 @@ TEST_CASE("http embedder reports a service that is down and rejects bad options"
 
 TEST_CASE("search degrades to BM25 when the embedding service fails", "[http]") {
     std::atomic<bool> healthy{true};
-    LoopbackServer server([&](const Request& r) { return healthy ? vectors_for(r) : make_reply(500, "down"); });
+    LoopbackServer server(
+        [&](const Request& r) { return healthy ? vectors_for(r) : make_reply(500, "down"); });
     auto o = fast_options(server.url());
     o.max_retries = 1;
     auto embedder = make(o);
     auto created = scout::Catalog::create({}, embedder);
     REQUIRE(created.ok());
     scout::Catalog catalog = std::move(created.value());
-    scout::ServerSpec s{"weather", "Weather service", "", "", scout::ServerStatus::active,
+    scout::ServerSpec s{"weather",
+                        "Weather service",
+                        "",
+                        "",
+                        scout::ServerStatus::active,
                         {{"get_forecast", "", "Get the weather forecast for a city", "", ""},
                          {"get_alerts", "", "List severe weather alerts", "", ""}}};
     REQUIRE(catalog.upsert_server(s).ok());

@@ -38,7 +38,8 @@ struct SharedIndex {
     Run built;
     SharedIndex() {
         fs::create_directories(dir);
-        built = run("index --catalog " + source("data/enterprise_catalog.json") + " --out " + index);
+        built =
+            run("index --catalog " + source("data/enterprise_catalog.json") + " --out " + index);
     }
     ~SharedIndex() {
         std::error_code ec;
@@ -57,18 +58,23 @@ TEST_CASE("scout index writes an index that search and eval read", "[cli][persis
     REQUIRE(fs::file_size(index) > 0);
 
     SECTION("search and eval give the same answers as from the catalog") {
-        const Run from_index = run("search --index " + index + " --json --top-k 7 create a jira ticket");
-        const Run from_catalog = run("search --catalog " + catalog + " --json --top-k 7 create a jira ticket");
+        const Run from_index =
+            run("search --index " + index + " --json --top-k 7 create a jira ticket");
+        const Run from_catalog =
+            run("search --catalog " + catalog + " --json --top-k 7 create a jira ticket");
         REQUIRE(from_index.code == 0);
         CHECK(from_index.out == from_catalog.out);
 
-        const Run eval_index = run("eval --index " + index + " --queries " + source("data/queries-49.json") + " --json");
-        const Run eval_catalog =
-            run("eval --catalog " + catalog + " --queries " + source("data/queries-49.json") + " --json");
+        const Run eval_index = run("eval --index " + index + " --queries " +
+                                   source("data/queries-49.json") + " --json");
+        const Run eval_catalog = run("eval --catalog " + catalog + " --queries " +
+                                     source("data/queries-49.json") + " --json");
         REQUIRE(eval_index.code == 0);
         CHECK_THAT(eval_index.out, Catch::Contains("\"hit_at_5\""));
         // Same quality numbers (latencies differ run to run).
-        const auto quality = [](const std::string& s) { return s.substr(0, s.find("\"latency_us\"")); };
+        const auto quality = [](const std::string& s) {
+            return s.substr(0, s.find("\"latency_us\""));
+        };
         CHECK(quality(eval_index.out) == quality(eval_catalog.out));
     }
     SECTION("search events go to --events as JSON lines") {
@@ -82,13 +88,18 @@ TEST_CASE("scout index writes an index that search and eval read", "[cli][persis
     }
     SECTION("index settings are stored in the file, not given again") {
         const std::string tuned = (dir / "tuned.scoutidx").string();
-        REQUIRE(run("index --catalog " + catalog + " --out " + tuned + " --bm25 k1=0.9,b=0.4 --fusion weighted_rrf,bm25=2").code == 0);
-        const Run a = run("search --index " + tuned + " --json --top-k 9 rotate the api credentials");
+        REQUIRE(run("index --catalog " + catalog + " --out " + tuned +
+                    " --bm25 k1=0.9,b=0.4 --fusion weighted_rrf,bm25=2")
+                    .code == 0);
+        const Run a =
+            run("search --index " + tuned + " --json --top-k 9 rotate the api credentials");
         const Run b = run("search --catalog " + catalog +
-                          " --bm25 k1=0.9,b=0.4 --fusion weighted_rrf,bm25=2 --json --top-k 9 rotate the api credentials");
+                          " --bm25 k1=0.9,b=0.4 --fusion weighted_rrf,bm25=2 --json --top-k 9 "
+                          "rotate the api credentials");
         REQUIRE(a.code == 0);
         CHECK(a.out == b.out);
-        CHECK(a.out != run("search --index " + index + " --json --top-k 9 rotate the api credentials").out);
+        CHECK(a.out !=
+              run("search --index " + index + " --json --top-k 9 rotate the api credentials").out);
         const Run again = run("search --index " + tuned + " --bm25 k1=2 jira");
         CHECK(again.code == 2);
         CHECK_THAT(again.out, Catch::Contains("stored in the index file"));
@@ -106,8 +117,9 @@ TEST_CASE("scout index writes an index that search and eval read", "[cli][persis
             f.seekp(static_cast<std::streamoff>(fs::file_size(bad) / 2));
             f.put('\x7f');
         }
-        for (const std::string& cmd : {"search --index " + bad + " jira",
-                                       "eval --index " + bad + " --queries " + source("data/queries-49.json")}) {
+        for (const std::string& cmd :
+             {"search --index " + bad + " jira",
+              "eval --index " + bad + " --queries " + source("data/queries-49.json")}) {
             const Run r = run(cmd);
             INFO(cmd << "\n" << r.out);
             CHECK(r.code == 2);

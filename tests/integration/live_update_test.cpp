@@ -28,20 +28,25 @@ private:
 scout::ServerSpec server(const std::string& name, int tools, const std::string& word) {
     scout::ServerSpec s{name, name + " service", "", "", scout::ServerStatus::active, {}};
     for (int i = 0; i < tools; ++i) {
-        s.tools.push_back({word + "_op_" + std::to_string(i), "", "performs " + word + " operation " + std::to_string(i),
-                           R"({"type":"object","properties":{"id":{"type":"string"}}})", ""});
+        s.tools.push_back({word + "_op_" + std::to_string(i),
+                           "",
+                           "performs " + word + " operation " + std::to_string(i),
+                           R"({"type":"object","properties":{"id":{"type":"string"}}})",
+                           ""});
     }
     return s;
 }
 
-std::size_t hits_from(const scout::Catalog& catalog, const std::string& query, const std::string& srv) {
+std::size_t hits_from(const scout::Catalog& catalog,
+                      const std::string& query,
+                      const std::string& srv) {
     scout::SearchOptions opt;
     opt.top_k = 20;
     auto r = catalog.searcher().search(query, opt);
     REQUIRE(r.ok());
     std::size_t n = 0;
     for (const auto& h : r->hits) {
-        n += h.server == srv ? 1 : 0;
+        n += h.server == srv ? 1U : 0U;
     }
     return n;
 }
@@ -59,7 +64,9 @@ TEST_CASE("only ACTIVE servers are indexed; recovery re-ingests", "[live][lifecy
     REQUIRE(info->tools == 7);
     REQUIRE(hits_from(*catalog, "ticket operation", "tickets") == 3);
 
-    for (auto status : {scout::ServerStatus::degraded, scout::ServerStatus::inactive, scout::ServerStatus::rejected}) {
+    for (auto status : {scout::ServerStatus::degraded,
+                        scout::ServerStatus::inactive,
+                        scout::ServerStatus::rejected}) {
         INFO(scout::server_status_name(status));
         REQUIRE(catalog->set_server_status("tickets", status).ok());
         // Staged only: readers still see the server until the commit.
@@ -91,7 +98,8 @@ TEST_CASE("only ACTIVE servers are indexed; recovery re-ingests", "[live][lifecy
         CHECK(hits_from(*catalog, "ticket operation", "tickets") == 3);
         CHECK(catalog->searcher().find("tickets", "ticket_op_2"));
     }
-    CHECK(catalog->set_server_status("nope", scout::ServerStatus::active).code() == scout::Errc::not_found);
+    CHECK(catalog->set_server_status("nope", scout::ServerStatus::active).code() ==
+          scout::Errc::not_found);
 }
 
 TEST_CASE("commit reuses unchanged documents and embeddings", "[live][reuse]") {
@@ -123,7 +131,9 @@ TEST_CASE("commit reuses unchanged documents and embeddings", "[live][reuse]") {
         CHECK(info->dense_reused);
     }
     SECTION("one changed tool embeds one document") {
-        REQUIRE(catalog->upsert_tool("billing", {"invoice_op_3", "", "refund a paid invoice", "", ""}).ok());
+        REQUIRE(
+            catalog->upsert_tool("billing", {"invoice_op_3", "", "refund a paid invoice", "", ""})
+                .ok());
         info = catalog->commit();
         REQUIRE(info.ok());
         CHECK(info->embedded == 1);
@@ -136,7 +146,9 @@ TEST_CASE("commit reuses unchanged documents and embeddings", "[live][reuse]") {
         CHECK(r->hits[0].tool == "invoice_op_3");
     }
     SECTION("a new tool embeds one document; a removal embeds none") {
-        REQUIRE(catalog->upsert_tool("tickets", {"ticket_merge", "", "merge duplicate tickets", "", ""}).ok());
+        REQUIRE(
+            catalog->upsert_tool("tickets", {"ticket_merge", "", "merge duplicate tickets", "", ""})
+                .ok());
         info = catalog->commit();
         REQUIRE(info.ok());
         CHECK(info->embedded == 1);

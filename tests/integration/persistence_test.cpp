@@ -9,10 +9,11 @@
 
 #include <catch2/catch.hpp>
 
+#include "scout/catalog.hpp"
+#include "scout/scout.hpp"
+
 #include "persist/container.hpp"
 #include "persist/crc32c.hpp"
-#include "scout/persistence.hpp"
-#include "scout/scout.hpp"
 
 namespace fs = std::filesystem;
 
@@ -20,7 +21,8 @@ namespace {
 
 fs::path temp_dir() {
     static std::atomic<int> n{0};
-    fs::path dir = fs::temp_directory_path() / ("scout-persist-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
+    fs::path dir = fs::temp_directory_path() /
+                   ("scout-persist-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
     fs::remove_all(dir);
     fs::create_directories(dir);
     return dir;
@@ -33,12 +35,14 @@ std::vector<std::uint8_t> read_bytes(const fs::path& path) {
 
 void write_bytes(const fs::path& path, const std::vector<std::uint8_t>& bytes) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    out.write(reinterpret_cast<const char*>(bytes.data()),
+              static_cast<std::streamsize>(bytes.size()));
 }
 
 class CountingEmbedder final : public scout::Embedder {
 public:
-    explicit CountingEmbedder(std::size_t dim, std::string model = "") : inner_(dim), model_(std::move(model)) {}
+    explicit CountingEmbedder(std::size_t dim, std::string model = "")
+        : inner_(dim), model_(std::move(model)) {}
     std::string model_id() const override { return model_.empty() ? inner_.model_id() : model_; }
     std::size_t dim() const override { return inner_.dim(); }
     scout::Result<std::vector<float>> embed(std::span<const std::string> texts) override {
@@ -55,11 +59,26 @@ private:
 scout::Catalog small_catalog(std::shared_ptr<scout::Embedder> embedder) {
     auto c = scout::Catalog::create({}, std::move(embedder));
     REQUIRE(c.ok());
-    REQUIRE(c->upsert_server({"files", "file store", "storage", "prod", scout::ServerStatus::active,
-                              {{"read_file", "Read", "read a file", R"({"type":"object","properties":{"path":{"type":"string"}}})", ""},
-                               {"write_file", "", "write a file", "", R"({"destructiveHint":true})"}}})
+    REQUIRE(
+        c->upsert_server({"files",
+                          "file store",
+                          "storage",
+                          "prod",
+                          scout::ServerStatus::active,
+                          {{"read_file",
+                            "Read",
+                            "read a file",
+                            R"({"type":"object","properties":{"path":{"type":"string"}}})",
+                            ""},
+                           {"write_file", "", "write a file", "", R"({"destructiveHint":true})"}}})
+            .ok());
+    REQUIRE(c->upsert_server({"mail",
+                              "email",
+                              "",
+                              "",
+                              scout::ServerStatus::degraded,
+                              {{"send", "", "send mail", "", ""}}})
                 .ok());
-    REQUIRE(c->upsert_server({"mail", "email", "", "", scout::ServerStatus::degraded, {{"send", "", "send mail", "", ""}}}).ok());
     REQUIRE(c->commit().ok());
     return std::move(c.value());
 }
@@ -68,8 +87,8 @@ std::vector<std::string> names(const scout::Result<scout::SearchResult>& r) {
     REQUIRE(r.ok());
     std::vector<std::string> out;
     for (const auto& h : r->hits) {
-        out.push_back(h.name + "@" + std::to_string(h.score) + "/" + std::to_string(h.bm25_rank) + "/" +
-                      std::to_string(h.dense_rank));
+        out.push_back(h.name + "@" + std::to_string(h.score) + "/" + std::to_string(h.bm25_rank) +
+                      "/" + std::to_string(h.dense_rank));
     }
     return out;
 }
@@ -113,8 +132,12 @@ TEST_CASE("a saved catalog opens with identical search results", "[persistence]"
     CHECK(b.generation() == 2);
     CHECK(b.size() == a.size());
     CHECK(b.has_dense());
-    const char* queries[] = {"create a jira ticket", "send a slack message", "query the data warehouse",
-                             "rotate credentials", "list kubernetes pods", "refund a payment"};
+    const char* queries[] = {"create a jira ticket",
+                             "send a slack message",
+                             "query the data warehouse",
+                             "rotate credentials",
+                             "list kubernetes pods",
+                             "refund a payment"};
     for (const char* q : queries) {
         for (auto mode : {scout::Mode::hybrid, scout::Mode::bm25, scout::Mode::dense}) {
             scout::SearchOptions opt;
@@ -146,7 +169,8 @@ TEST_CASE("open refuses a different embedder", "[persistence]") {
     CHECK(other_dim.status().code() == scout::Errc::embedder_mismatch);
     CHECK_THAT(other_dim.status().message(), Catch::Contains("scout-hashing-v1-8"));
 
-    auto other_model = scout::Catalog::open(file, std::make_shared<CountingEmbedder>(8, "some-other-model"));
+    auto other_model =
+        scout::Catalog::open(file, std::make_shared<CountingEmbedder>(8, "some-other-model"));
     REQUIRE_FALSE(other_model.ok());
     CHECK(other_model.status().code() == scout::Errc::embedder_mismatch);
 
@@ -163,6 +187,68 @@ TEST_CASE("open refuses a different embedder", "[persistence]") {
     CHECK(reembedded->searcher().has_dense());
     CHECK(embedder->texts_ == 2);
     fs::remove_all(dir);
+}
+
+TEST_CASE("every option survives save and open", "[persistence]") {
+    scout::CatalogOptions o;
+    o.analyzer = {.split_identifiers = false,
+                  .keep_joined_case = false,
+                  .remove_stop_words = false,
+                  .stem = false,
+                  .keep_surface = false,
+                  .max_token_bytes = 48};
+    o.bm25 = {.k1 = 1.5f,
+              .b = 0.6f,
+              .weights = {.name = 2.5f,
+                          .server = 0.75f,
+                          .server_description = 0.25f,
+                          .description = 1.5f,
+                          .parameters = 0.4f,
+                          .action = 2.0f,
+                          .word_pairs = 0.5f}};
+    o.dense = {.kind = scout::DenseIndexKind::flat,
+               .hnsw_min_tools = 1000,
+               .int8_scan = true,
+               .int8_rescore_factor = 4,
+               .hnsw_filter_min_fraction = 0.1f,
+               .hnsw_m = 12,
+               .hnsw_ef_construction = 150,
+               .hnsw_ef_search = 80,
+               .seed = 7};
+    o.fusion = {.method = scout::FusionMethod::rrf,
+                .rrf_k = 50,
+                .fetch_factor = 4,
+                .bm25_weight = 0.9,
+                .dense_weight = 0.4,
+                .dense_confidence_power = 0.5,
+                .gated_dense_weight = 0.3,
+                .agreement_depth = 2,
+                .disagreement_gate = 0.75,
+                .gated_confidence_power = 1.0,
+                .overlap_power = 2.0,
+                .gated_relative_bm25 = false};
+    o.expansion = {.lexicon = false,
+                   .weight = 0.3f,
+                   .neighbours = 2,
+                   .neighbour_weight = 0.2f,
+                   .neighbour_min_similarity = 0.7f,
+                   .action_weight = 0.5f,
+                   .action_boost = 0.1f,
+                   .compound_weight = 0.25f,
+                   .pair_weight = 0.75f};
+    o.embed_batch = 8;
+    // Every part differs from the defaults, so a field the file loses cannot go unnoticed.
+    const scout::CatalogOptions d;
+    REQUIRE((o.analyzer != d.analyzer && o.bm25 != d.bm25 && o.dense != d.dense &&
+             o.fusion != d.fusion && o.expansion != d.expansion && o.embed_batch != d.embed_batch));
+    auto catalog = scout::Catalog::create(o);
+    REQUIRE(catalog.ok());
+    REQUIRE(catalog->commit().ok());
+    const fs::path file = temp_dir() / "options.scoutidx";
+    REQUIRE(catalog->save(file).ok());
+    auto opened = scout::Catalog::open(file);
+    REQUIRE(opened.ok());
+    CHECK(opened->options() == o);
 }
 
 TEST_CASE("an empty catalog round-trips", "[persistence]") {
@@ -202,7 +288,8 @@ TEST_CASE("every truncation and every changed byte is detected", "[persistence][
             auto r = scout::inspect_index(bad);
             INFO("byte " << i << " xor " << int{flip});
             REQUIRE_FALSE(r.ok());
-            REQUIRE((r.status().code() == scout::Errc::corrupt || r.status().code() == scout::Errc::version_unsupported));
+            REQUIRE((r.status().code() == scout::Errc::corrupt ||
+                     r.status().code() == scout::Errc::version_unsupported));
         }
         bad[i] = good[i];
     }
@@ -242,7 +329,8 @@ TEST_CASE("format versions: newer majors are refused, newer minors and unknown s
     CHECK(future.status().code() == scout::Errc::version_unsupported);
     write_bytes(file, rewrite_header(scout::kIndexFormatMajor + 1, 0));
     CHECK(scout::Catalog::open(file).status().code() == scout::Errc::version_unsupported);
-    CHECK(scout::inspect_index(rewrite_header(0, 0)).status().code() == scout::Errc::version_unsupported);
+    CHECK(scout::inspect_index(rewrite_header(0, 0)).status().code() ==
+          scout::Errc::version_unsupported);
 
     auto newer_minor = scout::inspect_index(rewrite_header(scout::kIndexFormatMajor, 7));
     REQUIRE(newer_minor.ok());
@@ -256,7 +344,8 @@ TEST_CASE("format versions: newer majors are refused, newer minors and unknown s
         sections.push_back({s.kind, s.version, std::string(s.bytes.begin(), s.bytes.end())});
     }
     sections.push_back({scout::detail::fourcc("XTRA"), 1, "future data"});
-    const std::string extended = scout::detail::write_container(scout::kIndexFormatMajor, 1, sections);
+    const std::string extended =
+        scout::detail::write_container(scout::kIndexFormatMajor, 1, sections);
     write_bytes(file, std::vector<std::uint8_t>(extended.begin(), extended.end()));
     auto opened = scout::Catalog::open(file, std::make_shared<scout::HashingEmbedder>(4));
     REQUIRE(opened.ok());

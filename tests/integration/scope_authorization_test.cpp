@@ -13,11 +13,15 @@
 
 #include "scout/scout.hpp"
 
+#include "analysis/analyzer.hpp"
+#include "document/tool_document.hpp"
+
 namespace {
 
-const char* const kWords[] = {"invoice", "ticket", "deploy", "query", "report", "user", "alert", "metric",
-                              "bucket", "pipeline", "schema", "refund", "backup", "cluster", "payment",
-                              "customer", "search", "upload", "calendar", "message", "channel", "token"};
+const char* const kWords[] = {"invoice",  "ticket",  "deploy",  "query",    "report", "user",
+                              "alert",    "metric",  "bucket",  "pipeline", "schema", "refund",
+                              "backup",   "cluster", "payment", "customer", "search", "upload",
+                              "calendar", "message", "channel", "token"};
 const char* const kEnvs[] = {"prod", "dev", "staging", ""};
 
 std::string words(std::mt19937& rng, int n) {
@@ -34,14 +38,21 @@ std::string words(std::mt19937& rng, int n) {
 scout::CatalogSpec generate(std::mt19937& rng) {
     scout::CatalogSpec spec;
     for (int s = 0; s < 24; ++s) {
-        scout::ServerSpec server{"srv" + std::to_string(s), words(rng, 4), "", kEnvs[rng() % 4],
-                                 s % 7 == 6 ? scout::ServerStatus::inactive : scout::ServerStatus::active, {}};
+        scout::ServerSpec server{
+            "srv" + std::to_string(s),
+            words(rng, 4),
+            "",
+            kEnvs[rng() % 4],
+            s % 7 == 6 ? scout::ServerStatus::inactive : scout::ServerStatus::active,
+            {}};
         const int tools = 3 + static_cast<int>(rng() % 20);
         for (int t = 0; t < tools; ++t) {
-            server.tools.push_back({words(rng, 1) + "_" + words(rng, 1) + "_" + std::to_string(t), "",
+            server.tools.push_back({words(rng, 1) + "_" + words(rng, 1) + "_" + std::to_string(t),
+                                    "",
                                     words(rng, 3 + static_cast<int>(rng() % 8)),
                                     R"({"type":"object","properties":{")" + words(rng, 1) +
-                                        R"(":{"type":"string","description":")" + words(rng, 2) + R"("}}})",
+                                        R"(":{"type":"string","description":")" + words(rng, 2) +
+                                        R"("}}})",
                                     ""});
         }
         spec.servers.push_back(std::move(server));
@@ -58,13 +69,15 @@ struct Brute {
 };
 
 /// Independent re-implementation of the documented BM25F scoring over every indexed tool.
-Brute brute_index(const scout::CatalogSpec& spec, const scout::CatalogOptions& options, scout::Embedder& embedder) {
+Brute brute_index(const scout::CatalogSpec& spec,
+                  const scout::CatalogOptions& options,
+                  scout::Embedder& embedder) {
     // Indexed tools in ToolId order: ACTIVE servers by name, tools by name.
     std::map<std::string, const scout::ServerSpec*> by_name;
     for (const auto& s : spec.servers) {
         by_name[s.name] = &s;
     }
-    const scout::Analyzer analyzer(options.analyzer);
+    const scout::detail::Analyzer analyzer(options.analyzer);
     const auto& w = options.bm25.weights;
     Brute b;
     for (const auto& [name, server] : by_name) {
@@ -76,15 +89,16 @@ Brute brute_index(const scout::CatalogSpec& spec, const scout::CatalogOptions& o
             tools[t.name] = &t;
         }
         for (const auto& [tname, tool] : tools) {
-            auto doc = scout::make_tool_document(*server, *tool);
+            auto doc = scout::detail::make_tool_document(*server, *tool);
             REQUIRE(doc.ok());
             std::unordered_map<std::string, float> tf;
             float len = 0;
-            const std::pair<const std::string*, float> fields[] = {{&doc->name, w.name},
-                                                                   {&doc->server, w.server},
-                                                                   {&doc->server_description, w.server_description},
-                                                                   {&doc->description, w.description},
-                                                                   {&doc->parameters, w.parameters}};
+            const std::pair<const std::string*, float> fields[] = {
+                {&doc->name, w.name},
+                {&doc->server, w.server},
+                {&doc->server_description, w.server_description},
+                {&doc->description, w.description},
+                {&doc->parameters, w.parameters}};
             for (const auto& [text, weight] : fields) {
                 for (const std::string& term : analyzer.analyze(*text)) {
                     tf[term] += weight;
@@ -116,12 +130,15 @@ std::vector<float> unit(std::vector<float> v) {
     return v;
 }
 
-std::vector<std::pair<float, scout::ToolId>> brute_bm25(const Brute& b, const scout::CatalogOptions& options,
-                                                      const std::string& query, const std::vector<bool>& allowed) {
-    const scout::Analyzer analyzer(options.analyzer);
+std::vector<std::pair<float, scout::ToolId>> brute_bm25(const Brute& b,
+                                                        const scout::CatalogOptions& options,
+                                                        const std::string& query,
+                                                        const std::vector<bool>& allowed) {
+    const scout::detail::Analyzer analyzer(options.analyzer);
     std::vector<std::pair<std::string, float>> terms;  // distinct terms, first-appearance order
     for (const std::string& t : analyzer.analyze(query)) {
-        auto it = std::find_if(terms.begin(), terms.end(), [&](const auto& p) { return p.first == t; });
+        auto it =
+            std::find_if(terms.begin(), terms.end(), [&](const auto& p) { return p.first == t; });
         if (it == terms.end()) {
             terms.emplace_back(t, 1.0f);
         } else {
@@ -168,7 +185,9 @@ std::vector<std::pair<float, scout::ToolId>> brute_bm25(const Brute& b, const sc
     return out;
 }
 
-std::vector<float> brute_dense(const Brute& b, const std::vector<float>& q, const std::vector<bool>& allowed) {
+std::vector<float> brute_dense(const Brute& b,
+                               const std::vector<float>& q,
+                               const std::vector<bool>& allowed) {
     std::vector<float> out;
     for (std::size_t d = 0; d < b.vecs.size(); ++d) {
         if (allowed[d]) {
@@ -225,7 +244,8 @@ TEST_CASE("scoped search never leaves the scope and equals brute force", "[scope
             std::vector<std::string> list;
             const int n = static_cast<int>(rng() % 6);
             for (int i = 0; i < n; ++i) {
-                list.push_back(rng() % 8 == 0 ? "unknown" + std::to_string(i) : "srv" + std::to_string(rng() % 24));
+                list.push_back(rng() % 8 == 0 ? "unknown" + std::to_string(i)
+                                              : "srv" + std::to_string(rng() % 24));
             }
             scope.insert(list.begin(), list.end());
             opt.servers = list;
@@ -243,7 +263,8 @@ TEST_CASE("scoped search never leaves the scope and equals brute force", "[scope
                 allowed_servers.insert(b.servers[d]);
             }
         }
-        INFO("case " << c << " query '" << query << "' k " << opt.top_k << " mode " << scout::mode_name(opt.mode));
+        INFO("case " << c << " query '" << query << "' k " << opt.top_k << " mode "
+                     << scout::mode_name(opt.mode));
         auto r = searcher.search(query, opt);
         REQUIRE(r.ok());
         for (const scout::Hit& hit : r->hits) {
@@ -297,8 +318,9 @@ TEST_CASE("list_tools honours the same scope", "[scope]") {
     scout::SearchOptions opt;
     opt.environment = "prod";
     for (const scout::Hit& h : s.list_tools(opt)) {
-        const auto it = std::find_if(spec.servers.begin(), spec.servers.end(),
-                                     [&](const auto& x) { return x.name == h.server; });
+        const auto it = std::find_if(spec.servers.begin(), spec.servers.end(), [&](const auto& x) {
+            return x.name == h.server;
+        });
         REQUIRE(it != spec.servers.end());
         CHECK(it->environment == "prod");
         CHECK(it->status == scout::ServerStatus::active);

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "scout/catalog.hpp"
+
 #include "support/test_catalogs.hpp"
 
 using namespace scout;
@@ -13,12 +14,15 @@ namespace {
 
 /// Exact scoped top-k from single-server searches: the top k of a union is within the union of
 /// each part's top k.
-std::vector<std::pair<float, ToolId>> brute_force(const Searcher& s, const std::string& q,
+std::vector<std::pair<float, ToolId>> brute_force(const Searcher& s,
+                                                  const std::string& q,
                                                   const std::vector<std::string>& servers,
-                                                  std::size_t k, Mode mode) {
+                                                  std::size_t k,
+                                                  Mode mode) {
     std::vector<std::pair<float, ToolId>> all;
     for (const std::string& server : servers) {
-        auto r = s.search(q, {.top_k = k, .mode = mode, .servers = std::vector<std::string>{server}});
+        auto r =
+            s.search(q, {.top_k = k, .mode = mode, .servers = std::vector<std::string>{server}});
         REQUIRE(r.ok());
         for (const Hit& h : r->hits) {
             all.emplace_back(h.score, h.id);
@@ -96,7 +100,8 @@ TEST_CASE("environment filters combine with server scopes", "[scope]") {
         CHECK(prod.count(h.server) == 1);
     }
     std::vector<std::string> both{spec.servers[0].name, spec.servers[1].name};
-    auto r2 = s.search("create user", {.top_k = 20, .servers = both, .environment = std::string("prod")});
+    auto r2 =
+        s.search("create user", {.top_k = 20, .servers = both, .environment = std::string("prod")});
     REQUIRE(r2.ok());
     for (const Hit& h : r2->hits) {
         CHECK(prod.count(h.server) == 1);

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "scout/catalog.hpp"
+
 #include "support/test_catalogs.hpp"
 
 using namespace scout;
@@ -18,7 +19,9 @@ Catalog make(std::shared_ptr<Embedder> embedder = std::make_shared<HashingEmbedd
 }
 
 /// The BM25 hits of `query` over `spec` indexed with `options`.
-std::vector<Hit> bm25_hits(const CatalogSpec& spec, const CatalogOptions& options, std::string_view query) {
+std::vector<Hit> bm25_hits(const CatalogSpec& spec,
+                           const CatalogOptions& options,
+                           std::string_view query) {
     auto catalog = Catalog::create(options);
     REQUIRE(catalog.ok());
     REQUIRE(catalog->upsert_servers(spec).ok());
@@ -66,7 +69,8 @@ TEST_CASE("top_k defaults to 5 and is clamped to [1, 20]", "[search]") {
     CHECK(search(c, "list").hits.size() == 5);
     CHECK(search(c, "list", {.top_k = 0}).hits.size() == 1);
     CHECK(search(c, "list", {.top_k = 1000}).hits.size() <= SearchOptions::kMaxTopK);
-    CHECK(search(c, "list", {.top_k = 1000, .mode = Mode::dense}).hits.size() == 9);  // every active tool
+    CHECK(search(c, "list", {.top_k = 1000, .mode = Mode::dense}).hits.size() ==
+          9);  // every active tool
 }
 
 TEST_CASE("single-branch modes report only their branch", "[search]") {
@@ -110,7 +114,8 @@ TEST_CASE("scope and environment restrict results inside retrieval", "[search]")
     for (const Hit& h : prod.hits) {
         CHECK(h.server == "warehouse-prod");
     }
-    const SearchResult mine = search(c, "pull request", {.servers = std::vector<std::string>{"teams", "no-such-server"}});
+    const SearchResult mine =
+        search(c, "pull request", {.servers = std::vector<std::string>{"teams", "no-such-server"}});
     REQUIRE_FALSE(mine.hits.empty());
     for (const Hit& h : mine.hits) {
         CHECK(h.server == "teams");
@@ -158,18 +163,27 @@ TEST_CASE("resolve, find and list_tools", "[search]") {
 TEST_CASE("bad queries and bad catalog input get clear errors", "[search]") {
     Catalog c = make();
     const Searcher s = c.searcher();
-    for (const std::string& q : {std::string(), std::string("bad\xFF"), std::string(Searcher::kMaxQueryBytes + 1, 'a')}) {
+    for (const std::string& q :
+         {std::string(), std::string("bad\xFF"), std::string(Searcher::kMaxQueryBytes + 1, 'a')}) {
         auto r = s.search(q);
         REQUIRE_FALSE(r.ok());
         CHECK(r.status().code() == Errc::invalid_argument);
     }
-    CHECK(c.upsert_server({"", "", "", "", ServerStatus::active, {}}).code() == Errc::invalid_argument);
-    CHECK(c.upsert_server({"bad\xC3", "", "", "", ServerStatus::active, {}}).code() == Errc::invalid_argument);
-    ServerSpec dup{"dup", "", "", "", ServerStatus::active, {{"t", "", "", "", ""}, {"t", "", "", "", ""}}};
+    CHECK(c.upsert_server({"", "", "", "", ServerStatus::active, {}}).code() ==
+          Errc::invalid_argument);
+    CHECK(c.upsert_server({"bad\xC3", "", "", "", ServerStatus::active, {}}).code() ==
+          Errc::invalid_argument);
+    ServerSpec dup{
+        "dup", "", "", "", ServerStatus::active, {{"t", "", "", "", ""}, {"t", "", "", "", ""}}};
     CHECK(c.upsert_server(dup).message().find("duplicate tool name") != std::string::npos);
     ServerSpec schema{"s", "", "", "", ServerStatus::active, {{"t", "", "", "[1]", ""}}};
     CHECK(c.upsert_server(schema).code() == Errc::invalid_argument);
-    ServerSpec huge{"s", "", "", "", ServerStatus::active, {{"t", "", std::string(kMaxDescriptionBytes + 1, 'x'), "", ""}}};
+    ServerSpec huge{"s",
+                    "",
+                    "",
+                    "",
+                    ServerStatus::active,
+                    {{"t", "", std::string(kMaxDescriptionBytes + 1, 'x'), "", ""}}};
     CHECK(c.upsert_server(huge).message().find("over the limit") != std::string::npos);
     CHECK(c.upsert_tool("no-such", {"t", "", "", "", ""}).code() == Errc::not_found);
     CHECK(c.remove_tool("github", "nope").code() == Errc::not_found);
@@ -195,7 +209,8 @@ TEST_CASE("an empty catalog says so", "[search]") {
 
 TEST_CASE("upsert_tool replaces one tool and the change is visible after commit", "[search]") {
     Catalog c = make();
-    REQUIRE(c.upsert_tool("teams", {"send_message", "", "Post a chat note with a zebra.", "", ""}).ok());
+    REQUIRE(c.upsert_tool("teams", {"send_message", "", "Post a chat note with a zebra.", "", ""})
+                .ok());
     REQUIRE(c.commit().ok());
     auto r = c.searcher().search("zebra", {.mode = Mode::bm25});
     REQUIRE(r.ok());
@@ -218,19 +233,59 @@ TEST_CASE("a query that names a tool exactly gets it first", "[search]") {
     CHECK(shared->hits[0].tool == "list_tables");
     CHECK(shared->hits[1].tool == "list_tables");
     CHECK(shared->hits[0].server != shared->hits[1].server);
-    auto scoped = c.searcher().search("list_tables", {.servers = std::vector<std::string>{"github"}});
+    auto scoped =
+        c.searcher().search("list_tables", {.servers = std::vector<std::string>{"github"}});
     REQUIRE(scoped.ok());
     for (const Hit& h : scoped->hits) {
         CHECK(h.server == "github");
     }
     // Without the short-circuit, a plain name shared by servers ranks by score only: the
     // second hit is then not forced to be the other list_tables.
-    auto off = c.searcher().search("list_tables", {.top_k = 20, .mode = Mode::bm25, .exact_name_first = false});
+    auto off = c.searcher().search("list_tables",
+                                   {.top_k = 20, .mode = Mode::bm25, .exact_name_first = false});
     REQUIRE(off.ok());
     CHECK(off->hits.size() > 2);
     auto top1 = c.searcher().search("merge_pull_request", {.top_k = 1});
     REQUIRE(top1->hits.size() == 1);
     CHECK(top1->hits[0].tool == "merge_pull_request");
+}
+
+TEST_CASE("exact_name_first overturns the ranking, and only it does", "[search]") {
+    // "get" is a tool's whole name, but the other tool says "get" more often and ranks first
+    // by score; only the short-circuit puts the named tool first, even when it is outside the
+    // ranked list (a scope filter hides nothing here; top_k 1 cuts everything else).
+    CatalogSpec spec;
+    spec.servers.push_back(
+        {"pages",
+         "Web pages.",
+         "",
+         "",
+         ServerStatus::active,
+         {{"get",
+           "",
+           "One stored document by its numeric identifier from the archive, with its "
+           "revision history, owners, labels, attachments, comments and retention policy.",
+           "",
+           ""},
+          {"get_page", "", "Get a page: get the page, get its links, get its text.", "", ""}}});
+    auto catalog = Catalog::create();
+    REQUIRE(catalog.ok());
+    REQUIRE(catalog->upsert_servers(spec).ok());
+    REQUIRE(catalog->commit().ok());
+    const Searcher s = catalog->searcher();
+    auto off = s.search("get", {.top_k = 1, .mode = Mode::bm25, .exact_name_first = false});
+    REQUIRE(off.ok());
+    REQUIRE(off->hits.size() == 1);
+    CHECK(off->hits[0].tool == "get_page");
+    auto on = s.search("get", {.top_k = 1, .mode = Mode::bm25});
+    REQUIRE(on.ok());
+    REQUIRE(on->hits.size() == 1);
+    CHECK(on->hits[0].tool == "get");
+    CHECK(on->hits[0].input_schema == R"({"type":"object"})");  // materialized in full
+    auto enhanced = s.search("pages_get", {.top_k = 2, .mode = Mode::bm25});
+    REQUIRE(enhanced.ok());
+    REQUIRE_FALSE(enhanced->hits.empty());
+    CHECK(enhanced->hits[0].name == "pages_get");
 }
 
 TEST_CASE("lexicon expansion bridges abbreviations in the BM25 branch", "[search]") {
@@ -252,7 +307,11 @@ TEST_CASE("lexicon expansion bridges abbreviations in the BM25 branch", "[search
 
 TEST_CASE("the query's action separates sibling tools that share every other word", "[search]") {
     CatalogSpec spec;
-    spec.servers.push_back({"ci", "Continuous integration builds.", "engineering", "", ServerStatus::active,
+    spec.servers.push_back({"ci",
+                            "Continuous integration builds.",
+                            "engineering",
+                            "",
+                            ServerStatus::active,
                             {{"list_artifacts", "", "List the build artifacts of a build.", "", ""},
                              {"get_artifact", "", "Get one build artifact of a build.", "", ""},
                              {"delete_artifact", "", "Delete a build artifact.", "", ""},
@@ -273,12 +332,18 @@ TEST_CASE("the query's action separates sibling tools that share every other wor
     CHECK(top(with, "modify build artifacts") == "update_artifact");
 }
 
-TEST_CASE("the action boost settles near-ties between siblings, not clear differences", "[search]") {
+TEST_CASE("the action boost settles near-ties between siblings, not clear differences",
+          "[search]") {
     CatalogSpec spec;
-    spec.servers.push_back({"vault", "Key vault.", "", "", ServerStatus::active,
-                            {{"vault_key_get", "", "Shows a key of the vault with its keys", "", ""},
-                             {"vault_key_list", "", "List all keys of a vault.", "", ""},
-                             {"vault_secret_get", "", "Get one secret of a vault.", "", ""}}});
+    spec.servers.push_back(
+        {"vault",
+         "Key vault.",
+         "",
+         "",
+         ServerStatus::active,
+         {{"vault_key_get", "", "Shows a key of the vault with its keys", "", ""},
+          {"vault_key_list", "", "List all keys of a vault.", "", ""},
+          {"vault_secret_get", "", "Get one secret of a vault.", "", ""}}});
     const auto ranked = [&](float boost, std::string_view query) {
         CatalogOptions options;
         options.expansion.action_weight = 0.0f;  // the boost alone
@@ -297,7 +362,8 @@ TEST_CASE("the action boost settles near-ties between siblings, not clear differ
     CHECK(boosted[1].tool == "vault_key_list");
     // Scores of the read tools are scaled by exactly 1 + boost, the others are unchanged.
     for (const Hit& b : boosted) {
-        const auto p = std::find_if(plain.begin(), plain.end(), [&](const Hit& h) { return h.tool == b.tool; });
+        const auto p = std::find_if(
+            plain.begin(), plain.end(), [&](const Hit& h) { return h.tool == b.tool; });
         REQUIRE(p != plain.end());
         const bool read = b.tool.ends_with("_get");
         CHECK(b.score == Approx(p->score * (read ? 1.05f : 1.0f)));

@@ -1,10 +1,13 @@
 // run_command.hpp: runs a shell command for the CLI tests and captures its exit code and output.
 #pragma once
 
+#include <sys/wait.h>
+
 #include <array>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <string>
-#include <sys/wait.h>
 
 #include <catch2/catch.hpp>
 
@@ -27,6 +30,25 @@ inline CommandRun run_command(const std::string& command) {
     const int status = ::pclose(pipe);
     r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     return r;
+}
+
+/// One run of a command-line program: exit code, standard output and standard error.
+struct CliRun {
+    int code = -1;
+    std::string out;
+    std::string err;
+};
+
+/// Runs `program args` under `timeout 60`, so a hang fails the test instead of stalling it;
+/// standard error goes through err_path.
+inline CliRun run_cli(const std::string& program,
+                      const std::string& args,
+                      const std::string& err_path) {
+    const CommandRun r = run_command("timeout 60 " + program + " " + args + " 2>" + err_path);
+    std::ifstream f(err_path, std::ios::binary);
+    return {r.code,
+            r.out,
+            std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>())};
 }
 
 }  // namespace scout::testing

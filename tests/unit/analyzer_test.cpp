@@ -1,20 +1,30 @@
 // analyzer_test.cpp: tokenization, identifier splitting, stop words, stemming, hostile input.
+#include "analysis/analyzer.hpp"
+
 #include <catch2/catch.hpp>
 
-#include "scout/analyzer.hpp"
+#include "analysis/term.hpp"
+#include "util/utf8.hpp"
 
-using scout::Analyzer;
 using scout::AnalyzerOptions;
+using scout::detail::Analyzer;
+using scout::detail::make_term;
+using scout::detail::term_kind;
+using scout::detail::TermKind;
 
 namespace {
-Analyzer plain() { return Analyzer(AnalyzerOptions{.split_identifiers = true, .remove_stop_words = false, .stem = false}); }
+Analyzer plain() {
+    return Analyzer(
+        AnalyzerOptions{.split_identifiers = true, .remove_stop_words = false, .stem = false});
+}
 using Terms = std::vector<std::string>;
 }  // namespace
 
 TEST_CASE("identifiers split on every convention", "[analyzer]") {
     const Analyzer a = plain();
     CHECK(a.analyze("create_pull_request") == Terms{"create", "pull", "request"});
-    CHECK(a.analyze("createPullRequest") == Terms{"create", "pull", "request", "createpullrequest"});
+    CHECK(a.analyze("createPullRequest") ==
+          Terms{"create", "pull", "request", "createpullrequest"});
     CHECK(a.analyze("create-pull-request") == Terms{"create", "pull", "request"});
     CHECK(a.analyze("repo.pulls.create") == Terms{"repo", "pulls", "create"});
     CHECK(a.analyze("HTTPServerError") == Terms{"http", "server", "error", "httpservererror"});
@@ -27,9 +37,10 @@ TEST_CASE("words that case changes split are also kept whole", "[analyzer]") {
     const Analyzer a = plain();
     CHECK(a.analyze("MySQL servers") == Terms{"my", "sql", "mysql", "servers"});
     CHECK(a.analyze("GitHub repo_list") == Terms{"git", "hub", "github", "repo", "list"});
-    CHECK(a.analyze("mysql") == Terms{"mysql"});       // nothing split, nothing added
+    CHECK(a.analyze("mysql") == Terms{"mysql"});           // nothing split, nothing added
     CHECK(a.analyze("get_user") == Terms{"get", "user"});  // separators are not case changes
-    CHECK(a.analyze("\xC3\x89tatCivil") == Terms{"\xC3\x89tat", "civil"});  // non-ASCII letters: not joined
+    CHECK(a.analyze("\xC3\x89tatCivil") ==
+          Terms{"\xC3\x89tat", "civil"});  // non-ASCII letters: not joined
     AnalyzerOptions off = a.options();
     off.keep_joined_case = false;
     CHECK(Analyzer(off).analyze("MySQL servers") == Terms{"my", "sql", "servers"});
@@ -40,7 +51,8 @@ TEST_CASE("words that case changes split are also kept whole", "[analyzer]") {
 }
 
 TEST_CASE("without identifier splitting, joiners stay inside tokens", "[analyzer]") {
-    const Analyzer a(AnalyzerOptions{.split_identifiers = false, .remove_stop_words = false, .stem = false});
+    const Analyzer a(
+        AnalyzerOptions{.split_identifiers = false, .remove_stop_words = false, .stem = false});
     CHECK(a.analyze("create_pull_request now") == Terms{"create_pull_request", "now"});
 }
 
@@ -53,9 +65,12 @@ TEST_CASE("stop words are removed and words stemmed when enabled", "[analyzer]")
 TEST_CASE("keep_surface emits the word and its marked stem", "[analyzer]") {
     const Analyzer a(AnalyzerOptions{});
     CHECK(a.options().keep_surface);
-    CHECK(a.analyze("running pods") == Terms{"running", "~run", "pods", "~pod"});
+    const auto stem = [](std::string_view s) { return make_term(TermKind::stem, s); };
+    CHECK(a.analyze("running pods") == Terms{"running", stem("run"), "pods", stem("pod")});
     // A stem never collides with a surface word: "~run" vs "run".
-    CHECK(a.analyze("run") == Terms{"run", "~run"});
+    CHECK(a.analyze("run") == Terms{"run", stem("run")});
+    CHECK(term_kind(stem("run")) == TermKind::stem);
+    CHECK(term_kind("run") == TermKind::word);
 }
 
 TEST_CASE("split_words renders identifiers for people", "[analyzer]") {
@@ -67,17 +82,19 @@ TEST_CASE("non-ASCII letters are kept; CJK characters are single tokens", "[anal
     const Analyzer a = plain();
     CHECK(a.analyze("café menü") == Terms{"café", "menü"});
     CHECK(a.analyze("查询天气 weather") == Terms{"查", "询", "天", "气", "weather"});
-    CHECK(a.analyze("a\xE2\x80\x94" "b") == Terms{"a", "b"});  // em dash separates
+    CHECK(a.analyze("a\xE2\x80\x94"
+                    "b") == Terms{"a", "b"});  // em dash separates
 }
 
 TEST_CASE("invalid UTF-8, empty and huge input never crash", "[analyzer]") {
     const Analyzer a = plain();
     CHECK(a.analyze("").empty());
     CHECK(a.analyze("   \t\n").empty());
-    CHECK(a.analyze("ab\xFF\xFE" "cd") == Terms{"ab", "cd"});
-    CHECK(a.analyze("\xC3") .empty());                 // truncated sequence
+    CHECK(a.analyze("ab\xFF\xFE"
+                    "cd") == Terms{"ab", "cd"});
+    CHECK(a.analyze("\xC3").empty());                       // truncated sequence
     CHECK(a.analyze("x\xED\xA0\x80y") == Terms{"x", "y"});  // UTF-16 surrogate
-    CHECK(a.analyze("\xF0\x82\x82\xAC").empty());       // overlong
+    CHECK(a.analyze("\xF0\x82\x82\xAC").empty());           // overlong
     const std::string huge(1 << 20, 'a');
     const Terms t = a.analyze(huge);
     REQUIRE(t.size() == 1);
@@ -90,18 +107,21 @@ TEST_CASE("invalid UTF-8, empty and huge input never crash", "[analyzer]") {
 }
 
 TEST_CASE("long multi-byte tokens are cut at a character boundary", "[analyzer]") {
-    const Analyzer a(AnalyzerOptions{.split_identifiers = true, .remove_stop_words = false, .stem = false, .max_token_bytes = 5});
+    const Analyzer a(AnalyzerOptions{.split_identifiers = true,
+                                     .remove_stop_words = false,
+                                     .stem = false,
+                                     .max_token_bytes = 5});
     const Terms t = a.analyze("ééé");  // 6 bytes
     REQUIRE(t.size() == 1);
     CHECK(t[0] == "éé");
-    CHECK(scout::is_valid_utf8(t[0]));
+    CHECK(scout::detail::is_valid_utf8(t[0]));
 }
 
 TEST_CASE("UTF-8 validation", "[analyzer]") {
-    CHECK(scout::is_valid_utf8(""));
-    CHECK(scout::is_valid_utf8("plain ascii"));
-    CHECK(scout::is_valid_utf8("\xF0\x9F\x98\x80"));  // U+1F600
-    CHECK_FALSE(scout::is_valid_utf8("\xF4\x90\x80\x80"));  // above U+10FFFF
-    CHECK_FALSE(scout::is_valid_utf8("\xC0\xAF"));          // overlong slash
-    CHECK_FALSE(scout::is_valid_utf8("\x80"));
+    CHECK(scout::detail::is_valid_utf8(""));
+    CHECK(scout::detail::is_valid_utf8("plain ascii"));
+    CHECK(scout::detail::is_valid_utf8("\xF0\x9F\x98\x80"));        // U+1F600
+    CHECK_FALSE(scout::detail::is_valid_utf8("\xF4\x90\x80\x80"));  // above U+10FFFF
+    CHECK_FALSE(scout::detail::is_valid_utf8("\xC0\xAF"));          // overlong slash
+    CHECK_FALSE(scout::detail::is_valid_utf8("\x80"));
 }

@@ -6,12 +6,13 @@
 
 #include "sparse/bm25_index.hpp"
 
-using scout::Bm25Index;
-using scout::ScoredDoc;
+using scout::detail::Bm25Index;
+using scout::detail::ScoredDoc;
 
 namespace {
 
-Bm25Index build(const std::vector<std::vector<std::string>>& docs, scout::Bm25Options options = {}) {
+Bm25Index build(const std::vector<std::vector<std::string>>& docs,
+                scout::Bm25Options options = {}) {
     Bm25Index::Builder b;
     for (const auto& doc : docs) {
         b.begin_document();
@@ -22,13 +23,17 @@ Bm25Index build(const std::vector<std::vector<std::string>>& docs, scout::Bm25Op
     return std::move(b).build(options);
 }
 
-double idf(double n, double df) { return std::log(1.0 + (n - df + 0.5) / (df + 0.5)); }
+double idf(double n, double df) {
+    return std::log(1.0 + (n - df + 0.5) / (df + 0.5));
+}
 double tf_part(double tf, double dl, double avgdl, double k1 = 1.2, double b = 0.75) {
     return tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl));
 }
 
-std::vector<ScoredDoc> search(const Bm25Index& index, std::vector<std::string> terms, std::size_t k,
-                              const scout::Bitset* allowed = nullptr) {
+std::vector<ScoredDoc> search(const Bm25Index& index,
+                              std::vector<std::string> terms,
+                              std::size_t k,
+                              const scout::detail::Bitset* allowed = nullptr) {
     std::vector<ScoredDoc> out;
     index.search(terms, k, allowed, out);
     return out;
@@ -106,7 +111,7 @@ TEST_CASE("top-k is exact, ordered, tie-broken by id, and respects the filter", 
     const auto all = search(index, {"seven", "common"}, 1000);
     REQUIRE(all.size() == 1000);
     for (std::size_t i = 1; i < all.size(); ++i) {
-        CHECK(scout::ranks_before(all[i - 1], all[i]));
+        CHECK(scout::detail::ranks_before(all[i - 1], all[i]));
     }
     const auto top = search(index, {"seven", "common"}, 10);
     REQUIRE(top.size() == 10);
@@ -114,7 +119,7 @@ TEST_CASE("top-k is exact, ordered, tie-broken by id, and respects the filter", 
         CHECK(top[i].id == all[i].id);
         CHECK(top[i].score == all[i].score);
     }
-    scout::Bitset allowed(1000);
+    scout::detail::Bitset allowed(1000);
     for (scout::ToolId i = 500; i < 1000; i += 3) {
         allowed.set(i);
     }
@@ -167,7 +172,9 @@ TEST_CASE("few-postings queries (touched-list route) equal the formula at large 
         avgdl += l / static_cast<double>(n);
     }
     const Bm25Index index = build(docs);
-    const auto expect = [&](const std::vector<std::string>& query, const scout::Bitset* allowed, std::size_t k) {
+    const auto expect = [&](const std::vector<std::string>& query,
+                            const scout::detail::Bitset* allowed,
+                            std::size_t k) {
         std::vector<ScoredDoc> all;
         for (std::size_t i = 0; i < n; ++i) {
             double s = 0;
@@ -185,16 +192,18 @@ TEST_CASE("few-postings queries (touched-list route) equal the formula at large 
                 all.push_back({static_cast<scout::ToolId>(i), static_cast<float>(s)});
             }
         }
-        std::sort(all.begin(), all.end(), scout::ranks_before);
+        std::sort(all.begin(), all.end(), scout::detail::ranks_before);
         all.resize(std::min(all.size(), k));
         return all;
     };
-    scout::Bitset odd(n);
+    scout::detail::Bitset odd(n);
     for (scout::ToolId i = 1; i < n; i += 2) {
         odd.set(i);
     }
-    for (const scout::Bitset* filter : std::array<const scout::Bitset*, 2>{nullptr, &odd}) {
-        for (const auto& query : {std::vector<std::string>{"w5", "v7"}, std::vector<std::string>{"w5", "w6", "v100"},
+    for (const scout::detail::Bitset* filter :
+         std::array<const scout::detail::Bitset*, 2>{nullptr, &odd}) {
+        for (const auto& query : {std::vector<std::string>{"w5", "v7"},
+                                  std::vector<std::string>{"w5", "w6", "v100"},
                                   std::vector<std::string>{"common", "w5"}}) {
             const auto want = expect(query, filter, 15);
             const auto got = search(index, query, 15, filter);

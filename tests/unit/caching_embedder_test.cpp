@@ -1,10 +1,11 @@
 // caching_embedder_test.cpp: the query-embedding LRU: hits, eviction order, failures never
 // cached, concurrent use.
-#include <catch2/catch.hpp>
-
 #include <thread>
 
-#include "scout/caching_embedder.hpp"
+#include <catch2/catch.hpp>
+
+#include "scout/embedder.hpp"
+
 #include "support/counting_embedder.hpp"
 
 using scout::CachingEmbedder;
@@ -75,7 +76,8 @@ TEST_CASE("caching embedder never caches failures and can be disabled", "[embed]
     CHECK(off.hits() == 0);
 }
 
-TEST_CASE("caching embedder: concurrency of hits and misses stays consistent", "[embed][concurrency]") {
+TEST_CASE("caching embedder: concurrency of hits and misses stays consistent",
+          "[embed][concurrency]") {
     auto inner = std::make_shared<CountingEmbedder>();
     CachingEmbedder cache(inner, 16);
     std::vector<std::thread> threads;

@@ -1,10 +1,11 @@
 // catalog_loader_test.cpp: the catalog format and tools/list results, valid and broken.
-#include <catch2/catch.hpp>
-
 #include "scout/catalog_loader.hpp"
 
+#include <catch2/catch.hpp>
+
 TEST_CASE("a catalog with every optional field loads", "[loader]") {
-    auto spec = scout::parse_catalog_json(R"({"servers":[{"name":"s","description":"d","category":"c",
+    auto spec =
+        scout::parse_catalog_json(R"({"servers":[{"name":"s","description":"d","category":"c",
         "environment":"prod","status":"degraded","tools":[{"name":"t","title":"T","description":"x",
         "inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}]}]})");
     REQUIRE(spec.ok());
@@ -27,7 +28,8 @@ TEST_CASE("broken catalogs give errors that name the entry", "[loader]") {
         {R"({"servers":[{"description":"x"}]})", "servers[0]: 'name'"},
         {R"({"servers":[{"name":""}]})", "servers[0]: 'name'"},
         {R"({"servers":[{"name":"a","tools":{}}]})", "'tools' must be an array"},
-        {R"({"servers":[{"name":"a","tools":[{"name":"t","inputSchema":"x"}]}]})", "servers[0].tools[0]: 'inputSchema'"},
+        {R"({"servers":[{"name":"a","tools":[{"name":"t","inputSchema":"x"}]}]})",
+         "servers[0].tools[0]: 'inputSchema'"},
         {R"({"servers":[{"name":"a","tools":[{"name":5}]}]})", "servers[0].tools[0]: 'name'"},
         {R"({"servers":[{"name":"a","status":"sleepy"}]})", "unknown status"},
         {R"({"servers":[{"name":"a","description":7}]})", "'description' must be a string"},
@@ -42,11 +44,24 @@ TEST_CASE("broken catalogs give errors that name the entry", "[loader]") {
     }
 }
 
+TEST_CASE("a catalog nested too deep is refused, not a crash", "[loader]") {
+    const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+    auto spec = scout::parse_catalog_json(
+        R"({"servers":[{"name":"s","tools":[{"name":"t","inputSchema":{"x":)" + deep + "}}]}]}");
+    REQUIRE_FALSE(spec.ok());
+    CHECK(spec.status().message().find("nested deeper than 256 levels") != std::string::npos);
+    CHECK_FALSE(
+        scout::parse_tools_list(R"({"tools":[{"name":"t","inputSchema":{"x":)" + deep + "}}]}")
+            .ok());
+}
+
 TEST_CASE("tools/list results load bare or inside a JSON-RPC response", "[loader]") {
-    auto bare = scout::parse_tools_list(R"({"tools":[{"name":"echo","inputSchema":{"type":"object"}}],"nextCursor":"x"})");
+    auto bare = scout::parse_tools_list(
+        R"({"tools":[{"name":"echo","inputSchema":{"type":"object"}}],"nextCursor":"x"})");
     REQUIRE(bare.ok());
     CHECK(bare->size() == 1);
-    auto wrapped = scout::parse_tools_list(R"({"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a"},{"name":"b"}]}})");
+    auto wrapped = scout::parse_tools_list(
+        R"({"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a"},{"name":"b"}]}})");
     REQUIRE(wrapped.ok());
     CHECK(wrapped->size() == 2);
     CHECK_FALSE(scout::parse_tools_list(R"({"result":{}})").ok());

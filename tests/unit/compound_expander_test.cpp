@@ -1,12 +1,13 @@
 // compound_expander_test.cpp: joining and splitting query words against a vocabulary, and the
 // effect through Catalog + Searcher.
-#include <catch2/catch.hpp>
+#include "search/compound_expander.hpp"
 
 #include <set>
 #include <string>
 #include <vector>
 
-#include "expansion/compound_expander.hpp"
+#include <catch2/catch.hpp>
+
 #include "scout/catalog.hpp"
 
 using scout::detail::compound_expansions;
@@ -15,7 +16,8 @@ using Words = std::vector<std::string>;
 namespace {
 
 Words expand(const Words& query, const std::set<std::string>& vocabulary) {
-    return compound_expansions(query, [&](const std::string& w) { return vocabulary.count(w) != 0; });
+    return compound_expansions(query,
+                               [&](const std::string& w) { return vocabulary.count(w) != 0; });
 }
 
 }  // namespace
@@ -25,7 +27,7 @@ TEST_CASE("adjacent query words that form a catalog word add it", "[compounds]")
     CHECK(expand({"key", "vault", "secrets"}, vocab) == Words{"keyvault"});
     CHECK(expand({"file", "system", "read"}, vocab) == Words{"filesystem"});
     CHECK(expand({"vault", "key"}, vocab).empty());  // order matters
-    CHECK(expand({"keyvault"}, vocab).empty());       // already a query word
+    CHECK(expand({"keyvault"}, vocab).empty());      // already a query word
 }
 
 TEST_CASE("a query word the catalog lacks adds its most balanced known halves", "[compounds]") {
@@ -49,9 +51,14 @@ TEST_CASE("odd words are left alone", "[compounds]") {
 
 TEST_CASE("compound expansion reaches a tool named with a glued word", "[compounds][search]") {
     scout::CatalogSpec spec;
-    spec.servers.push_back({"azure", "Cloud services.", "", "", scout::ServerStatus::active,
-                            {{"keyvault_secret_get", "", "Read a secret.", "", ""},
-                             {"storage_secret_rotate", "", "Rotate the storage secret of an account.", "", ""}}});
+    spec.servers.push_back(
+        {"azure",
+         "Cloud services.",
+         "",
+         "",
+         scout::ServerStatus::active,
+         {{"keyvault_secret_get", "", "Read a secret.", "", ""},
+          {"storage_secret_rotate", "", "Rotate the storage secret of an account.", "", ""}}});
     const auto top = [&](float weight) {
         scout::CatalogOptions options;
         options.expansion.compound_weight = weight;
@@ -60,7 +67,8 @@ TEST_CASE("compound expansion reaches a tool named with a glued word", "[compoun
         REQUIRE(catalog.ok());
         REQUIRE(catalog->upsert_servers(spec).ok());
         REQUIRE(catalog->commit().ok());
-        auto r = catalog->searcher().search("secret in the key vault account", {.mode = scout::Mode::bm25});
+        auto r = catalog->searcher().search("secret in the key vault account",
+                                            {.mode = scout::Mode::bm25});
         REQUIRE(r.ok());
         REQUIRE_FALSE(r->hits.empty());
         return r->hits[0].tool;

@@ -1,9 +1,10 @@
 // crc32c_test.cpp: the checksum behind every index file section.
+#include "persist/crc32c.hpp"
+
+#include <algorithm>
 #include <string>
 
 #include <catch2/catch.hpp>
-
-#include "persist/crc32c.hpp"
 
 using scout::detail::crc32c;
 
@@ -33,4 +34,24 @@ TEST_CASE("crc32c can be computed in pieces at any split", "[persistence][crc32c
         const std::uint32_t a = crc32c(text.data(), split);
         REQUIRE(crc32c(text.data() + split, text.size() - split, a) == whole);
     }
+}
+
+TEST_CASE("crc32c's hardware and software paths agree at every length and seed",
+          "[persistence][crc32c]") {
+    std::string bytes;
+    std::uint32_t x = 12345;
+    for (int i = 0; i < 1000; ++i) {
+        x = x * 1103515245U + 12345U;
+        bytes += static_cast<char>(x >> 24U);
+    }
+    for (std::size_t length = 0; length <= bytes.size(); length += 7) {
+        for (std::size_t offset : {std::size_t{0}, std::size_t{1}, std::size_t{5}}) {
+            const std::size_t n = std::min(length, bytes.size() - offset);
+            for (std::uint32_t seed : {0U, 0xDEADBEEFU}) {
+                REQUIRE(crc32c(bytes.data() + offset, n, seed) ==
+                        scout::detail::crc32c_software(bytes.data() + offset, n, seed));
+            }
+        }
+    }
+    CHECK(scout::detail::crc32c_software("123456789", 9) == 0xE3069283U);
 }

@@ -7,8 +7,8 @@
 
 #include "dense/dense_index.hpp"
 
-using scout::ScoredDoc;
-using scout::VectorStore;
+using scout::detail::ScoredDoc;
+using scout::detail::VectorStore;
 
 namespace {
 
@@ -22,7 +22,7 @@ std::shared_ptr<VectorStore> random_store(std::size_t n, std::size_t dim, std::u
         for (std::size_t d = 0; d < dim; ++d) {
             store->data[i * dim + d] = g(rng);
         }
-        REQUIRE(scout::normalize(store->data.data() + i * dim, dim));
+        REQUIRE(scout::detail::normalize(store->data.data() + i * dim, dim));
     }
     return store;
 }
@@ -35,7 +35,7 @@ std::vector<float> random_query(std::size_t dim, std::uint32_t seed) {
 
 TEST_CASE("flat search equals brute force, with and without a filter", "[dense]") {
     const auto store = random_store(500, 32, 1);
-    auto flat = scout::make_flat_index(store);
+    auto flat = scout::detail::make_flat_index(store);
     const auto q = random_query(32, 99);
     std::vector<ScoredDoc> brute;
     for (std::size_t i = 0; i < store->size(); ++i) {
@@ -45,7 +45,7 @@ TEST_CASE("flat search equals brute force, with and without a filter", "[dense]"
         }
         brute.push_back({static_cast<scout::ToolId>(i), s});
     }
-    std::sort(brute.begin(), brute.end(), scout::ranks_before);
+    std::sort(brute.begin(), brute.end(), scout::detail::ranks_before);
     std::vector<ScoredDoc> got;
     flat->search(q.data(), 10, nullptr, got);
     REQUIRE(got.size() == 10);
@@ -53,7 +53,7 @@ TEST_CASE("flat search equals brute force, with and without a filter", "[dense]"
         CHECK(got[i].id == brute[i].id);
         CHECK(got[i].score == Approx(brute[i].score).margin(1e-5));
     }
-    scout::Bitset allowed(500);
+    scout::detail::Bitset allowed(500);
     for (scout::ToolId i = 0; i < 500; i += 5) {
         allowed.set(i);
     }
@@ -75,8 +75,8 @@ TEST_CASE("HNSW recall@10 against exact search is high; filtered queries are exa
     const auto store = random_store(n, dim, 7);
     scout::DenseOptions opts;
     opts.kind = scout::DenseIndexKind::hnsw;
-    auto hnsw = scout::make_dense_index(store, opts);
-    auto flat = scout::make_flat_index(store);
+    auto hnsw = scout::detail::make_dense_index(store, opts);
+    auto flat = scout::detail::make_flat_index(store);
     CHECK(std::string(hnsw->kind()) == "hnsw");
     CHECK(std::string(flat->kind()) == "flat");
     std::size_t found = 0;
@@ -96,12 +96,12 @@ TEST_CASE("HNSW recall@10 against exact search is high; filtered queries are exa
             found += truth.count(d.id);
         }
         for (std::size_t i = 1; i < approx.size(); ++i) {
-            CHECK(scout::ranks_before(approx[i - 1], approx[i]));
+            CHECK(scout::detail::ranks_before(approx[i - 1], approx[i]));
         }
     }
     CHECK(static_cast<double>(found) / (queries * 10.0) >= 0.95);
 
-    scout::Bitset allowed(n);
+    scout::detail::Bitset allowed(n);
     allowed.set_range(100, 140);
     const auto q = random_query(dim, 5);
     std::vector<ScoredDoc> a;
@@ -118,17 +118,19 @@ TEST_CASE("HNSW recall@10 against exact search is high; filtered queries are exa
 TEST_CASE("automatic index kind follows the size threshold", "[dense]") {
     scout::DenseOptions opts;
     opts.hnsw_min_tools = 100;
-    CHECK(std::string(scout::make_dense_index(random_store(99, 8, 1), opts)->kind()) == "flat");
-    CHECK(std::string(scout::make_dense_index(random_store(100, 8, 1), opts)->kind()) == "hnsw");
+    CHECK(std::string(scout::detail::make_dense_index(random_store(99, 8, 1), opts)->kind()) ==
+          "flat");
+    CHECK(std::string(scout::detail::make_dense_index(random_store(100, 8, 1), opts)->kind()) ==
+          "hnsw");
 }
 
 TEST_CASE("normalize rejects zero and non-finite vectors", "[dense]") {
     std::vector<float> zero(4, 0.0f);
-    CHECK_FALSE(scout::normalize(zero.data(), 4));
+    CHECK_FALSE(scout::detail::normalize(zero.data(), 4));
     std::vector<float> nan{1.0f, std::nanf(""), 0.0f};
-    CHECK_FALSE(scout::normalize(nan.data(), 3));
+    CHECK_FALSE(scout::detail::normalize(nan.data(), 3));
     std::vector<float> v{3.0f, 4.0f};
-    REQUIRE(scout::normalize(v.data(), 2));
+    REQUIRE(scout::detail::normalize(v.data(), 2));
     CHECK(v[0] == Approx(0.6f));
     CHECK(v[1] == Approx(0.8f));
 }
@@ -139,17 +141,18 @@ TEST_CASE("int8 scan with exact re-scoring keeps the exact top-10 and exact scor
     const auto store = random_store(n, dim, 11);
     scout::DenseOptions opts;
     opts.int8_scan = true;
-    auto int8 = scout::make_flat_index(store, opts);
-    auto flat = scout::make_flat_index(store);
+    auto int8 = scout::detail::make_flat_index(store, opts);
+    auto flat = scout::detail::make_flat_index(store);
     CHECK(std::string(int8->kind()) == "flat-int8");
     CHECK(int8->memory_bytes() > flat->memory_bytes());
-    scout::Bitset allowed(n);
+    scout::detail::Bitset allowed(n);
     for (scout::ToolId i = 0; i < n; i += 3) {
         allowed.set(i);
     }
     for (std::uint32_t t = 0; t < 30; ++t) {
         const auto q = random_query(dim, 500 + t);
-        for (const scout::Bitset* filter : std::array<const scout::Bitset*, 2>{nullptr, &allowed}) {
+        for (const scout::detail::Bitset* filter :
+             std::array<const scout::detail::Bitset*, 2>{nullptr, &allowed}) {
             std::vector<ScoredDoc> exact;
             std::vector<ScoredDoc> approx;
             flat->search(q.data(), 10, filter, exact);
@@ -163,21 +166,23 @@ TEST_CASE("int8 scan with exact re-scoring keeps the exact top-10 and exact scor
     }
     // Quantization round trip: codes times scale reproduce the vector within half a step.
     std::vector<std::int8_t> codes(dim);
-    const float scale = scout::quantize_int8(store->row(0), dim, codes.data());
+    const float scale = scout::detail::quantize_int8(store->row(0), dim, codes.data());
     for (std::size_t d = 0; d < dim; ++d) {
-        CHECK(std::abs(static_cast<float>(codes[d]) * scale - store->row(0)[d]) <= 0.5f * scale + 1e-7f);
+        CHECK(std::abs(static_cast<float>(codes[d]) * scale - store->row(0)[d]) <=
+              0.5f * scale + 1e-7f);
     }
 }
 
-TEST_CASE("HNSW with a broad scope over-fetches from the graph and keeps only allowed tools", "[dense]") {
+TEST_CASE("HNSW with a broad scope over-fetches from the graph and keeps only allowed tools",
+          "[dense]") {
     const std::size_t n = 3000;
     const std::size_t dim = 48;
     const auto store = random_store(n, dim, 13);
     scout::DenseOptions opts;
     opts.kind = scout::DenseIndexKind::hnsw;
-    auto hnsw = scout::make_dense_index(store, opts);
-    auto flat = scout::make_flat_index(store);
-    scout::Bitset half(n);
+    auto hnsw = scout::detail::make_dense_index(store, opts);
+    auto flat = scout::detail::make_flat_index(store);
+    scout::detail::Bitset half(n);
     for (scout::ToolId i = 0; i < n; i += 2) {
         half.set(i);
     }
@@ -197,7 +202,7 @@ TEST_CASE("HNSW with a broad scope over-fetches from the graph and keeps only al
             CHECK(half.test(approx[i].id));
             found += truth.count(approx[i].id);
             if (i > 0) {
-                CHECK(scout::ranks_before(approx[i - 1], approx[i]));
+                CHECK(scout::detail::ranks_before(approx[i - 1], approx[i]));
             }
         }
     }

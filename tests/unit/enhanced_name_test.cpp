@@ -1,13 +1,13 @@
 // enhanced_name_test.cpp: LLM-safe server-qualified names, collisions, truncation, resolution.
+#include "document/enhanced_name.hpp"
+
 #include <regex>
 #include <set>
 
 #include <catch2/catch.hpp>
 
-#include "scout/enhanced_name.hpp"
-
-using scout::EnhancedNames;
 using scout::ToolKey;
+using scout::detail::EnhancedNames;
 
 namespace {
 bool valid(const std::string& name) {
@@ -30,14 +30,16 @@ TEST_CASE("characters outside the allowed set are sanitized", "[names]") {
     const EnhancedNames names(std::vector<ToolKey>{{"My Server.v2", "get/item"}});
     CHECK(names.name(0) == "My_Server_v2_get_item");
     CHECK(valid(names.name(0)));
-    CHECK(scout::sanitize_name_part("a b.c/d") == "a_b_c_d");
+    CHECK(scout::detail::sanitize_name_part("a b.c/d") == "a_b_c_d");
 }
 
-TEST_CASE("colliding names get distinct hashed names; the longest server keeps the plain one", "[names]") {
+TEST_CASE("colliding names get distinct hashed names; the longest server keeps the plain one",
+          "[names]") {
     // Both would be "a_b_c".
     const std::vector<ToolKey> keys{{"a", "b_c"}, {"a_b", "c"}, {"a.b", "c"}};
     const EnhancedNames names(keys);
-    CHECK(names.name(1) == "a_b_c");  // "a_b" and "a.b" are equally long; "a.b" < "a_b" by byte order
+    CHECK(names.name(1) ==
+          "a_b_c");  // "a_b" and "a.b" are equally long; "a.b" < "a_b" by byte order
     std::set<std::string> unique;
     for (std::size_t i = 0; i < keys.size(); ++i) {
         CHECK(valid(names.name(i)));
@@ -68,7 +70,7 @@ TEST_CASE("long names are truncated with a hash and never collide", "[names]") {
     for (std::size_t i = 0; i < keys.size(); ++i) {
         INFO(names.name(i));
         CHECK(valid(names.name(i)));
-        CHECK(names.name(i).size() <= scout::kMaxEnhancedName);
+        CHECK(names.name(i).size() <= scout::detail::kMaxEnhancedName);
         unique.insert(names.name(i));
         CHECK(names.resolve(names.name(i)) == std::optional<std::size_t>(i));
     }
@@ -76,7 +78,8 @@ TEST_CASE("long names are truncated with a hash and never collide", "[names]") {
 }
 
 TEST_CASE("unknown names resolve by longest server prefix", "[names]") {
-    const std::vector<ToolKey> keys{{"git", "hub_list"}, {"git_hub", "list"}, {"my server", "do it"}};
+    const std::vector<ToolKey> keys{
+        {"git", "hub_list"}, {"git_hub", "list"}, {"my server", "do it"}};
     const EnhancedNames names(keys);
     // A hand-written name with the unsanitized tool part still resolves.
     CHECK(names.resolve("my_server_do it") == std::optional<std::size_t>(2));

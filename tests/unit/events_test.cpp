@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "scout/scout.hpp"
+
 #include "telemetry/latency_histogram.hpp"
 
 namespace {
@@ -43,8 +44,13 @@ public:
 scout::Catalog make_catalog(std::shared_ptr<scout::Embedder> embedder) {
     auto c = scout::Catalog::create({}, std::move(embedder));
     REQUIRE(c.ok());
-    REQUIRE(c->upsert_server({"jira", "issue tracker", "", "prod", scout::ServerStatus::active,
-                              {{"create_issue", "", "create a new issue", "", ""}, {"get_issue", "", "get an issue", "", ""}}})
+    REQUIRE(c->upsert_server({"jira",
+                              "issue tracker",
+                              "",
+                              "prod",
+                              scout::ServerStatus::active,
+                              {{"create_issue", "", "create a new issue", "", ""},
+                               {"get_issue", "", "get an issue", "", ""}}})
                 .ok());
     REQUIRE(c->commit().ok());
     return std::move(c.value());
@@ -103,7 +109,8 @@ TEST_CASE("searches emit tool_search_completed as JSON lines", "[events]") {
     CHECK_FALSE(e.contains("query"));
     CHECK(e["query_hash"].get<std::string>().size() == 16);
 
-    catalog.set_event_sink(std::make_shared<scout::JsonLinesSink>(log), {.include_query_text = true});
+    catalog.set_event_sink(std::make_shared<scout::JsonLinesSink>(log),
+                           {.include_query_text = true});
     REQUIRE(catalog.searcher().search("get issue").ok());
     lines = lines_of(log.str());
     REQUIRE(lines.size() == 2);
@@ -123,7 +130,8 @@ TEST_CASE("searches emit tool_search_completed as JSON lines", "[events]") {
     CHECK(stats.p99_ms <= stats.max_ms);
 }
 
-TEST_CASE("a degraded search emits tool_search_fallback and counts in the fallback rate", "[events]") {
+TEST_CASE("a degraded search emits tool_search_fallback and counts in the fallback rate",
+          "[events]") {
     scout::Catalog catalog = make_catalog(std::make_shared<FailingEmbedder>());
     std::ostringstream log;
     catalog.set_event_sink(std::make_shared<scout::JsonLinesSink>(log));
@@ -168,9 +176,11 @@ TEST_CASE("a throwing sink never fails a search", "[events]") {
 TEST_CASE("gateway event helpers and JSON rendering", "[events]") {
     CHECK(scout::event_to_json(scout::tools_list_event(true, 2)) ==
           R"({"event":"tools_list","meta_tools":true,"tool_count":2})");
-    CHECK(scout::event_to_json(scout::tool_execute_completed_event("jira", "create_issue", 12.5)) ==
-          R"({"event":"tool_execute_completed","server":"jira","tool":"create_issue","latency_ms":12.5})");
-    const scout::Event failed = scout::tool_execute_failed_event("jira", "x\"y\n\xff", 3.0, "timeout");
+    CHECK(
+        scout::event_to_json(scout::tool_execute_completed_event("jira", "create_issue", 12.5)) ==
+        R"({"event":"tool_execute_completed","server":"jira","tool":"create_issue","latency_ms":12.5})");
+    const scout::Event failed =
+        scout::tool_execute_failed_event("jira", "x\"y\n\xff", 3.0, "timeout");
     const auto j = nlohmann::json::parse(scout::event_to_json(failed));
     CHECK(j["error_class"] == "timeout");
     CHECK(j["tool"] == "x\"y\n\xEF\xBF\xBD");  // escaped; invalid UTF-8 replaced
@@ -178,7 +188,8 @@ TEST_CASE("gateway event helpers and JSON rendering", "[events]") {
     CHECK(std::get<std::string>(*failed.find("server")) == "jira");
     CHECK(failed.find("missing") == nullptr);
 
-    const auto path = std::filesystem::temp_directory_path() / ("scout-events-" + std::to_string(::getpid()) + ".jsonl");
+    const auto path = std::filesystem::temp_directory_path() /
+                      ("scout-events-" + std::to_string(::getpid()) + ".jsonl");
     std::filesystem::remove(path);
     auto sink = scout::JsonLinesSink::open_file(path);
     REQUIRE(sink.ok());
@@ -191,5 +202,6 @@ TEST_CASE("gateway event helpers and JSON rendering", "[events]") {
     std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     CHECK(lines_of(all).size() == 3);
     std::filesystem::remove(path);
-    CHECK(scout::JsonLinesSink::open_file("/nonexistent-dir/x.jsonl").status().code() == scout::Errc::io_error);
+    CHECK(scout::JsonLinesSink::open_file("/nonexistent-dir/x.jsonl").status().code() ==
+          scout::Errc::io_error);
 }

@@ -1,10 +1,32 @@
-// gateway_parts_test.cpp: the gateway's JSON-RPC classification and its config parser.
+// gateway_parts_test.cpp: the gateway's parts one by one: JSON-RPC classification, the config
+// parser, line splitting and writing, cancel tokens, the call pool, the search mode.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
 #include <catch2/catch.hpp>
 
+#include "scout/catalog.hpp"
+#include "scout/mcp/meta_tools.hpp"
+
+#include "call_pool.hpp"
+#include "cancel_token.hpp"
 #include "config.hpp"
+#include "embedder_choice.hpp"
 #include "json_rpc.hpp"
+#include "line_reader.hpp"
+#include "line_writer.hpp"
 
 using namespace scout::gateway;
+using scout::Status;
 
 TEST_CASE("JSON-RPC lines are classified", "[gateway]") {
     CHECK(classify("{oops").kind == MessageKind::parse_error);
@@ -17,7 +39,8 @@ TEST_CASE("JSON-RPC lines are classified", "[gateway]") {
     CHECK(no_version.id == 3);
     CHECK(classify(R"({"jsonrpc":"2.0","id":1.5,"method":"ping"})").kind == MessageKind::invalid);
     CHECK(classify(R"({"jsonrpc":"2.0","id":1,"method":7})").kind == MessageKind::invalid);
-    CHECK(classify(R"({"jsonrpc":"2.0","id":1,"method":"x","params":"s"})").kind == MessageKind::invalid);
+    CHECK(classify(R"({"jsonrpc":"2.0","id":1,"method":"x","params":"s"})").kind ==
+          MessageKind::invalid);
     Message req = classify(R"({"jsonrpc":"2.0","id":"a","method":"tools/list"})");
     CHECK(req.kind == MessageKind::request);
     CHECK(req.method == "tools/list");
@@ -44,9 +67,14 @@ TEST_CASE("the Claude Desktop config format is parsed and checked", "[gateway]")
     CHECK(ok->at(0).env.at("K") == "v");
     CHECK(ok->at(0).environment == "prod");
     CHECK(ok->at(1).args.empty());
-    for (const char* bad : {"", "[]", R"({"servers":{}})", R"({"mcpServers":[]})",
-                            R"({"mcpServers":{"a":{}}})", R"({"mcpServers":{"a":{"command":""}}})",
-                            R"({"mcpServers":{"a":{"url":"http://x"}}})",
+    for (const char* bad : {"",
+                            "[]",
+                            R"({"servers":{}})",
+                            R"({"mcpServers":[]})",
+                            R"({"mcpServers":{"a":{}}})",
+                            R"({"mcpServers":{"a":{"command":""}}})",
+                            R"({"mcpServers":{"a":{"url":"ftp://x"}}})",
+                            R"({"mcpServers":{"a":{"url":"http://x","command":"y"}}})",
                             R"({"mcpServers":{"a":{"command":"x","args":"y"}}})",
                             R"({"mcpServers":{"a":{"command":"x","args":[1]}}})",
                             R"({"mcpServers":{"a":{"command":"x","env":{"K":1}}}})",
@@ -57,7 +85,247 @@ TEST_CASE("the Claude Desktop config format is parsed and checked", "[gateway]")
         CHECK_FALSE(r.ok());
         CHECK(r.status().code() == scout::Errc::invalid_argument);
     }
-    CHECK(parse_config(R"({"mcpServers":{"a":{"command":"x","args":[1]}}})").status().message().find(
-              "mcpServers.a") != std::string::npos);
+    CHECK(parse_config(R"({"mcpServers":{"a":{"command":"x","args":[1]}}})")
+              .status()
+              .message()
+              .find("mcpServers.a") != std::string::npos);
     CHECK_FALSE(load_config("/nonexistent/servers.json").ok());
+}
+
+TEST_CASE("over-deep lines are invalid requests that keep their id", "[gateway]") {
+    const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+    Message req =
+        classify(R"({"jsonrpc":"2.0","id":"d","method":"tools/call","params":{"a":)" + deep + "}}");
+    CHECK(req.kind == MessageKind::invalid);
+    CHECK(req.id == "d");
+    CHECK(req.error.find("nested deeper than 256 levels") != std::string::npos);
+    CHECK(req.body.is_null());
+    Message note = classify(R"({"jsonrpc":"2.0","method":"x","params":{"a":)" + deep + "}}");
+    CHECK(note.kind == MessageKind::invalid);
+    // A response keeps its kind: the session decides whether the placeholders are acceptable.
+    Message resp = classify(R"({"jsonrpc":"2.0","id":4,"result":{"a":)" + deep + "}}");
+    CHECK(resp.kind == MessageKind::response);
+    CHECK(resp.too_deep);
+    CHECK(resp.id == 4);
+    Message fine = classify(R"({"jsonrpc":"2.0","id":5,"result":{"a":[[[1]]]}})");
+    CHECK_FALSE(fine.too_deep);
+}
+
+TEST_CASE("config errors name the key, whatever its type", "[gateway]") {
+    const std::vector<std::pair<const char*, const char*>> cases = {
+        {R"({"mcpServers":{"a":{"command":"x","disabled":"true"}}})", "mcpServers.a.disabled"},
+        {R"({"mcpServers":{"a":{"command":"x","disabled":1}}})", "mcpServers.a.disabled"},
+        {R"({"mcpServers":{"a":{"command":7}}})", "mcpServers.a.command"},
+        {R"({"mcpServers":{"a":{"command":"x","environment":["prod"]}}})",
+         "mcpServers.a.environment"},
+        {R"({"mcpServers":{"a":{"command":"x","args":[null]}}})", "mcpServers.a.args"},
+        {R"({"mcpServers":{"a":{"command":"x","env":[]}}})", "mcpServers.a.env"},
+        {R"({"mcpServers":{"a\u001b[31m":{"command":"x"}}})", "control characters"},
+        {R"({"mcpServers":{"a\tb":{"command":"x"}}})", "control characters"},
+        {R"({"mcpServers":{"a":{"command":"x\u0000y"}}})", "NUL"},
+        {R"({"mcpServers":{"a":{"command":"x","args":["\u0000"]}}})", "NUL"},
+        {R"({"mcpServers":{"a":{"command":"x","env":{"K":"\u0000"}}}})", "NUL"},
+    };
+    for (const auto& [text, expected] : cases) {
+        INFO(text);
+        auto r = parse_config(text);
+        REQUIRE_FALSE(r.ok());
+        CHECK(r.status().message().find(expected) != std::string::npos);
+        CHECK(r.status().message().find('\x1b') == std::string::npos);
+    }
+    const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+    auto too_deep = parse_config(R"({"mcpServers":{},"x":)" + deep + "}");
+    REQUIRE_FALSE(too_deep.ok());
+    CHECK(too_deep.status().message().find("nested deeper") != std::string::npos);
+    auto off = parse_config(
+        R"({"mcpServers":{"a":{"command":"x","disabled":false},"b":{"command":"y","disabled":true}}})");
+    REQUIRE(off.ok());
+    REQUIRE(off->size() == 1);
+    CHECK(off->at(0).name == "a");
+}
+
+TEST_CASE("lines are split with bounded memory", "[gateway]") {
+    LineSplitter lines(10);
+    lines.feed("ab\r\ncd\n\nlong-line-over-ten");
+    auto a = lines.next();
+    REQUIRE(a);
+    CHECK(a->text == "ab");
+    CHECK(lines.next()->text == "cd");
+    CHECK(lines.next()->text.empty());
+    CHECK_FALSE(lines.next());  // the long line is being dropped
+    for (int i = 0; i < 1000; ++i) {
+        lines.feed(std::string(4096, 'x'));
+        CHECK_FALSE(lines.next());
+        CHECK(lines.pending_bytes() > 0);
+    }
+    lines.feed("tail\nnext");
+    auto over = lines.next();
+    REQUIRE(over);
+    CHECK(over->kind == LineEvent::Kind::oversized);
+    CHECK(over->bytes == 18 + 1000 * 4096 + 4);
+    CHECK_FALSE(lines.next());
+    auto last = lines.finish();
+    REQUIRE(last);
+    CHECK(last->text == "next");
+    CHECK_FALSE(lines.finish());
+    // A complete over-long line inside one chunk is reported too, once.
+    LineSplitter small(3);
+    small.feed("abcdef\nabc\n");
+    CHECK(small.next()->kind == LineEvent::Kind::oversized);
+    CHECK(small.next()->text == "abc");
+    CHECK_FALSE(small.next());
+}
+
+TEST_CASE("a LineWriter never blocks on a peer that does not read", "[gateway][concurrency]") {
+    int fds[2];
+    REQUIRE(::pipe2(fds, O_CLOEXEC | O_NONBLOCK) == 0);
+    LineWriter writer(fds[1], 1 << 20, true);
+    const std::string line(100000, 'w');
+    REQUIRE(writer.send(line, 1).ok());
+    pollfd readable{fds[0], POLLIN, 0};
+    REQUIRE(::poll(&readable, 1, 5000) == 1);  // the first line is being written
+    int accepted = 1;
+    Status refused;
+    for (int i = 1; i < 100 && refused.ok(); ++i) {
+        refused = writer.send(line, static_cast<std::uint64_t>(i + 1));
+        accepted += refused.ok();
+    }
+    CHECK(refused.code() == scout::Errc::unavailable);
+    CHECK(refused.message().find("not reading") != std::string::npos);
+    CHECK(accepted >= 10);
+    CHECK(accepted < 40);  // the pipe (64 KiB) plus the 1 MiB bound
+    // A line not started yet can be withdrawn; the one being written cannot.
+    CHECK(writer.withdraw(static_cast<std::uint64_t>(accepted)));
+    CHECK_FALSE(writer.withdraw(1));
+    CHECK_FALSE(writer.flush(std::chrono::steady_clock::now() + std::chrono::milliseconds(50)));
+    const auto start = std::chrono::steady_clock::now();
+    writer.close();
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(1));
+    CHECK(writer.send("late").code() == scout::Errc::unavailable);
+    ::close(fds[0]);
+}
+
+TEST_CASE("a LineWriter delivers lines in order and reports a closed peer",
+          "[gateway][concurrency]") {
+    ::signal(SIGPIPE, SIG_IGN);  // as the gateway does: a closed peer is an EPIPE, not a death
+    int fds[2];
+    REQUIRE(::pipe2(fds, O_CLOEXEC) == 0);
+    {
+        LineWriter writer(fds[1], 1 << 20, false);
+        std::thread producer([&] {
+            for (int i = 0; i < 1000; ++i) {
+                REQUIRE(
+                    writer.send("line " + std::to_string(i), 0, LineWriter::WhenFull::wait).ok());
+            }
+        });
+        std::string got;
+        char buf[4096];
+        while (std::count(got.begin(), got.end(), '\n') < 1000) {
+            const ssize_t n = ::read(fds[0], buf, sizeof buf);
+            REQUIRE(n > 0);
+            got.append(buf, static_cast<std::size_t>(n));
+        }
+        producer.join();
+        CHECK(got.rfind("line 0\nline 1\n", 0) == 0);
+        CHECK((got.size() >= 14 && got.substr(got.size() - 9) == "line 999\n"));
+        CHECK(writer.flush(std::chrono::steady_clock::now() + std::chrono::seconds(5)));
+        ::close(fds[0]);
+        (void)writer.send("to nobody");
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+        Status s;
+        while ((s = writer.send("to nobody")).ok() && std::chrono::steady_clock::now() < deadline) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+        CHECK(s.message().find("closed") != std::string::npos);
+    }
+    ::close(fds[1]);
+}
+
+TEST_CASE("a cancel token runs its hook once, also when set late", "[gateway][concurrency]") {
+    CancelToken token;
+    int runs = 0;
+    token.on_cancel([&] { ++runs; });
+    token.cancel("first");
+    token.cancel("second");
+    CHECK(runs == 1);
+    CHECK(token.reason() == "first");
+    token.on_cancel([&] { runs += 10; });  // already cancelled: runs at once
+    CHECK(runs == 11);
+    token.on_cancel(nullptr);
+    CancelToken idle;
+    idle.on_cancel([&] { runs += 100; });
+    idle.on_cancel(nullptr);
+    idle.cancel("x");
+    CHECK(runs == 11);
+}
+
+TEST_CASE("the call pool runs jobs off the caller's thread and refuses past its queue",
+          "[gateway][concurrency]") {
+    CallPool pool(4, 8);
+    std::mutex m;
+    std::condition_variable cv;
+    bool release = false;
+    std::atomic<int> done{0};
+    auto blocker = [&] {
+        std::unique_lock lock(m);
+        cv.wait(lock, [&] { return release; });
+        ++done;
+    };
+    int accepted = 0;
+    for (int i = 0; i < 20; ++i) {
+        accepted += pool.submit(blocker);
+    }
+    // 4 running; the rest wait in the queue of 8 (a thread that has not picked its job yet
+    // still counts as queued, so a few more may be refused).
+    CHECK(accepted >= 8);
+    CHECK(accepted <= 12);
+    {
+        std::lock_guard lock(m);
+        release = true;
+    }
+    cv.notify_all();
+    pool.shutdown();
+    CHECK(done.load() == accepted);
+    CHECK_FALSE(pool.submit([] {}));
+}
+
+TEST_CASE("without an embedder the gateway searches BM25 and reports nothing degraded",
+          "[gateway]") {
+    auto catalog = scout::Catalog::create({}, nullptr);
+    REQUIRE(catalog.ok());
+    scout::ServerSpec server;
+    server.name = "files";
+    server.tools.push_back(
+        scout::ToolSpec{"read_file", "", "Read a file from disk", R"({"type":"object"})", ""});
+    REQUIRE(catalog->upsert_server(server).ok());
+    REQUIRE(catalog->commit().ok());
+    const auto search = [&](scout::Mode mode) {
+        scout::mcp::Connector connector;
+        connector.mode = mode;
+        scout::mcp::MetaTools meta(connector);
+        return meta.tool_search(catalog->searcher(), Json{{"query", "read a file"}});
+    };
+    CHECK(search_mode(nullptr) == scout::Mode::bm25);
+    const auto before = catalog->stats().fallbacks;
+    auto r = search(search_mode(nullptr));
+    CHECK(r["structuredContent"]["matches"][0]["tool"] == "read_file");
+    CHECK(catalog->stats().fallbacks == before);
+    // What it replaces: hybrid with no dense index falls back on every search.
+    (void)search(scout::Mode::hybrid);
+    CHECK(catalog->stats().fallbacks == before + 1);
+}
+
+TEST_CASE("the gateway's embedder choice loads a transformer model directory",
+          "[gateway][transformer]") {
+    const char* source = std::getenv("SCOUT_SOURCE_DIR");
+    const std::string model =
+        std::string(source != nullptr ? source : ".") + "/tests/fixtures/transformer/tiny-bert";
+    auto embedder = scout::gateway::make_embedder("transformer:" + model);
+    REQUIRE(embedder.ok());
+    REQUIRE(embedder.value() != nullptr);
+    CHECK(embedder.value()->dim() == 36);
+    CHECK(embedder.value()->model_id().rfind("transformer-bert-2x36-", 0) == 0);
+    auto missing = scout::gateway::make_embedder("transformer:/nonexistent/model");
+    REQUIRE_FALSE(missing.ok());
+    CHECK(missing.status().message().find("not a model directory") != std::string::npos);
 }

@@ -1,14 +1,17 @@
 // kernels_test.cpp: every SIMD implementation the CPU runs against the scalar reference.
 // Integer-valued inputs make every summation order exact, so equality is exact.
+#include "simd/kernels.hpp"
+
 #include <cstdint>
+#include <cstdlib>
 #include <random>
 
 #include <catch2/catch.hpp>
 
-#include "simd/kernels.hpp"
-
 namespace {
-const scout::simd::Kernels& scalar() { return *scout::simd::find("scalar"); }
+const scout::simd::Kernels& scalar() {
+    return *scout::simd::find("scalar");
+}
 }  // namespace
 
 TEST_CASE("dot kernels agree exactly with scalar on integer data", "[kernels]") {
@@ -23,8 +26,25 @@ TEST_CASE("dot kernels agree exactly with scalar on integer data", "[kernels]") 
     for (const std::string& isa : scout::simd::available()) {
         const scout::simd::Kernels* k = scout::simd::find(isa);
         REQUIRE(k != nullptr);
-        for (std::size_t n : {0, 1, 3, 4, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 384, 1024}) {
-            for (std::size_t offset : {0, 1, 3}) {  // unaligned starts
+        for (std::size_t n : {0U,
+                              1U,
+                              3U,
+                              4U,
+                              7U,
+                              8U,
+                              15U,
+                              16U,
+                              17U,
+                              31U,
+                              32U,
+                              33U,
+                              63U,
+                              64U,
+                              65U,
+                              100U,
+                              384U,
+                              1024U}) {
+            for (std::size_t offset : {0U, 1U, 3U}) {  // unaligned starts
                 INFO(isa << " n=" << n << " offset=" << offset);
                 CHECK(k->dot(a.data() + offset, b.data() + offset, n) ==
                       scalar().dot(a.data() + offset, b.data() + offset, n));
@@ -42,16 +62,25 @@ TEST_CASE("batched and int8 kernels agree with their single-row references", "[k
     std::vector<float> m(rows * 1100);
     std::vector<std::int8_t> qi(1100);
     std::vector<std::int8_t> mi(rows * 1100);
-    for (auto& x : q) { x = g(rng); }
-    for (auto& x : m) { x = g(rng); }
-    for (auto& x : qi) { x = static_cast<std::int8_t>(byte(rng)); }
-    for (auto& x : mi) { x = static_cast<std::int8_t>(byte(rng)); }
+    for (auto& x : q) {
+        x = g(rng);
+    }
+    for (auto& x : m) {
+        x = g(rng);
+    }
+    for (auto& x : qi) {
+        x = static_cast<std::int8_t>(byte(rng));
+    }
+    for (auto& x : mi) {
+        x = static_cast<std::int8_t>(byte(rng));
+    }
     for (const std::string& isa : scout::simd::available()) {
         const scout::simd::Kernels* k = scout::simd::find(isa);
         REQUIRE(k != nullptr);
-        for (std::size_t n : {0, 1, 7, 8, 15, 16, 17, 31, 32, 33, 100, 384, 1024}) {
+        for (std::size_t n : {0U, 1U, 7U, 8U, 15U, 16U, 17U, 31U, 32U, 33U, 100U, 384U, 1024U}) {
             INFO(isa << " n=" << n);
-            const float* fr[4] = {&m[0], &m[1100 + 1], &m[2200 + 2], &m[3300 + 3]};  // unaligned rows
+            const float* fr[4] = {
+                &m[0], &m[1100 + 1], &m[2200 + 2], &m[3300 + 3]};  // unaligned rows
             float out[4];
             k->dot_rows(q.data(), fr, n, out);
             const std::int8_t* ir[4] = {&mi[0], &mi[1100 + 1], &mi[2200 + 2], &mi[3300 + 3]};
@@ -71,7 +100,7 @@ TEST_CASE("batched and int8 kernels agree with their single-row references", "[k
 TEST_CASE("next_above finds the first block that holds a larger value", "[kernels]") {
     for (const std::string& isa : scout::simd::available()) {
         const scout::simd::Kernels* k = scout::simd::find(isa);
-        for (std::size_t n : {0, 1, 15, 16, 17, 40, 257}) {
+        for (std::size_t n : {0U, 1U, 15U, 16U, 17U, 40U, 257U}) {
             for (std::size_t hot = 0; hot <= n; ++hot) {
                 std::vector<float> v(n + 1, 1.0f);
                 if (hot < n) {
@@ -92,8 +121,32 @@ TEST_CASE("next_above finds the first block that holds a larger value", "[kernel
     }
 }
 
-TEST_CASE("the active kernels are one of the available ones", "[kernels]") {
+TEST_CASE("the active kernels follow the documented preference", "[kernels]") {
+    // SCOUT_FORCE_ISA when it names an available set, else AVX2, AVX-512, SSE2, scalar in that
+    // order; with AVX2 chosen automatically, the int8 kernels come from AVX-512 when it runs.
     const auto isas = scout::simd::available();
-    CHECK(std::find(isas.begin(), isas.end(), std::string(scout::simd::active().isa)) != isas.end());
+    const auto has = [&](std::string_view isa) {
+        return std::find(isas.begin(), isas.end(), isa) != isas.end();
+    };
+    const char* forced = std::getenv("SCOUT_FORCE_ISA");
+    std::string expected;
+    if (forced != nullptr && has(forced)) {
+        expected = forced;
+    } else {
+        for (std::string_view isa : {"avx2", "avx512", "sse2", "scalar"}) {
+            if (has(isa)) {
+                expected = std::string(isa);
+                break;
+            }
+        }
+    }
+    const scout::simd::Kernels& active = scout::simd::active();
+    CHECK(std::string(active.isa) == expected);
+    const bool wide_int8 = forced == nullptr && expected == "avx2" && has("avx512");
+    const scout::simd::Kernels* int8_source = scout::simd::find(wide_int8 ? "avx512" : expected);
+    REQUIRE(int8_source != nullptr);
+    CHECK(active.dot_i8 == int8_source->dot_i8);
+    CHECK(active.dot_rows_i8 == int8_source->dot_rows_i8);
+    CHECK(active.dot == scout::simd::find(expected)->dot);
     CHECK(scout::simd::find("no-such-isa") == nullptr);
 }

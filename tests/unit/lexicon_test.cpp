@@ -1,9 +1,9 @@
 // lexicon_test.cpp: phrase matching on stems and the expansions a query receives.
+#include "search/lexicon.hpp"
+
 #include <catch2/catch.hpp>
 
-#include "analysis/lexicon.hpp"
-
-using scout::Lexicon;
+using scout::detail::Lexicon;
 using Phrases = std::vector<std::string>;
 
 TEST_CASE("phrases of a matched group are added, the query's own are not", "[lexicon]") {
@@ -25,7 +25,7 @@ TEST_CASE("a multi-word phrase matches only as a whole, in order", "[lexicon]") 
 }
 
 TEST_CASE("the built-in lexicon knows common tool language", "[lexicon]") {
-    const Lexicon& lex = scout::default_lexicon();
+    const Lexicon& lex = scout::detail::default_lexicon();
     CHECK(lex.group_count() > 50);
     const Phrases pr = lex.expansions("open a PR");
     CHECK(std::find(pr.begin(), pr.end(), "pull request") != pr.end());

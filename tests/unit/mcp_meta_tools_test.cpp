@@ -7,6 +7,9 @@
 
 #include "scout/catalog.hpp"
 #include "scout/mcp/meta_tools.hpp"
+#include "scout/token_counter.hpp"
+
+#include "support/fixture_skip.hpp"
 
 using scout::Catalog;
 using scout::Searcher;
@@ -20,7 +23,9 @@ using scout::mcp::MetaTools;
 namespace {
 
 ToolSpec tool(std::string name, std::string description, std::string annotations = "") {
-    return ToolSpec{std::move(name), "", std::move(description),
+    return ToolSpec{std::move(name),
+                    "",
+                    std::move(description),
                     R"({"type":"object","properties":{"message":{"type":"string"}}})",
                     std::move(annotations)};
 }
@@ -29,14 +34,27 @@ Catalog make_catalog() {
     auto created = Catalog::create();
     REQUIRE(created.ok());
     Catalog catalog = std::move(created.value());
-    ServerSpec everything{"everything", "Reference server", "", "dev", scout::ServerStatus::active,
-                          {tool("echo", "Echoes back the input message", R"({"readOnlyHint":true})"),
-                           tool("add", "Adds two numbers and returns the sum"),
-                           tool("do_it", "Run the default action of the reference server")}};
-    ServerSpec github{"github", "Source hosting", "", "prod", scout::ServerStatus::active,
+    ServerSpec everything{
+        "everything",
+        "Reference server",
+        "",
+        "dev",
+        scout::ServerStatus::active,
+        {tool("echo", "Echoes back the input message", R"({"readOnlyHint":true})"),
+         tool("add", "Adds two numbers and returns the sum"),
+         tool("do_it", "Run the default action of the reference server")}};
+    ServerSpec github{"github",
+                      "Source hosting",
+                      "",
+                      "prod",
+                      scout::ServerStatus::active,
                       {tool("create_issue", "Open a new issue in a repository"),
                        tool("echo_webhook", "Send a test webhook event to a repository")}};
-    ServerSpec mail{"mail", "Email", "", "prod", scout::ServerStatus::active,
+    ServerSpec mail{"mail",
+                    "Email",
+                    "",
+                    "prod",
+                    scout::ServerStatus::active,
                     {tool("send_email", "Send an email message to a recipient"),
                      tool("add", "Add a contact to the address book")}};
     REQUIRE(catalog.upsert_server(everything).ok());
@@ -60,7 +78,9 @@ struct FakeExecutor {
     }
 };
 
-const Json& matches(const Json& result) { return result.at("structuredContent").at("matches"); }
+const Json& matches(const Json& result) {
+    return result.at("structuredContent").at("matches");
+}
 
 }  // namespace
 
@@ -68,8 +88,9 @@ TEST_CASE("meta-tool definitions are honest and come from templates", "[mcp]") {
     Catalog catalog = make_catalog();
     Connector c;
     c.environment = "prod";
-    c.templates.tool_search = "Find among {tool_count} tools on {server_count} servers in "
-                              "{environment}.{environment_note}";
+    c.templates.tool_search =
+        "Find among {tool_count} tools on {server_count} servers in "
+        "{environment}.{environment_note}";
     MetaTools meta(c);
     Json search = meta.tool_search_definition(catalog.searcher());
     CHECK(search["name"] == "tool_search");
@@ -127,9 +148,11 @@ TEST_CASE("tool_search clamps top_k and validates arguments", "[mcp]") {
     MetaTools meta(Connector{});
     Searcher s = catalog.searcher();
     CHECK(matches(meta.tool_search(s, {{"query", "a"}, {"top_k", 0}})).size() <= 1);
-    CHECK(matches(meta.tool_search(s, {{"query", "send add echo issue email default"}, {"top_k", 2}}))
-              .size() == 2);
-    CHECK(matches(meta.tool_search(s, {{"query", "send add echo issue email default"}, {"top_k", 500}}))
+    CHECK(
+        matches(meta.tool_search(s, {{"query", "send add echo issue email default"}, {"top_k", 2}}))
+            .size() == 2);
+    CHECK(matches(
+              meta.tool_search(s, {{"query", "send add echo issue email default"}, {"top_k", 500}}))
               .size() == 7);
     CHECK(meta.tool_search(s, {{"query", ""}})["isError"] == true);
     CHECK(meta.tool_search(s, Json::object())["isError"] == true);
@@ -146,25 +169,30 @@ TEST_CASE("scope and environment binding filter tool_search", "[mcp]") {
     MetaTools meta(c);
     Searcher s = catalog.searcher();
     const Json mine = meta.tool_search(
-        s, {{"query", "send email add echo issue default"}, {"scope", "my_servers"}, {"top_k", 20}});
+        s,
+        {{"query", "send email add echo issue default"}, {"scope", "my_servers"}, {"top_k", 20}});
     REQUIRE_FALSE(matches(mine).empty());
     for (const Json& m : matches(mine)) {
         CHECK(m["server"] == "github");
     }
-    CHECK(matches(meta.tool_search(
-                      s, {{"query", "send email add echo issue default"}, {"scope", "all_servers"}, {"top_k", 20}}))
+    CHECK(matches(meta.tool_search(s,
+                                   {{"query", "send email add echo issue default"},
+                                    {"scope", "all_servers"},
+                                    {"top_k", 20}}))
               .size() == 7);
 
     Connector dev;
     dev.environment = "dev";
     MetaTools dev_meta(dev);
-    const Json m = matches(dev_meta.tool_search(s, {{"query", "send email add echo issue default"}, {"top_k", 20}}));
+    const Json m = matches(
+        dev_meta.tool_search(s, {{"query", "send email add echo issue default"}, {"top_k", 20}}));
     REQUIRE(m.size() == 3);
     for (const Json& hit : m) {
         CHECK(hit["server"] == "everything");
     }
     dev.bind_environment = false;
-    CHECK(matches(MetaTools(dev).tool_search(s, {{"query", "send email add echo issue default"}, {"top_k", 20}}))
+    CHECK(matches(MetaTools(dev).tool_search(
+                      s, {{"query", "send email add echo issue default"}, {"top_k", 20}}))
               .size() == 7);
 }
 
@@ -183,8 +211,9 @@ TEST_CASE("an exact tool name is returned first", "[mcp]") {
     }
     // Both words of "do_it" are stop words: only the exact-name rule can find it.
     CHECK(matches(meta.tool_search(s, {{"query", "do_it"}})).at(0)["name"] == "everything_do_it");
-    CHECK(matches(meta.tool_search(s, {{"query", "everything_do_it"}, {"top_k", 1}})).at(0)["name"] ==
-          "everything_do_it");
+    CHECK(
+        matches(meta.tool_search(s, {{"query", "everything_do_it"}, {"top_k", 1}})).at(0)["name"] ==
+        "everything_do_it");
     // Outside the environment scope, the exact name is not short-circuited in.
     Connector dev;
     dev.environment = "dev";
@@ -200,25 +229,30 @@ TEST_CASE("execute_tool routes through the executor and passes results through",
     Searcher s = catalog.searcher();
     FakeExecutor fake;
     Json args{{"message", "hi"}};
-    Json r = meta.execute_tool(s, {{"tool_name", "echo"}, {"server_name", "everything"}, {"arguments", args}},
-                               fake.fn());
-    CHECK(r == Json{{"content", {{{"type", "text"}, {"text", "upstream:echo"}}}}, {"_meta", {{"marker", 42}}}});
+    Json r = meta.execute_tool(
+        s, {{"tool_name", "echo"}, {"server_name", "everything"}, {"arguments", args}}, fake.fn());
+    CHECK(r == Json{{"content", {{{"type", "text"}, {"text", "upstream:echo"}}}},
+                    {"_meta", {{"marker", 42}}}});
     REQUIRE(fake.calls.size() == 1);
     CHECK(fake.calls[0].first == ToolKey{"everything", "echo"});
     CHECK(fake.calls[0].second == args);
 
     // Enhanced name, with and without the server name; missing arguments become {}.
-    CHECK(meta.execute_tool(s, {{"tool_name", "mail_send_email"}}, fake.fn())["content"][0]["text"] ==
-          "upstream:send_email");
-    CHECK(meta.execute_tool(s, {{"tool_name", "mail_send_email"}, {"server_name", "mail"}}, fake.fn())
-              .value("isError", false) == false);
+    CHECK(meta.execute_tool(s,
+                            {{"tool_name", "mail_send_email"}},
+                            fake.fn())["content"][0]["text"] == "upstream:send_email");
+    CHECK(
+        meta.execute_tool(s, {{"tool_name", "mail_send_email"}, {"server_name", "mail"}}, fake.fn())
+            .value("isError", false) == false);
     CHECK(fake.calls.back().second == Json::object());
     CHECK(fake.calls.size() == 3);
 
     // Executor failure becomes an isError result.
-    Json failed = meta.execute_tool(s, {{"tool_name", "add"}, {"server_name", "everything"}}, fake.fn());
+    Json failed =
+        meta.execute_tool(s, {{"tool_name", "add"}, {"server_name", "everything"}}, fake.fn());
     CHECK(failed["isError"] == true);
-    CHECK(failed["content"][0]["text"].get<std::string>().find("backend down") != std::string::npos);
+    CHECK(failed["content"][0]["text"].get<std::string>().find("backend down") !=
+          std::string::npos);
 }
 
 TEST_CASE("execute_tool rejects unknown, mismatched and out-of-scope tools", "[mcp]") {
@@ -229,13 +263,22 @@ TEST_CASE("execute_tool rejects unknown, mismatched and out-of-scope tools", "[m
     Searcher s = catalog.searcher();
     FakeExecutor fake;
     auto text = [](const Json& r) { return r["content"][0]["text"].get<std::string>(); };
-    Json unknown = meta.execute_tool(s, {{"tool_name", "nope"}, {"server_name", "everything"}}, fake.fn());
+    Json unknown =
+        meta.execute_tool(s, {{"tool_name", "nope"}, {"server_name", "everything"}}, fake.fn());
     CHECK(unknown["isError"] == true);
     CHECK(text(unknown).find("tool_search") != std::string::npos);
-    CHECK(meta.execute_tool(s, {{"tool_name", "echo"}, {"server_name", "mail"}}, fake.fn())["isError"] == true);
-    CHECK(meta.execute_tool(s, {{"tool_name", "mail_send_email"}, {"server_name", "everything"}}, fake.fn())["isError"] == true);
-    CHECK(meta.execute_tool(s, {{"tool_name", "create_issue"}, {"server_name", "github"}}, fake.fn())["isError"] == true);
-    CHECK(meta.execute_tool(s, {{"tool_name", "echo"}, {"server_name", "everything"}, {"arguments", "x"}}, fake.fn())["isError"] == true);
+    CHECK(meta.execute_tool(
+              s, {{"tool_name", "echo"}, {"server_name", "mail"}}, fake.fn())["isError"] == true);
+    CHECK(meta.execute_tool(s,
+                            {{"tool_name", "mail_send_email"}, {"server_name", "everything"}},
+                            fake.fn())["isError"] == true);
+    CHECK(meta.execute_tool(s,
+                            {{"tool_name", "create_issue"}, {"server_name", "github"}},
+                            fake.fn())["isError"] == true);
+    CHECK(meta.execute_tool(
+              s,
+              {{"tool_name", "echo"}, {"server_name", "everything"}, {"arguments", "x"}},
+              fake.fn())["isError"] == true);
     CHECK(meta.execute_tool(s, {{"tool_name", 7}}, fake.fn())["isError"] == true);
     CHECK(meta.execute_tool(s, Json(nullptr), fake.fn())["isError"] == true);
     CHECK(fake.calls.empty());
@@ -248,7 +291,8 @@ TEST_CASE("a DEGRADED server's tools cannot be executed", "[mcp]") {
     FakeExecutor fake;
     REQUIRE(catalog.set_server_status("everything", scout::ServerStatus::degraded).ok());
     REQUIRE(catalog.commit().ok());
-    Json r = meta.execute_tool(catalog.searcher(), {{"tool_name", "echo"}, {"server_name", "everything"}}, fake.fn());
+    Json r = meta.execute_tool(
+        catalog.searcher(), {{"tool_name", "echo"}, {"server_name", "everything"}}, fake.fn());
     CHECK(r["isError"] == true);
     CHECK(fake.calls.empty());
     const Json after = meta.tool_search(catalog.searcher(), {{"query", "echo"}, {"top_k", 20}});
@@ -257,7 +301,8 @@ TEST_CASE("a DEGRADED server's tools cannot be executed", "[mcp]") {
     }
 }
 
-TEST_CASE("tools/list injects the meta-tools only when search is on and the index non-empty", "[mcp]") {
+TEST_CASE("tools/list injects the meta-tools only when search is on and the index non-empty",
+          "[mcp]") {
     Catalog catalog = make_catalog();
     Connector c;
     MetaTools meta(c);
@@ -278,7 +323,8 @@ TEST_CASE("tools/list injects the meta-tools only when search is on and the inde
     CHECK(names.count("mail_add") == 1);
     // A listed tool is callable directly by its enhanced name.
     FakeExecutor fake;
-    CHECK(full.call_tool(catalog.searcher(), "mail_add", Json::object(), fake.fn())["content"][0]["text"] ==
+    CHECK(full.call_tool(
+              catalog.searcher(), "mail_add", Json::object(), fake.fn())["content"][0]["text"] ==
           "upstream:add");
     REQUIRE(fake.calls.size() == 1);
     CHECK(fake.calls[0].first == ToolKey{"mail", "add"});
@@ -287,5 +333,92 @@ TEST_CASE("tools/list injects the meta-tools only when search is on and the inde
     REQUIRE(empty.ok());
     CHECK(meta.list_tools(empty->searcher())["tools"].empty());
     CHECK_FALSE(meta.injects_meta_tools(empty->searcher()));
-    CHECK(meta.tool_search(empty->searcher(), {{"query", "echo"}})["structuredContent"]["matches"].empty());
+    CHECK(meta.tool_search(empty->searcher(), {{"query", "echo"}})["structuredContent"]["matches"]
+              .empty());
+}
+
+TEST_CASE("tool_search fuses alternative phrasings", "[mcp]") {
+    Catalog catalog = make_catalog();
+    MetaTools meta(Connector{});
+    const Searcher s = catalog.searcher();
+    Json def = meta.tool_search_definition(s);
+    const Json& alt = def["inputSchema"]["properties"]["alternatives"];
+    CHECK(alt["type"] == "array");
+    CHECK(alt["items"]["type"] == "string");
+    CHECK(alt["maxItems"] == 8);
+    CHECK(alt["description"].get<std::string>().find("Up to 8 other phrasings") == 0);
+    CHECK(def["description"].get<std::string>().find("alternatives") != std::string::npos);
+
+    // The query's own words match nothing; the alternative names the tool's words.
+    CHECK(matches(meta.tool_search(s, {{"query", "zqxj blorf"}})).empty());
+    Json r = meta.tool_search(
+        s, {{"query", "zqxj blorf"}, {"alternatives", Json::array({"send an email message"})}});
+    REQUIRE(r["isError"] == false);
+    REQUIRE_FALSE(matches(r).empty());
+    CHECK(matches(r)[0]["name"] == "mail_send_email");
+
+    CHECK(meta.tool_search(s, {{"query", "x"}, {"alternatives", "send"}})["isError"] == true);
+    CHECK(meta.tool_search(s, {{"query", "x"}, {"alternatives", Json::array({""})}})["isError"] ==
+          true);
+    CHECK(meta.tool_search(s, {{"query", "x"}, {"alternatives", Json::array({1})}})["isError"] ==
+          true);
+    CHECK(meta.tool_search(s, {{"query", "x"}, {"alternatives", Json(9, "a")}})["isError"] == true);
+}
+
+TEST_CASE("tool_search answers within max_tokens", "[mcp][tokens]") {
+    auto loaded = scout::TokenCounter::load_default(scout::TokenEncoding::cl100k_base);
+    if (!loaded) {
+        SCOUT_SKIP_WITHOUT_FIXTURE("BPE rank files unavailable");
+    }
+    auto counter = std::make_shared<const scout::TokenCounter>(std::move(loaded.value()));
+    Catalog catalog = make_catalog();
+    const Searcher s = catalog.searcher();
+    const Json query{{"query", "send add echo issue email default webhook"}};
+
+    // Without a counter the input is not offered, and refused.
+    MetaTools plain(Connector{});
+    CHECK_FALSE(
+        plain.tool_search_definition(s)["inputSchema"]["properties"].contains("max_tokens"));
+    Json q = query;
+    q["max_tokens"] = 100;
+    CHECK(plain.tool_search(s, q)["isError"] == true);
+
+    Connector c;
+    c.token_counter = counter;
+    MetaTools meta(c);
+    CHECK(meta.tool_search_definition(s)["inputSchema"]["properties"]["max_tokens"]["minimum"] ==
+          1);
+    const std::size_t all =
+        matches(meta.tool_search(s, {{"query", query["query"]}, {"top_k", 20}})).size();
+    REQUIRE(all >= 4);
+    for (std::size_t budget : {std::size_t{1},
+                               std::size_t{150},
+                               std::size_t{250},
+                               std::size_t{400},
+                               std::size_t{100000}}) {
+        q["max_tokens"] = budget;
+        const Json r = meta.tool_search(s, q);
+        REQUIRE(r["isError"] == false);
+        const Json& m = matches(r);
+        REQUIRE_FALSE(m.empty());  // at least one complete match
+        CHECK_FALSE(m[0].contains("trimmed"));
+        const std::size_t tokens = counter->count(r["content"][0]["text"].get<std::string>());
+        if (m.size() > 1) {
+            CHECK(tokens <= budget);
+        }
+        CHECK(m.size() + r["structuredContent"]["omitted"].get<std::size_t>() == all);
+        if (budget == 1) {
+            CHECK(m.size() == 1);
+        }
+        if (budget == 100000) {
+            CHECK(m.size() == all);  // top_k defaults to the maximum under a budget
+        }
+    }
+    CHECK(meta.tool_search(s, {{"query", "x"}, {"max_tokens", 0}})["isError"] == true);
+    CHECK(meta.tool_search(s, {{"query", "x"}, {"max_tokens", "ten"}})["isError"] == true);
+
+    // A connector-wide default budget applies when the call gives none.
+    c.max_tokens = 1;
+    MetaTools bounded(c);
+    CHECK(matches(bounded.tool_search(s, query)).size() == 1);
 }

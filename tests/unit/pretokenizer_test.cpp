@@ -1,11 +1,12 @@
 // pretokenizer_test.cpp: the cl100k/o200k split patterns and the Unicode class table (no rank
 // files needed).
-#include <catch2/catch.hpp>
+#include "tokens/pretokenizer.hpp"
 
 #include <string>
 #include <vector>
 
-#include "tokens/pretokenizer.hpp"
+#include <catch2/catch.hpp>
+
 #include "tokens/unicode_tables.hpp"
 
 namespace {
@@ -16,7 +17,8 @@ std::vector<std::string> split(const std::string& text, TokenEncoding encoding) 
     const auto decoded = scout::tokens::decode_utf8(text);
     std::vector<std::string> out;
     for (const auto& p : scout::tokens::split_pieces(decoded.cps, encoding)) {
-        out.push_back(decoded.bytes.substr(decoded.offset[p.begin], decoded.offset[p.end] - decoded.offset[p.begin]));
+        out.push_back(decoded.bytes.substr(decoded.offset[p.begin],
+                                           decoded.offset[p.end] - decoded.offset[p.begin]));
     }
     return out;
 }
@@ -37,12 +39,12 @@ TEST_CASE("unicode classes", "[tokens]") {
     CHECK(cp_class(0x02B0) == CpClass::kModifier);     // ʰ
     CHECK(cp_class(0x4E2D) == CpClass::kOtherLetter);  // 中
     CHECK(cp_class(0x0301) == CpClass::kMark);
-    CHECK(cp_class(0x00BD) == CpClass::kNumber);       // ½
+    CHECK(cp_class(0x00BD) == CpClass::kNumber);  // ½
     CHECK(cp_class(0x3000) == CpClass::kSpace);
     CHECK(cp_class(0xFEFF) == CpClass::kSpace);
-    CHECK(cp_class(0x1F600) == CpClass::kOther);       // emoji
+    CHECK(cp_class(0x1F600) == CpClass::kOther);  // emoji
     CHECK(cp_class(0x10FFFF) == CpClass::kOther);
-    CHECK(cp_class(0x1D518) == CpClass::kUpper);       // 𝔘
+    CHECK(cp_class(0x1D518) == CpClass::kUpper);  // 𝔘
 }
 
 TEST_CASE("cl100k split", "[tokens]") {
@@ -70,7 +72,8 @@ TEST_CASE("o200k split", "[tokens]") {
     CHECK(split("!\n/x", o2) == V{"!\n/", "x"});
     CHECK(split("a\n\n  b", o2) == V{"a", "\n\n", " ", " b"});
     CHECK(split("tail \t ", o2) == V{"tail", " \t "});
-    CHECK(split("e\xCC\x81t\xC3\xA9", o2) == V{"e\xCC\x81t\xC3\xA9"});  // combining mark inside a word
+    CHECK(split("e\xCC\x81t\xC3\xA9", o2) ==
+          V{"e\xCC\x81t\xC3\xA9"});  // combining mark inside a word
 }
 
 TEST_CASE("malformed UTF-8 decodes to U+FFFD per bad byte", "[tokens]") {

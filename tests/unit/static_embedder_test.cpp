@@ -1,14 +1,15 @@
 // static_embedder_test.cpp: vector file formats (each written by the test itself), the .scout
 // round trip and its corruption checks, SIF pooling, out-of-vocabulary fallbacks, threads.
-#include <catch2/catch.hpp>
-
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <thread>
 
-#include "scout/static_embedder.hpp"
+#include <catch2/catch.hpp>
+
+#include "scout/embedder.hpp"
+
 #include "support/temp_dir.hpp"
 
 using scout::Errc;
@@ -51,9 +52,8 @@ std::shared_ptr<StaticEmbedder> load_ok(const std::string& path) {
 
 std::string word2vec_binary(bool trailing_newline) {
     std::string out = "3 2\n";
-    const std::pair<const char*, std::array<float, 2>> rows[] = {{"alpha", {1.0f, 0.0f}},
-                                                                 {"beta", {0.0f, 1.0f}},
-                                                                 {"gamma", {0.6f, 0.8f}}};
+    const std::pair<const char*, std::array<float, 2>> rows[] = {
+        {"alpha", {1.0f, 0.0f}}, {"beta", {0.0f, 1.0f}}, {"gamma", {0.6f, 0.8f}}};
     for (const auto& [w, v] : rows) {
         out += w;
         out += ' ';
@@ -99,17 +99,19 @@ TEST_CASE("static embedder reads word2vec binary with and without newlines", "[e
 TEST_CASE("static embedder reads the wink-embeddings JSON in rank order", "[embed]") {
     TempDir dir;
     // Keys out of order and an escaped key: the trailing rank decides the order.
-    const std::string json = R"({"precision":8,"l2NormIndex":2,"wordIndex":3,"size":3,"dimensions":2,)"
-                             R"("words":["vectors","b\u00e9ta"],)"
-                             R"("vectors":{"b\u00e9ta":[0,1,1,1],"vectors":[1,0,1,0],"x\"y":[0.6,0.8,1,2]},)"
-                             R"("unkVector":[0,0]})";
+    const std::string json =
+        R"({"precision":8,"l2NormIndex":2,"wordIndex":3,"size":3,"dimensions":2,)"
+        R"("words":["vectors","b\u00e9ta"],)"
+        R"("vectors":{"b\u00e9ta":[0,1,1,1],"vectors":[1,0,1,0],"x\"y":[0.6,0.8,1,2]},)"
+        R"("unkVector":[0,0]})";
     auto e = load_ok(dir.write("wink.json", json));
     CHECK(e->dim() == 2);
     CHECK(e->vocabulary_size() == 3);
     CHECK(embed_one(*e, "vectors")[0] == Approx(1.0f).margin(0.01f));
     CHECK(embed_one(*e, "b\xc3\xa9ta")[1] == Approx(1.0f).margin(0.01f));
 
-    auto bad = StaticEmbedder::load(dir.write("bad.json", R"({"dimensions":2,"vectors":{"a":[1,"x"]}})"));
+    auto bad =
+        StaticEmbedder::load(dir.write("bad.json", R"({"dimensions":2,"vectors":{"a":[1,"x"]}})"));
     REQUIRE_FALSE(bad.ok());
     CHECK(bad.status().code() == Errc::corrupt);
 }
@@ -157,7 +159,8 @@ TEST_CASE("the .scout binary round-trips and detects corruption", "[embed]") {
     REQUIRE_FALSE(bad_sum.ok());
     CHECK(bad_sum.status().code() == Errc::corrupt);
 
-    auto truncated = StaticEmbedder::load(dir.write("cut.scout", bytes.substr(0, bytes.size() - 3)));
+    auto truncated =
+        StaticEmbedder::load(dir.write("cut.scout", bytes.substr(0, bytes.size() - 3)));
     REQUIRE_FALSE(truncated.ok());
     CHECK(truncated.status().code() == Errc::corrupt);
 
@@ -176,7 +179,8 @@ TEST_CASE("static embeddings are unit vectors that split identifiers", "[embed]"
     CHECK(dot(a, a) == Approx(1.0f).margin(1e-4));
     CHECK(dot(a, b) == Approx(1.0f).margin(1e-4));
     // Related words are closer than unrelated ones.
-    CHECK(dot(embed_one(*e, "weather"), embed_one(*e, "forecast")) > dot(embed_one(*e, "weather"), embed_one(*e, "deploy")));
+    CHECK(dot(embed_one(*e, "weather"), embed_one(*e, "forecast")) >
+          dot(embed_one(*e, "weather"), embed_one(*e, "deploy")));
 }
 
 TEST_CASE("frequent words weigh less than rare ones (SIF)", "[embed]") {
@@ -187,7 +191,8 @@ TEST_CASE("frequent words weigh less than rare ones (SIF)", "[embed]") {
     CHECK(v[1] > v[0]);
 }
 
-TEST_CASE("out-of-vocabulary words fall back to stems and known pieces, else are skipped", "[embed]") {
+TEST_CASE("out-of-vocabulary words fall back to stems and known pieces, else are skipped",
+          "[embed]") {
     TempDir dir;
     auto e = load_ok(dir.write("g.txt", kGlove));
     // "filesystem" is unknown; its pieces "file" + "system" are known.
@@ -199,9 +204,11 @@ TEST_CASE("out-of-vocabulary words fall back to stems and known pieces, else are
     const auto none = embed_one(*e, "zzqx qqqq");
     CHECK(dot(none, none) == 0.0f);
     // Unknown words do not disturb known ones.
-    CHECK(dot(embed_one(*e, "weather zzqx"), embed_one(*e, "weather")) == Approx(1.0f).margin(1e-4));
+    CHECK(dot(embed_one(*e, "weather zzqx"), embed_one(*e, "weather")) ==
+          Approx(1.0f).margin(1e-4));
 
-    auto strict = StaticEmbedder::load(dir.file("g.txt"), {.sif_a = 1e-3, .subword_fallback = false});
+    auto strict =
+        StaticEmbedder::load(dir.file("g.txt"), {.sif_a = 1e-3, .subword_fallback = false});
     REQUIRE(strict.ok());
     const auto skipped = embed_one(*strict.value(), "filesystem");
     CHECK(dot(skipped, skipped) == 0.0f);
@@ -217,10 +224,12 @@ TEST_CASE("static embedder handles odd input without failing", "[embed]") {
     CHECK(out->size() == 4 * e->dim());
 }
 
-TEST_CASE("static embedder: concurrency of embed calls gives identical results", "[embed][concurrency]") {
+TEST_CASE("static embedder: concurrency of embed calls gives identical results",
+          "[embed][concurrency]") {
     TempDir dir;
     auto e = load_ok(dir.write("g.txt", kGlove));
-    const std::vector<std::string> texts = {"get weather", "file system deploy", "forecast", "filesystem"};
+    const std::vector<std::string> texts = {
+        "get weather", "file system deploy", "forecast", "filesystem"};
     const auto expected = e->embed(texts);
     REQUIRE(expected.ok());
     std::vector<std::thread> threads;
@@ -241,22 +250,23 @@ TEST_CASE("static embedder: concurrency of embed calls gives identical results",
     CHECK(mismatches == 0);
 }
 
-TEST_CASE("load_default reports a missing model and converts a downloaded package once", "[embed]") {
+TEST_CASE("load_glove reports a missing model and converts a downloaded package once", "[embed]") {
     TempDir dir;
     ::setenv("SCOUT_CACHE_DIR", dir.file("cache").c_str(), 1);
-    auto missing = StaticEmbedder::load_default();
+    auto missing = StaticEmbedder::load_glove();
     REQUIRE_FALSE(missing.ok());
     CHECK(missing.status().code() == Errc::not_found);
     CHECK(missing.status().message().find("fetch.d") != std::string::npos);
 
-    const std::string source = StaticEmbedder::default_source_path();
+    const std::string source = StaticEmbedder::glove_source_path();
     std::filesystem::create_directories(std::filesystem::path(source).parent_path());
-    std::ofstream(source) << R"({"dimensions":2,"wordIndex":3,"vectors":{"alpha":[1,0,1,0],"beta":[0,1,1,1]}})";
-    auto converted = StaticEmbedder::load_default();
+    std::ofstream(source)
+        << R"({"dimensions":2,"wordIndex":3,"vectors":{"alpha":[1,0,1,0],"beta":[0,1,1,1]}})";
+    auto converted = StaticEmbedder::load_glove();
     REQUIRE(converted.ok());
-    CHECK(std::filesystem::exists(StaticEmbedder::default_model_path()));
+    CHECK(std::filesystem::exists(StaticEmbedder::glove_model_path()));
     std::filesystem::remove(source);
-    auto cached = StaticEmbedder::load_default();  // now from the binary alone
+    auto cached = StaticEmbedder::load_glove();  // now from the binary alone
     REQUIRE(cached.ok());
     CHECK(cached.value()->model_id() == converted.value()->model_id());
     ::unsetenv("SCOUT_CACHE_DIR");
@@ -267,7 +277,8 @@ TEST_CASE("fit() weighs words by their IDF over the corpus and renames the model
     auto e = load_ok(dir.write("g.txt", kGlove));
     const std::string before = e->model_id();
     // "file" is in every document, "weather" in one: after fitting, "weather" dominates.
-    const std::vector<std::string> corpus = {"file weather", "file system", "file deploy", "file get"};
+    const std::vector<std::string> corpus = {
+        "file weather", "file system", "file deploy", "file get"};
     e->fit(corpus);
     CHECK(e->model_id() != before);
     const auto v = embed_one(*e, "file weather");
@@ -320,16 +331,17 @@ TEST_CASE("static embedder: concurrency of fit and embed", "[embed][concurrency]
     CHECK(failures == 0);
 }
 
-TEST_CASE("load_default converts again when the cached binary is damaged", "[embed]") {
+TEST_CASE("load_glove converts again when the cached binary is damaged", "[embed]") {
     TempDir dir;
     ::setenv("SCOUT_CACHE_DIR", dir.file("cache").c_str(), 1);
-    const std::string source = StaticEmbedder::default_source_path();
+    const std::string source = StaticEmbedder::glove_source_path();
     std::filesystem::create_directories(std::filesystem::path(source).parent_path());
-    std::ofstream(source) << R"({"dimensions":2,"wordIndex":3,"vectors":{"alpha":[1,0,1,0],"beta":[0,1,1,1]}})";
-    std::ofstream(StaticEmbedder::default_model_path()) << "SCOUTVEC but not really";
-    auto repaired = StaticEmbedder::load_default();
+    std::ofstream(source)
+        << R"({"dimensions":2,"wordIndex":3,"vectors":{"alpha":[1,0,1,0],"beta":[0,1,1,1]}})";
+    std::ofstream(StaticEmbedder::glove_model_path()) << "SCOUTVEC but not really";
+    auto repaired = StaticEmbedder::load_glove();
     REQUIRE(repaired.ok());
     CHECK(repaired.value()->vocabulary_size() == 2);
-    CHECK(StaticEmbedder::load(StaticEmbedder::default_model_path()).ok());
+    CHECK(StaticEmbedder::load(StaticEmbedder::glove_model_path()).ok());
     ::unsetenv("SCOUT_CACHE_DIR");
 }

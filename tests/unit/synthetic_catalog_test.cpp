@@ -1,11 +1,12 @@
 // synthetic_catalog_test.cpp: the seeded catalog generator is deterministic, hits its totals
 // exactly, marks what it made, and produces a catalog that loads and indexes.
-#include <catch2/catch.hpp>
+#include "eval/synthetic_catalog.hpp"
 
 #include <cstdlib>
 #include <set>
 
-#include "eval/synthetic_catalog.hpp"
+#include <catch2/catch.hpp>
+
 #include "scout/catalog.hpp"
 #include "scout/catalog_loader.hpp"
 
@@ -14,7 +15,8 @@ namespace {
 const scout::CatalogSpec& base_catalog() {
     static const scout::CatalogSpec spec = [] {
         const char* dir = std::getenv("SCOUT_SOURCE_DIR");
-        auto loaded = scout::load_catalog_file(std::string(dir != nullptr ? dir : ".") + "/data/enterprise_catalog.json");
+        auto loaded = scout::load_catalog_file(std::string(dir != nullptr ? dir : ".") +
+                                               "/data/enterprise_catalog.json");
         REQUIRE(loaded.ok());
         return loaded.value();
     }();
@@ -23,7 +25,8 @@ const scout::CatalogSpec& base_catalog() {
 
 std::size_t tool_count(const scout::CatalogSpec& spec) {
     std::size_t n = 0;
-    for (const auto& s : spec.servers) n += s.tools.size();
+    for (const auto& s : spec.servers)
+        n += s.tools.size();
     return n;
 }
 
@@ -43,7 +46,8 @@ TEST_CASE("synthetic catalog reaches its totals and marks generated servers", "[
         CHECK(marked == (i >= base.servers.size()));
         REQUIRE_FALSE(s.tools.empty());
         std::set<std::string> tool_names;
-        for (const auto& t : s.tools) CHECK(tool_names.insert(t.name).second);
+        for (const auto& t : s.tools)
+            CHECK(tool_names.insert(t.name).second);
     }
     // The base catalog is kept unchanged, so its labelled queries stay answerable.
     for (std::size_t i = 0; i < base.servers.size(); ++i) {
@@ -54,9 +58,12 @@ TEST_CASE("synthetic catalog reaches its totals and marks generated servers", "[
 
 TEST_CASE("synthetic catalog is deterministic per seed", "[synthetic]") {
     const auto& base = base_catalog();
-    const auto a = scout::eval::catalog_to_json(scout::eval::synthesize_catalog(base, {7, 150, 1500}).value(), "s");
-    const auto b = scout::eval::catalog_to_json(scout::eval::synthesize_catalog(base, {7, 150, 1500}).value(), "s");
-    const auto c = scout::eval::catalog_to_json(scout::eval::synthesize_catalog(base, {8, 150, 1500}).value(), "s");
+    const auto a = scout::eval::catalog_to_json(
+        scout::eval::synthesize_catalog(base, {7, 150, 1500}).value(), "s");
+    const auto b = scout::eval::catalog_to_json(
+        scout::eval::synthesize_catalog(base, {7, 150, 1500}).value(), "s");
+    const auto c = scout::eval::catalog_to_json(
+        scout::eval::synthesize_catalog(base, {8, 150, 1500}).value(), "s");
     CHECK(a == b);
     CHECK(a != c);
 }
@@ -82,10 +89,14 @@ TEST_CASE("synthetic catalog round-trips through the loader and indexes", "[synt
 
 TEST_CASE("synthetic catalog rejects impossible totals", "[synthetic]") {
     const auto& base = base_catalog();
-    CHECK(scout::eval::synthesize_catalog(base, {1, 10, 2200}).status().code() == scout::Errc::invalid_argument);
-    CHECK(scout::eval::synthesize_catalog(base, {1, 220, 100}).status().code() == scout::Errc::invalid_argument);
-    CHECK(scout::eval::synthesize_catalog(base, {1, 1000, 700}).status().code() == scout::Errc::invalid_argument);
-    CHECK(scout::eval::synthesize_catalog({}, {1, 10, 10}).status().code() == scout::Errc::invalid_argument);
+    CHECK(scout::eval::synthesize_catalog(base, {1, 10, 2200}).status().code() ==
+          scout::Errc::invalid_argument);
+    CHECK(scout::eval::synthesize_catalog(base, {1, 220, 100}).status().code() ==
+          scout::Errc::invalid_argument);
+    CHECK(scout::eval::synthesize_catalog(base, {1, 1000, 700}).status().code() ==
+          scout::Errc::invalid_argument);
+    CHECK(scout::eval::synthesize_catalog({}, {1, 10, 10}).status().code() ==
+          scout::Errc::invalid_argument);
     auto same = scout::eval::synthesize_catalog(base, {1, base.servers.size(), tool_count(base)});
     REQUIRE(same.ok());
     CHECK(same->servers.size() == base.servers.size());

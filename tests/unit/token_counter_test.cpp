@@ -1,7 +1,9 @@
 // token_counter_test.cpp: TokenCounter against encodings computed by the npm package
 // gpt-tokenizer (tests/fixtures/token_counts.json, from scripts/dev/gen-token-fixture.js), plus
 // rank-file validation. Cases that need the rank files skip with a warning when they are absent.
-#include <catch2/catch.hpp>
+#include "scout/token_counter.hpp"
+
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -9,12 +11,13 @@
 #include <fstream>
 #include <optional>
 
-#include <unistd.h>
-
+#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include "scout/catalog_loader.hpp"
-#include "scout/token_counter.hpp"
+
+#include "support/fixture_skip.hpp"
+#include "util/file_io.hpp"
 
 namespace {
 
@@ -25,7 +28,8 @@ std::filesystem::path source_dir() {
 
 const nlohmann::json& fixture() {
     static const nlohmann::json doc = [] {
-        auto text = scout::read_text_file(source_dir() / "tests/fixtures/token_counts.json");
+        auto text =
+            scout::detail::read_text_file(source_dir() / "tests/fixtures/token_counts.json");
         REQUIRE(text.ok());
         return nlohmann::json::parse(text.value());
     }();
@@ -36,6 +40,9 @@ const nlohmann::json& fixture() {
 std::optional<scout::TokenCounter> counter_or_skip(scout::TokenEncoding encoding) {
     auto counter = scout::TokenCounter::load_default(encoding);
     if (!counter) {
+        if (scout::testing::fixtures_required()) {
+            FAIL("required fixture missing: BPE rank files (" << counter.status().message() << ")");
+        }
         WARN("SKIPPED: BPE rank files unavailable (" << counter.status().message() << ")");
         return std::nullopt;
     }
@@ -44,7 +51,8 @@ std::optional<scout::TokenCounter> counter_or_skip(scout::TokenEncoding encoding
 
 std::filesystem::path write_temp(const std::string& name, const std::string& content) {
     // The pid keeps concurrent test processes (ctest -j) from sharing a file.
-    const auto path = std::filesystem::temp_directory_path() / (std::to_string(::getpid()) + "_" + name);
+    const auto path =
+        std::filesystem::temp_directory_path() / (std::to_string(::getpid()) + "_" + name);
     std::ofstream(path, std::ios::binary) << content;
     return path;
 }
@@ -58,7 +66,8 @@ TEST_CASE("encoding names round-trip", "[tokens]") {
 }
 
 TEST_CASE("token ids match gpt-tokenizer on the fixture texts", "[tokens]") {
-    for (const auto encoding : {scout::TokenEncoding::cl100k_base, scout::TokenEncoding::o200k_base}) {
+    for (const auto encoding :
+         {scout::TokenEncoding::cl100k_base, scout::TokenEncoding::o200k_base}) {
         auto counter = counter_or_skip(encoding);
         if (!counter) {
             return;
@@ -91,17 +100,20 @@ TEST_CASE("known encodings of hello world", "[tokens]") {
 }
 
 TEST_CASE("whole catalog and query files count like gpt-tokenizer", "[tokens]") {
-    for (const auto encoding : {scout::TokenEncoding::cl100k_base, scout::TokenEncoding::o200k_base}) {
+    for (const auto encoding :
+         {scout::TokenEncoding::cl100k_base, scout::TokenEncoding::o200k_base}) {
         auto counter = counter_or_skip(encoding);
         if (!counter) {
             return;
         }
         for (const auto& f : fixture()["files"]) {
-            auto text = scout::read_text_file(source_dir() / f["file"].get<std::string>());
+            auto text = scout::detail::read_text_file(source_dir() / f["file"].get<std::string>());
             REQUIRE(text.ok());
             if (text->size() != f["bytes"].get<std::size_t>()) {
-                WARN("SKIPPED: " << f["file"] << " changed since the fixture was made; rerun gen-token-fixture.js");
-                continue;
+                // A data file edited without regenerating the counts: the fixture is stale, which
+                // is a failure, not a reason to skip (scripts/dev/gen-token-fixture.js).
+                FAIL(f["file"] << " changed since the fixture was made; rerun "
+                                  "scripts/dev/gen-token-fixture.js");
             }
             INFO(f["file"] << " " << scout::token_encoding_name(encoding));
             CHECK(counter->count(text.value()) ==
@@ -115,7 +127,9 @@ TEST_CASE("malformed UTF-8 counts as U+FFFD per bad byte and never crashes", "[t
     if (!counter) {
         return;
     }
-    CHECK(counter->encode("a\xff" "b") == counter->encode("a\xEF\xBF\xBD" "b"));
+    CHECK(counter->encode("a\xff"
+                          "b") == counter->encode("a\xEF\xBF\xBD"
+                                                  "b"));
     CHECK(counter->count("\xC3") == counter->count("\xEF\xBF\xBD"));
     constexpr char kJunk[] = "\x80\xC0\xF5\xED\xA0\x80 \xF0\x9F\x98";
     const std::string junk(kJunk, sizeof(kJunk) - 1);
@@ -132,7 +146,8 @@ TEST_CASE("a very long piece is merged in n log n time with the reference result
     }
     std::string text(200000, '!');
     text += 'a';
-    for (int i = 0; i < 50000; ++i) text += "ab-";
+    for (int i = 0; i < 50000; ++i)
+        text += "ab-";
     // Expected counts from gpt-tokenizer 3.4.0 (countTokens), which needs about 90 s for this text.
     const auto t0 = std::chrono::steady_clock::now();
     CHECK(cl->count(text) == 75001);
@@ -144,12 +159,16 @@ TEST_CASE("rank files are validated", "[tokens]") {
     using scout::Errc;
     using scout::TokenCounter;
     const auto enc = scout::TokenEncoding::cl100k_base;
-    CHECK(TokenCounter::load(enc, "/nonexistent/cl100k_base.tiktoken").status().code() == Errc::not_found);
-    CHECK(TokenCounter::load(enc, write_temp("scout_bad1.tiktoken", "IQ== notanumber\n")).status().code() ==
+    CHECK(TokenCounter::load(enc, "/nonexistent/cl100k_base.tiktoken").status().code() ==
+          Errc::not_found);
+    CHECK(TokenCounter::load(enc, write_temp("scout_bad1.tiktoken", "IQ== notanumber\n"))
+              .status()
+              .code() == Errc::corrupt);
+    CHECK(TokenCounter::load(enc, write_temp("scout_bad2.tiktoken", "@@@@ 1\n")).status().code() ==
           Errc::corrupt);
-    CHECK(TokenCounter::load(enc, write_temp("scout_bad2.tiktoken", "@@@@ 1\n")).status().code() == Errc::corrupt);
-    CHECK(TokenCounter::load(enc, write_temp("scout_bad3.tiktoken", "IQ== 0\nIQ== 1\n")).status().code() ==
-          Errc::corrupt);
+    CHECK(TokenCounter::load(enc, write_temp("scout_bad3.tiktoken", "IQ== 0\nIQ== 1\n"))
+              .status()
+              .code() == Errc::corrupt);
     // Well formed but without every single byte: rejected, since any text must be encodable.
     auto partial = TokenCounter::load(enc, write_temp("scout_bad4.tiktoken", "IQ== 0\nIg== 1\n"));
     REQUIRE_FALSE(partial.ok());
@@ -162,16 +181,18 @@ TEST_CASE("rank files are validated", "[tokens]") {
         std::string out;
         std::uint32_t acc = 0;
         int bits = 0;
-        for (unsigned char ch : s) {
-            acc = (acc << 8) | ch;
+        for (char c : s) {
+            acc = (acc << 8) | static_cast<unsigned char>(c);
             bits += 8;
             while (bits >= 6) {
                 bits -= 6;
                 out += alphabet[(acc >> bits) & 63U];
             }
         }
-        if (bits > 0) out += alphabet[(acc << (6 - bits)) & 63U];
-        while (out.size() % 4 != 0) out += '=';
+        if (bits > 0)
+            out += alphabet[(acc << (6 - bits)) & 63U];
+        while (out.size() % 4 != 0)
+            out += '=';
         return out;
     };
     for (int b = 0; b < 256; ++b) {

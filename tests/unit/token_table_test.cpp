@@ -1,24 +1,30 @@
 // token_table_test.cpp: the tools/list and tool_search result texts, and the token accounting
 // over them (skipped without the BPE rank files).
-#include <catch2/catch.hpp>
+#include "eval/token_table.hpp"
 
 #include <set>
 
+#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "eval/token_table.hpp"
 #include "scout/catalog.hpp"
+
+#include "support/fixture_skip.hpp"
 
 namespace {
 
 scout::CatalogSpec tiny_catalog() {
     scout::CatalogSpec spec;
     scout::ServerSpec a{"billing", "Billing API", "", "", scout::ServerStatus::active, {}};
-    a.tools.push_back({"refund_payment", "", "Refund a captured payment.",
-                       R"({"type":"object","properties":{"payment_id":{"type":"string"}}})", ""});
+    a.tools.push_back({"refund_payment",
+                       "",
+                       "Refund a captured payment.",
+                       R"({"type":"object","properties":{"payment_id":{"type":"string"}}})",
+                       ""});
     a.tools.push_back({"list_invoices", "", "List invoices of a customer.", "", ""});
     scout::ServerSpec b{"crm", "Customer records", "", "", scout::ServerStatus::active, {}};
-    b.tools.push_back({"refund_payment", "", "Log a refund request on the customer record.", "", ""});
+    b.tools.push_back(
+        {"refund_payment", "", "Log a refund request on the customer record.", "", ""});
     scout::ServerSpec off{"old", "Retired", "", "", scout::ServerStatus::inactive, {}};
     off.tools.push_back({"legacy", "", "Never listed.", "", ""});
     spec.servers = {a, b, off};
@@ -43,8 +49,8 @@ TEST_CASE("full tools/list lists every active tool once with unique names", "[to
 TEST_CASE("token table counts both sides", "[tokens]") {
     auto counter = scout::TokenCounter::load_default(scout::TokenEncoding::cl100k_base);
     if (!counter) {
-        WARN("SKIPPED: BPE rank files unavailable (" << counter.status().message() << ")");
-        return;
+        SCOUT_SKIP_WITHOUT_FIXTURE("BPE rank files unavailable (" << counter.status().message()
+                                                                  << ")");
     }
     const auto spec = tiny_catalog();
     auto catalog = scout::Catalog::create({}, nullptr);
@@ -53,8 +59,12 @@ TEST_CASE("token table counts both sides", "[tokens]") {
     REQUIRE(catalog->commit().ok());
     scout::SearchOptions options;
     options.top_k = 1;
-    auto row = scout::eval::measure_tokens(spec, catalog->searcher(), counter.value(), R"({"tools":[]})",
-                                           {"refund a payment", "invoices"}, options);
+    auto row = scout::eval::measure_tokens(spec,
+                                           catalog->searcher(),
+                                           counter.value(),
+                                           R"({"tools":[]})",
+                                           {"refund a payment", "invoices"},
+                                           options);
     REQUIRE(row.ok());
     CHECK(row->servers == 2);
     CHECK(row->tools == 3);
@@ -64,6 +74,7 @@ TEST_CASE("token table counts both sides", "[tokens]") {
     CHECK(row->mean_result > 10);
     CHECK(row->mean_result < static_cast<double>(row->full_list));
     CHECK(row->reduction() > 0.0);
-    CHECK(scout::eval::measure_tokens(spec, catalog->searcher(), counter.value(), "{}", {}, options).status().code() ==
-          scout::Errc::invalid_argument);
+    CHECK(scout::eval::measure_tokens(spec, catalog->searcher(), counter.value(), "{}", {}, options)
+              .status()
+              .code() == scout::Errc::invalid_argument);
 }

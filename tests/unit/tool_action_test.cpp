@@ -1,13 +1,13 @@
 // tool_action_test.cpp: the action read off tool names and queries, and its index term.
-#include <catch2/catch.hpp>
+#include "analysis/tool_action.hpp"
 
 #include <string>
 
-#include "analysis/tool_action.hpp"
+#include <catch2/catch.hpp>
 
-using scout::ToolAction;
-using scout::action_of_query;
-using scout::action_of_tool;
+using scout::detail::action_of_query;
+using scout::detail::action_of_tool;
+using scout::detail::ToolAction;
 
 TEST_CASE("a tool's action is its first action verb, in any naming style", "[action]") {
     CHECK(action_of_tool("github", "create_pull_request") == ToolAction::create);
@@ -22,7 +22,8 @@ TEST_CASE("a tool's action is its first action verb, in any naming style", "[act
     CHECK(action_of_tool("x", "") == ToolAction::none);
 }
 
-TEST_CASE("leading name words that repeat the server's name are not read as the action", "[action]") {
+TEST_CASE("leading name words that repeat the server's name are not read as the action",
+          "[action]") {
     CHECK(action_of_tool("azure-search", "search_index_get") == ToolAction::read);
     CHECK(action_of_tool("azure-search", "search_service_list") == ToolAction::list);
     // A name that is only the server's word still has that action.
@@ -44,7 +45,8 @@ TEST_CASE("a query's action comes from its first content words", "[action]") {
     CHECK(action_of_query("Can you help me find flights to Paris") == ToolAction::search);
     CHECK(action_of_query("upload report.pdf to the shared drive") == ToolAction::upload);
     // A verb further in is a clause of its own, not the request.
-    CHECK(action_of_query("the production database backups nightly job should be deleted") == ToolAction::none);
+    CHECK(action_of_query("the production database backups nightly job should be deleted") ==
+          ToolAction::none);
     CHECK(action_of_query("") == ToolAction::none);
     CHECK(action_of_query("???") == ToolAction::none);
 }
@@ -60,11 +62,12 @@ TEST_CASE("a read of many things is a list", "[action]") {
 }
 
 TEST_CASE("action terms cannot collide with analyzed words", "[action]") {
-    CHECK(scout::action_term(ToolAction::none).empty());
-    const std::string term = scout::action_term(ToolAction::list);
+    CHECK(scout::detail::action_term(ToolAction::none).empty());
+    const std::string term = scout::detail::action_term(ToolAction::list);
     CHECK(term.find("list") != std::string::npos);
     CHECK(static_cast<unsigned char>(term[0]) < 0x20);
-    CHECK(scout::action_term(ToolAction::read) != scout::action_term(ToolAction::list));
+    CHECK(scout::detail::action_term(ToolAction::read) !=
+          scout::detail::action_term(ToolAction::list));
 }
 
 TEST_CASE("hostile text is harmless", "[action]") {

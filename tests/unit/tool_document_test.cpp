@@ -1,7 +1,7 @@
 // tool_document_test.cpp: the paper's document template from MCP tools, including odd schemas.
-#include <catch2/catch.hpp>
+#include "document/tool_document.hpp"
 
-#include "scout/tool_document.hpp"
+#include <catch2/catch.hpp>
 
 using scout::ServerSpec;
 using scout::ToolSpec;
@@ -18,14 +18,16 @@ ServerSpec github() {
 }  // namespace
 
 TEST_CASE("document renders every field of the template", "[document]") {
-    ToolSpec tool{"create_pull_request", "Open PR", "Opens a pull request.",
+    ToolSpec tool{"create_pull_request",
+                  "Open PR",
+                  "Opens a pull request.",
                   R"({"type":"object","properties":{
                       "repo":{"type":"string","description":"owner/name"},
                       "draft":{"type":"boolean"},
                       "state":{"type":"string","enum":["open","closed"]}},
                      "required":["repo"]})",
                   ""};
-    auto doc = scout::make_tool_document(github(), tool);
+    auto doc = scout::detail::make_tool_document(github(), tool);
     REQUIRE(doc.ok());
     CHECK(doc->chunk_id == "github-enterprise_create_pull_request");
     CHECK(doc->name == "create pull request (Open PR)");
@@ -42,12 +44,16 @@ TEST_CASE("document renders every field of the template", "[document]") {
 }
 
 TEST_CASE("nested, union-typed and array parameters are rendered", "[document]") {
-    ToolSpec tool{"t", "", "", R"({"type":"object","properties":{
+    ToolSpec tool{"t",
+                  "",
+                  "",
+                  R"({"type":"object","properties":{
         "filter":{"type":"object","properties":{"since":{"type":["string","null"]}}},
         "ids":{"type":"array","items":{"type":"integer"}},
         "value":{"anyOf":[{"type":"number"},{"type":"string"}]},
-        "flag":true}})", ""};
-    auto doc = scout::make_tool_document(github(), tool);
+        "flag":true}})",
+                  ""};
+    auto doc = scout::detail::make_tool_document(github(), tool);
     REQUIRE(doc.ok());
     CHECK(doc->parameters.find("- filter (object, optional)") != std::string::npos);
     CHECK(doc->parameters.find("- filter.since (string, optional)") != std::string::npos);
@@ -59,7 +65,7 @@ TEST_CASE("nested, union-typed and array parameters are rendered", "[document]")
 TEST_CASE("schemas that are not objects are rejected with the tool's name", "[document]") {
     for (const char* schema : {"[1,2]", "\"text\"", "{not json", "42"}) {
         ToolSpec tool{"weird", "", "", schema, ""};
-        auto doc = scout::make_tool_document(github(), tool);
+        auto doc = scout::detail::make_tool_document(github(), tool);
         REQUIRE_FALSE(doc.ok());
         CHECK(doc.status().code() == scout::Errc::invalid_argument);
         CHECK(doc.status().message().find("weird") != std::string::npos);
@@ -67,11 +73,13 @@ TEST_CASE("schemas that are not objects are rejected with the tool's name", "[do
 }
 
 TEST_CASE("schemas without properties, or with odd required lists, still render", "[document]") {
-    for (const char* schema : {R"({})", R"({"type":"object"})", R"({"properties":[]})",
+    for (const char* schema : {R"({})",
+                               R"({"type":"object"})",
+                               R"({"properties":[]})",
                                R"({"properties":{"a":{"type":"string"}},"required":"a"})",
                                R"({"properties":{"a":{"enum":[1,null,{"x":2}]}}})"}) {
         ToolSpec tool{"ok", "", "", schema, ""};
-        CHECK(scout::make_tool_document(github(), tool).ok());
+        CHECK(scout::detail::make_tool_document(github(), tool).ok());
     }
 }
 
@@ -89,7 +97,7 @@ TEST_CASE("very wide and deep schemas are cut, not rejected", "[document]") {
     }
     for (const std::string& schema : {R"({"type":"object","properties":{)" + props + "}}", deep}) {
         ToolSpec tool{"big", "", "", schema, ""};
-        auto doc = scout::make_tool_document(github(), tool);
+        auto doc = scout::detail::make_tool_document(github(), tool);
         REQUIRE(doc.ok());
         CHECK(doc->parameters.size() < 10000);
     }

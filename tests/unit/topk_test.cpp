@@ -1,22 +1,22 @@
 // topk_test.cpp: the bounded heap keeps exactly the k best in a total order.
+#include "util/topk.hpp"
+
 #include <random>
 
 #include <catch2/catch.hpp>
 
-#include "util/topk.hpp"
-
 TEST_CASE("TopK keeps the k best, ties by lower id", "[topk]") {
     std::mt19937 rng(11);
     std::uniform_int_distribution<int> score(0, 20);  // many ties
-    std::vector<scout::ScoredDoc> all;
-    scout::TopK top(25);
+    std::vector<scout::detail::ScoredDoc> all;
+    scout::detail::TopK top(25);
     for (scout::ToolId i = 0; i < 2000; ++i) {
         const auto s = static_cast<float>(score(rng));
         all.push_back({i, s});
         top.push(i, s);
     }
-    std::sort(all.begin(), all.end(), scout::ranks_before);
-    std::vector<scout::ScoredDoc> got;
+    std::sort(all.begin(), all.end(), scout::detail::ranks_before);
+    std::vector<scout::detail::ScoredDoc> got;
     top.drain_sorted(got);
     REQUIRE(got.size() == 25);
     for (std::size_t i = 0; i < got.size(); ++i) {
@@ -26,14 +26,14 @@ TEST_CASE("TopK keeps the k best, ties by lower id", "[topk]") {
 }
 
 TEST_CASE("TopK threshold is -inf until full, and k = 0 keeps nothing", "[topk]") {
-    scout::TopK top(2);
+    scout::detail::TopK top(2);
     CHECK(std::isinf(top.threshold()));
     top.push(1, 3.0f);
     top.push(2, 5.0f);
     CHECK(top.threshold() == 3.0f);
-    scout::TopK none(0);
+    scout::detail::TopK none(0);
     none.push(1, 1.0f);
-    std::vector<scout::ScoredDoc> out;
+    std::vector<scout::detail::ScoredDoc> out;
     none.drain_sorted(out);
     CHECK(out.empty());
 }
@@ -41,9 +41,9 @@ TEST_CASE("TopK threshold is -inf until full, and k = 0 keeps nothing", "[topk]"
 TEST_CASE("TopKBuffer equals a full sort, ties included, across k and reuse", "[topk]") {
     std::mt19937 rng(17);
     std::uniform_int_distribution<int> score(0, 40);  // few distinct values: many ties
-    scout::TopKBuffer buffer;
-    for (std::size_t k : {1, 2, 7, 10, 64, 500}) {
-        std::vector<scout::ScoredDoc> all;
+    scout::detail::TopKBuffer buffer;
+    for (std::size_t k : {1U, 2U, 7U, 10U, 64U, 500U}) {
+        std::vector<scout::detail::ScoredDoc> all;
         buffer.reset(k);
         for (scout::ToolId id = 0; id < 300; ++id) {
             const scout::ToolId shuffled = (id * 7919U) % 300U;  // arrival order is not id order
@@ -51,9 +51,9 @@ TEST_CASE("TopKBuffer equals a full sort, ties included, across k and reuse", "[
             all.push_back({shuffled, s});
             buffer.push(shuffled, s);
         }
-        std::sort(all.begin(), all.end(), scout::ranks_before);
+        std::sort(all.begin(), all.end(), scout::detail::ranks_before);
         all.resize(std::min<std::size_t>(k, all.size()));
-        std::vector<scout::ScoredDoc> got;
+        std::vector<scout::detail::ScoredDoc> got;
         buffer.drain_sorted(got);
         REQUIRE(got.size() == all.size());
         for (std::size_t i = 0; i < got.size(); ++i) {
@@ -63,7 +63,7 @@ TEST_CASE("TopKBuffer equals a full sort, ties included, across k and reuse", "[
     }
     buffer.reset(0);
     buffer.push(1, 1.0f);
-    std::vector<scout::ScoredDoc> none;
+    std::vector<scout::detail::ScoredDoc> none;
     buffer.drain_sorted(none);
     CHECK(none.empty());
 }

@@ -1,11 +1,14 @@
 // word_pairs_test.cpp: adjacent word pairs as terms, and their effect through Catalog + Searcher.
-#include <catch2/catch.hpp>
+#include "analysis/word_pairs.hpp"
 
 #include <string>
 #include <vector>
 
-#include "analysis/word_pairs.hpp"
+#include <catch2/catch.hpp>
+
 #include "scout/catalog.hpp"
+
+#include "analysis/term.hpp"
 
 using Terms = std::vector<std::string>;
 
@@ -13,11 +16,11 @@ namespace {
 
 Terms pairs(std::string_view text) {
     Terms out;
-    scout::append_word_pairs(text, out);
+    scout::detail::append_word_pairs(text, out);
     for (std::string& t : out) {
         REQUIRE_FALSE(t.empty());
-        CHECK(t[0] == '\x02');
-        t.erase(0, 1);  // compare the readable part
+        CHECK(scout::detail::term_kind(t) == scout::detail::TermKind::pair);
+        t.erase(0, scout::detail::term_prefix::kPair.size());  // compare the readable part
     }
     return out;
 }
@@ -36,24 +39,29 @@ TEST_CASE("pairs of neighbouring words, stemmed, without stop words", "[pairs]")
 
 TEST_CASE("pairs are appended and hostile text is harmless", "[pairs]") {
     Terms out{"kept"};
-    scout::append_word_pairs("read file", out);
+    scout::detail::append_word_pairs("read file", out);
     REQUIRE(out.size() == 2);
     CHECK(out[0] == "kept");
     const std::string huge(1 << 20, 'x');
     out.clear();
-    scout::append_word_pairs(huge + " " + huge, out);
+    scout::detail::append_word_pairs(huge + " " + huge, out);
     REQUIRE(out.size() == 1);
     CHECK(out[0].size() <= 1 + 64 + 1 + 64);
     out.clear();
-    scout::append_word_pairs("speech \xff\xfe text", out);
+    scout::detail::append_word_pairs("speech \xff\xfe text", out);
     CHECK(out.size() == 1);
 }
 
 TEST_CASE("word order tells apart tools with the same words", "[pairs][search]") {
     scout::CatalogSpec spec;
-    spec.servers.push_back({"speech", "Speech services.", "", "", scout::ServerStatus::active,
-                            {{"recognize", "", "Convert speech to text from an audio file.", "", ""},
-                             {"synthesize", "", "Convert text to speech into an audio file.", "", ""}}});
+    spec.servers.push_back(
+        {"speech",
+         "Speech services.",
+         "",
+         "",
+         scout::ServerStatus::active,
+         {{"recognize", "", "Convert speech to text from an audio file.", "", ""},
+          {"synthesize", "", "Convert text to speech into an audio file.", "", ""}}});
     const auto top = [&](float pair_weight, std::string_view query) {
         scout::CatalogOptions options;
         options.expansion.pair_weight = pair_weight;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,6 +15,7 @@
 
 #include "scout/searcher.hpp"
 #include "scout/status.hpp"
+#include "scout/token_counter.hpp"
 #include "scout/types.hpp"
 
 namespace scout::mcp {
@@ -30,14 +32,26 @@ inline constexpr std::string_view kExecuteTool = "execute_tool";
 ///   {tool_count}       number of tools inside the connector's scope
 ///   {server_count}     number of servers inside the connector's scope
 ///   {max_top_k}        upper bound of top_k (20)
+///   {max_alternatives} most alternative phrasings accepted (8)
 struct DescriptionTemplates {
     std::string tool_search =
         "Search the catalog of {tool_count} tools on {server_count} MCP servers "
         "(environment: {environment}) and return the best matches with their full input "
         "schemas. Call this first whenever you need a capability you do not see among your "
-        "tools, then call execute_tool with a returned tool.{environment_note}";
+        "tools, then call execute_tool with a returned tool. Give alternatives (other phrasings in "
+        "the words a tool's name or description might use) to find tools your wording "
+        "misses.{environment_note}";
     std::string query = "What you want to do, in natural language, or an exact tool name.";
     std::string top_k = "How many tools to return (1 to {max_top_k}, default 5).";
+    std::string alternatives =
+        "Up to {max_alternatives} other phrasings of the same need, searched together with "
+        "the query: use the words a tool's name or description would use (synonyms, the "
+        "technical term, the product name), e.g. query \"remember this for later\" with "
+        "alternatives [\"store a memory\", \"save note\"].";
+    std::string max_tokens =
+        "Most tokens this answer may take: as many top matches as fit are returned (top_k "
+        "defaults to {max_top_k} then), long descriptions shortened first and schemas last, "
+        "marked in \"trimmed\"; the first match is always complete.";
     std::string scope =
         "my_servers: only servers the user added; all_servers: every active server (default).";
     std::string execute_tool =
@@ -51,9 +65,9 @@ struct DescriptionTemplates {
     std::string arguments = "Arguments for the tool, matching its inputSchema.";
 };
 
-/// Reads templates from JSON text: an object whose keys (tool_search, query, top_k, scope,
-/// execute_tool, tool_name, server_name, arguments) override the defaults; unknown keys and
-/// non-string values are invalid_argument.
+/// Reads templates from JSON text: an object whose keys (tool_search, query, top_k,
+/// alternatives, max_tokens, scope, execute_tool, tool_name, server_name, arguments) override the
+/// defaults; unknown keys and non-string values are invalid_argument.
 [[nodiscard]] Result<DescriptionTemplates> parse_templates(std::string_view json_text);
 /// Same, from a file (io_error when it cannot be read).
 [[nodiscard]] Result<DescriptionTemplates> load_templates(const std::string& path);
@@ -76,6 +90,14 @@ struct Connector {
     bool tool_search_enabled = true;
     Mode mode = Mode::hybrid;
     DescriptionTemplates templates;
+    /// Counts the tokens of tool_search answers when a budget applies (max_tokens); null:
+    /// tool_search refuses max_tokens.
+    std::shared_ptr<const TokenCounter> token_counter;
+    /// Default token budget of a tool_search answer (0 = none); a call's max_tokens overrides it.
+    std::size_t max_tokens = 0;
+    /// Learning from executions: tool_search re-ranks with the catalog's outcome prior
+    /// (SearchOptions::outcome_prior; the host records outcomes with Catalog::record_outcome).
+    bool outcome_prior = false;
 };
 
 /// Runs one tool upstream. Returns the upstream CallToolResult JSON, passed to the client
@@ -110,7 +132,8 @@ public:
                                  const Json& arguments,
                                  const Executor& executor) const;
 
-    /// tool_search handler: {"query", "top_k"?, "scope"?} -> CallToolResult with one text block
+    /// tool_search handler: {"query", "top_k"?, "scope"?, "alternatives"?, "max_tokens"?} ->
+    /// CallToolResult with one text block
     /// and structuredContent {"query", "matches": [...]}.
     [[nodiscard]] Json tool_search(const Searcher& searcher, const Json& arguments) const;
     /// execute_tool handler: {"tool_name", "server_name"?, "arguments"?}.

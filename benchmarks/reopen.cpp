@@ -1,0 +1,247 @@
+// reopen.cpp: scout-bench-reopen. For synthetic catalogs of each size (data/enterprise_catalog.json
+// grown by synthesize_catalog, ten tools per server), with the shipped static embedder: the
+// index (commit) time, its peak RSS and the index file size, then the time to open the file and
+// answer a first search, and the resident size after it. Each build and each open runs in a
+// fresh process (this binary again), so one measurement's memory is not the next one's.
+// Times are CPU time (user + system) except open_ms, the median wall time.
+//   scout-bench-reopen [--sizes 2000,20000,100000] [--opens 3] [--dir DIR] [--keep on]
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "scout/scout.hpp"
+
+#include "eval/dataset_paths.hpp"
+#include "eval/synthetic_catalog.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+/// CPU time of this process (user + system), in ms: on a shared machine, wall time measures the
+/// other processes too.
+double cpu_ms() {
+    rusage usage{};
+    ::getrusage(RUSAGE_SELF, &usage);
+    const auto ms = [](const timeval& t) {
+        return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_usec) / 1e3;
+    };
+    return ms(usage.ru_utime) + ms(usage.ru_stime);
+}
+
+/// VmRSS or VmHWM of this process, in MiB.
+double status_mib(const char* field) {
+    std::ifstream in("/proc/self/status");
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind(field, 0) == 0) {
+            return std::strtod(line.c_str() + std::strlen(field) + 1, nullptr) / 1024.0;
+        }
+    }
+    return 0;
+}
+
+std::shared_ptr<scout::Embedder> embedder() {
+    auto loaded = scout::StaticEmbedder::load_default();
+    if (!loaded) {
+        std::fprintf(stderr, "scout-bench-reopen: %s\n", loaded.status().to_string().c_str());
+        std::exit(1);
+    }
+    return loaded.value();
+}
+
+/// Child: builds a catalog of `tools` tools, saves it; prints "index_cpu_ms peak_mib bytes".
+int build(std::size_t tools, const std::string& file) {
+    auto base =
+        scout::load_catalog_file(scout::eval::source_root() / "data" / "enterprise_catalog.json");
+    if (!base) {
+        std::fprintf(stderr, "scout-bench-reopen: %s\n", base.status().to_string().c_str());
+        return 1;
+    }
+    const std::size_t servers = std::max(base->servers.size(), tools / 10);
+    auto spec = scout::eval::synthesize_catalog(*base, {42, servers, tools});
+    if (!spec) {
+        std::fprintf(stderr, "scout-bench-reopen: %s\n", spec.status().to_string().c_str());
+        return 1;
+    }
+    auto catalog = scout::Catalog::create({}, embedder());
+    if (!catalog || !catalog->upsert_servers(*spec).ok()) {
+        return 1;
+    }
+    const double cpu_started = cpu_ms();
+    if (!catalog->commit().ok()) {
+        return 1;
+    }
+    const double index_ms = cpu_ms() - cpu_started;
+    if (!catalog->save(file).ok()) {
+        return 1;
+    }
+    std::printf("%.1f %.1f %llu\n",
+                index_ms,
+                status_mib("VmHWM:"),
+                static_cast<unsigned long long>(std::filesystem::file_size(file)));
+    return 0;
+}
+
+/// Child: opens `file` and answers one search; prints "open_ms open_cpu_ms first_search_ms rss_mib
+/// hwm_mib" (RSS and peak above what the process held before opening).
+int open(const std::string& file) {
+    auto model = embedder();  // loading the model is not opening the index
+    const double base_mib = status_mib("VmRSS:");
+    const auto started = Clock::now();
+    const double cpu_started = cpu_ms();
+    auto catalog = scout::Catalog::open(file, model);
+    if (!catalog) {
+        std::fprintf(stderr, "scout-bench-reopen: %s\n", catalog.status().to_string().c_str());
+        return 1;
+    }
+    const double open_ms = ms_since(started);
+    const double open_cpu_ms = cpu_ms() - cpu_started;
+    const auto searched = Clock::now();
+    auto result = catalog->searcher().search("create a jira issue for the failing build");
+    if (!result || result->hits.empty()) {
+        return 1;
+    }
+    std::printf("%.1f %.1f %.2f %.1f %.1f\n",
+                open_ms,
+                open_cpu_ms,
+                ms_since(searched),
+                status_mib("VmRSS:") - base_mib,
+                status_mib("VmHWM:") - base_mib);
+    return 0;
+}
+
+/// Runs this binary with `args`; its standard output's numbers.
+std::vector<double> run_child(const std::vector<std::string>& args) {
+    std::ostringstream command;
+    command << '\'' << std::filesystem::read_symlink("/proc/self/exe").string() << '\'';
+    for (const std::string& a : args) {
+        command << " '" << a << '\'';
+    }
+    const std::string line = command.str();
+    FILE* pipe = ::popen(line.c_str(), "r");
+    std::vector<double> out;
+    if (pipe == nullptr) {
+        return out;
+    }
+    std::array<char, 256> buffer{};
+    std::string text;
+    while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) {
+        text += buffer.data();
+    }
+    if (::pclose(pipe) != 0) {
+        return {};
+    }
+    std::istringstream in(text);
+    double v = 0;
+    while (in >> v) {
+        out.push_back(v);
+    }
+    return out;
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::vector<std::size_t> sizes = {2000, 20000, 100000};
+    std::size_t opens = 3;
+    bool keep = false;
+    std::filesystem::path dir = std::filesystem::temp_directory_path();
+    for (int i = 1; i + 1 < argc; i += 2) {
+        const std::string flag = argv[i];
+        const std::string value = argv[i + 1];
+        if (flag == "--build") {
+            return build(std::stoul(value), argv[i + 2 < argc ? i + 2 : i + 1]);
+        }
+        if (flag == "--open") {
+            return open(value);
+        }
+        if (flag == "--sizes") {
+            sizes.clear();
+            std::stringstream list(value);
+            std::string item;
+            while (std::getline(list, item, ',')) {
+                sizes.push_back(std::stoul(item));
+            }
+        } else if (flag == "--opens") {
+            opens = std::max<std::size_t>(std::stoul(value), 1);
+        } else if (flag == "--keep") {
+            keep = value == "on";
+        } else if (flag == "--dir") {
+            dir = value;
+        } else {
+            std::fprintf(stderr,
+                         "usage: scout-bench-reopen [--sizes N,...] [--opens N] [--dir DIR]\n");
+            return 2;
+        }
+    }
+    std::printf("%8s %12s %10s %10s %10s %12s %12s %10s %10s\n",
+                "tools",
+                "index_cpu_ms",
+                "index_MiB",
+                "file_MiB",
+                "open_ms",
+                "open_cpu_ms",
+                "1st_search_ms",
+                "rss_MiB",
+                "peak_MiB");
+    for (std::size_t tools : sizes) {
+        std::ostringstream name;
+        name << "scout-bench-reopen-" << ::getpid() << '-' << tools << ".scoutidx";
+        const std::string file = (dir / name.str()).string();
+        const std::vector<double> built = run_child({"--build", std::to_string(tools), file});
+        if (built.size() != 3) {
+            std::fprintf(stderr, "scout-bench-reopen: building %zu tools failed\n", tools);
+            return 1;
+        }
+        std::vector<double> open_ms, open_cpu, search_ms, rss, peak;
+        for (std::size_t i = 0; i < opens; ++i) {
+            const std::vector<double> o = run_child({"--open", file});
+            if (o.size() != 5) {
+                std::fprintf(stderr, "scout-bench-reopen: opening %s failed\n", file.c_str());
+                return 1;
+            }
+            open_ms.push_back(o[0]);
+            open_cpu.push_back(o[1]);
+            search_ms.push_back(o[2]);
+            rss.push_back(o[3]);
+            peak.push_back(o[4]);
+        }
+        std::printf("%8zu %12.0f %10.1f %10.1f %10.1f %12.1f %12.2f %10.1f %10.1f\n",
+                    tools,
+                    built[0],
+                    built[1],
+                    built[2] / (1024.0 * 1024.0),
+                    median(open_ms),
+                    median(open_cpu),
+                    median(search_ms),
+                    median(rss),
+                    median(peak));
+        std::fflush(stdout);
+        if (!keep) {
+            std::filesystem::remove(file);
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,46 @@
+# install.cmake: `cmake --install` puts the library, its headers, a CMake package
+# (find_package(scout CONFIG): scout::scout, scout::mcp) and a pkg-config file (scout.pc) under
+# the prefix; with the tools built, the `scout` command too.
+include(CMakePackageConfigHelpers)
+
+set(SCOUT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/scout)
+
+install(TARGETS scout scout_mcp EXPORT scoutTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/scout DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES ${PROJECT_BINARY_DIR}/include/scout/export.hpp
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/scout)
+# The shipped static word model, where StaticEmbedder::load_default() looks in an installed scout.
+install(FILES ${PROJECT_SOURCE_DIR}/data/scout-static-256d.swm DESTINATION ${CMAKE_INSTALL_DATADIR}/scout)
+install(EXPORT scoutTargets NAMESPACE scout:: DESTINATION ${SCOUT_CMAKE_DIR})
+
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/scoutConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/scoutConfig.cmake INSTALL_DESTINATION ${SCOUT_CMAKE_DIR})
+# 0.x: only the same minor version is compatible (see SCOUT_SOVERSION).
+if(PROJECT_VERSION_MAJOR EQUAL 0)
+  set(scout_compatibility SameMinorVersion)
+else()
+  set(scout_compatibility SameMajorVersion)
+endif()
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/scoutConfigVersion.cmake
+  COMPATIBILITY ${scout_compatibility})
+install(FILES ${PROJECT_BINARY_DIR}/scoutConfig.cmake ${PROJECT_BINARY_DIR}/scoutConfigVersion.cmake
+  DESTINATION ${SCOUT_CMAKE_DIR})
+
+# scout.pc finds the prefix from its own folder (relocatable): one ".." per component of
+# <libdir>/pkgconfig.
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+  message(FATAL_ERROR "scout: an absolute CMAKE_INSTALL_LIBDIR is not supported by scout.pc")
+endif()
+string(REGEX REPLACE "[^/]+" ".." SCOUT_PC_UP "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
+# What a static libscout.a needs from the linker when the consumer links with a C compiler.
+set(SCOUT_PC_PRIVATE_LIBS "-lcurl -lstdc++ -lm -pthread")
+configure_file(${PROJECT_SOURCE_DIR}/cmake/scout.pc.in ${PROJECT_BINARY_DIR}/scout.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/scout.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+if(TARGET scout_cli)
+  install(TARGETS scout_cli scout_convert_vectors RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()

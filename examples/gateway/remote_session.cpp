@@ -1,0 +1,292 @@
+// remote_session.cpp: see remote_session.hpp.
+#include "remote_session.hpp"
+
+#include <httplib.h>
+
+#include "http_rules.hpp"
+#include "log.hpp"
+#include "util/printable.hpp"
+
+namespace scout::gateway {
+namespace {
+
+/// Largest answer accepted from a remote server (a tools/list page of thousands of tools fits).
+constexpr std::size_t kMaxAnswerBytes = 64u << 20;
+constexpr std::chrono::seconds kConnectTimeout{10};
+/// How long close() waits for the DELETE that ends the session on the server.
+constexpr std::chrono::seconds kDeleteTimeout{2};
+
+bool has_control_or_space(std::string_view s) {
+    for (const char c : s) {
+        const auto b = static_cast<unsigned char>(c);
+        if (b <= 0x20 || b == 0x7f) {
+            return true;
+        }
+    }
+    return false;
+}
+
+template <typename Duration>
+void set_timeouts(httplib::Client& client, Duration read) {
+    const auto us = std::chrono::duration_cast<std::chrono::microseconds>(read).count();
+    client.set_read_timeout(static_cast<time_t>(us / 1000000), static_cast<time_t>(us % 1000000));
+    client.set_write_timeout(static_cast<time_t>(us / 1000000), static_cast<time_t>(us % 1000000));
+    const auto connect = std::min<std::chrono::microseconds>(
+        std::chrono::duration_cast<std::chrono::microseconds>(read), kConnectTimeout);
+    client.set_connection_timeout(static_cast<time_t>(connect.count() / 1000000),
+                                  static_cast<time_t>(connect.count() % 1000000));
+}
+
+}  // namespace
+
+std::optional<HttpUrl> parse_http_url(std::string_view url) {
+    std::size_t scheme_end = 0;
+    if (url.substr(0, 7) == "http://") {
+        scheme_end = 7;
+    } else if (url.substr(0, 8) == "https://") {
+        scheme_end = 8;
+    } else {
+        return std::nullopt;
+    }
+    if (has_control_or_space(url) || url.find('#') != std::string_view::npos) {
+        return std::nullopt;
+    }
+    const std::size_t slash = url.find('/', scheme_end);
+    const std::string_view authority = url.substr(scheme_end, slash - scheme_end);
+    if (authority.empty() || authority.find('@') != std::string_view::npos ||
+        authority.front() == ':') {
+        return std::nullopt;
+    }
+    HttpUrl out;
+    out.origin = std::string(url.substr(0, scheme_end)) + std::string(authority);
+    out.path = slash == std::string_view::npos ? "/" : std::string(url.substr(slash));
+    return out;
+}
+
+Result<std::unique_ptr<RemoteSession>> RemoteSession::start(const BackendSpec& spec,
+                                                            NotificationFn on_notification,
+                                                            ClosedFn on_closed) {
+    auto url = parse_http_url(spec.url);
+    if (!url) {
+        return Status{Errc::invalid_argument, "not an http:// or https:// URL"};
+    }
+    return std::unique_ptr<RemoteSession>(
+        new RemoteSession(spec, std::move(*url), std::move(on_notification), std::move(on_closed)));
+}
+
+RemoteSession::RemoteSession(const BackendSpec& spec, HttpUrl url, NotificationFn n, ClosedFn c)
+    : name_(spec.name),
+      url_(std::move(url)),
+      headers_(spec.headers),
+      on_notification_(std::move(n)),
+      on_closed_(std::move(c)) {}
+
+RemoteSession::~RemoteSession() {
+    close();
+}
+
+void RemoteSession::end(const std::string& why) {
+    bool first = false;
+    {
+        std::lock_guard lock(mutex_);
+        first = !closed_.exchange(true);
+    }
+    if (first) {
+        log_line("backend '" + detail::printable(name_) + "' session ended: " + why);
+        if (on_closed_) {
+            on_closed_();
+        }
+    }
+}
+
+void RemoteSession::close() {
+    std::call_once(close_once_, [this] {
+        std::string session_id;
+        {
+            std::lock_guard lock(mutex_);
+            closed_.store(true);
+            for (httplib::Client* c : in_flight_) {
+                c->stop();  // pending requests fail at once
+            }
+            session_id = session_id_;
+        }
+        if (!session_id.empty()) {  // tell the server, briefly; it forgets idle sessions anyway
+            httplib::Client client(url_.origin);
+            set_timeouts(client, kDeleteTimeout);
+            httplib::Headers headers(headers_.begin(), headers_.end());
+            headers.emplace("Mcp-Session-Id", session_id);
+            (void)client.Delete(url_.path, headers);
+        }
+    });
+}
+
+Status RemoteSession::notify(const std::string& method, Json params) {
+    auto r = post(make_notification(method, std::move(params)),
+                  nullptr,
+                  kConnectTimeout,
+                  nullptr,
+                  nullptr,
+                  false);
+    return r ? Status{} : r.status();
+}
+
+Result<Json> RemoteSession::request(const std::string& method,
+                                    Json params,
+                                    const RequestOptions& options) {
+    std::int64_t id = 0;
+    {
+        std::lock_guard lock(mutex_);
+        id = next_id_++;
+    }
+    auto result = post(make_request(id, method, std::move(params)),
+                       id,
+                       options.timeout,
+                       options.cancel,
+                       options.answer_bytes,
+                       options.accept_pruned);
+    if (!result && result.status().code() == Errc::unavailable && options.cancel_on_timeout &&
+        !closed_.load()) {
+        (void)notify(
+            "notifications/cancelled",
+            Json{{"requestId", id},
+                 {"reason",
+                  options.cancel && options.cancel->cancelled() ? options.cancel->reason()
+                                                                : std::string("timeout")}});
+    }
+    if (result && method == "initialize" && result->is_object()) {
+        std::lock_guard lock(mutex_);
+        protocol_version_ = result->value("protocolVersion", std::string());
+    }
+    return result;
+}
+
+Result<Json> RemoteSession::post(const Json& message,
+                                 const Json& id,
+                                 std::chrono::milliseconds timeout,
+                                 const std::shared_ptr<CancelToken>& cancel,
+                                 std::size_t* answer_bytes,
+                                 bool accept_pruned) {
+    auto client = std::make_unique<httplib::Client>(url_.origin);
+    set_timeouts(*client, timeout);
+    client->set_keep_alive(false);
+    httplib::Request req;
+    req.method = "POST";
+    req.path = url_.path;
+    req.headers = httplib::Headers(headers_.begin(), headers_.end());
+    req.headers.emplace("Content-Type", "application/json");
+    req.headers.emplace("Accept", "application/json, text/event-stream");
+    {
+        std::lock_guard lock(mutex_);
+        if (closed_.load()) {
+            return Status{Errc::unavailable, "the session with the remote server has ended"};
+        }
+        if (!session_id_.empty()) {
+            req.headers.emplace("Mcp-Session-Id", session_id_);
+        }
+        if (!protocol_version_.empty()) {
+            req.headers.emplace("MCP-Protocol-Version", protocol_version_);
+        }
+        in_flight_.insert(client.get());
+    }
+    req.body = to_line(message);
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    std::string body;
+    bool too_big = false;
+    bool late = false;
+    req.content_receiver = [&](const char* data, std::size_t n, std::uint64_t, std::uint64_t) {
+        if (body.size() + n > kMaxAnswerBytes) {
+            too_big = true;
+            return false;
+        }
+        if (std::chrono::steady_clock::now() > deadline) {  // a server trickling bytes
+            late = true;
+            return false;
+        }
+        body.append(data, n);
+        return true;
+    };
+    if (cancel) {
+        cancel->on_cancel([c = client.get()] { c->stop(); });
+    }
+    httplib::Response res;
+    httplib::Error error = httplib::Error::Success;
+    const bool sent = client->send(req, res, error);
+    if (cancel) {
+        cancel->on_cancel({});  // after this the hook no longer runs: the client may go
+    }
+    {
+        std::lock_guard lock(mutex_);
+        in_flight_.erase(client.get());
+    }
+    if (cancel && cancel->cancelled()) {
+        return Status{Errc::unavailable, "cancelled: " + cancel->reason()};
+    }
+    if (closed_.load()) {
+        return Status{Errc::unavailable, "the session with the remote server has ended"};
+    }
+    if (too_big) {
+        return Status{Errc::invalid_argument,
+                      "the answer is over " + std::to_string(kMaxAnswerBytes) + " bytes"};
+    }
+    // A slow answer is this request's failure; the session stays (other calls may be fine).
+    if (late || (!sent && std::chrono::steady_clock::now() >= deadline)) {
+        return Status{Errc::unavailable,
+                      message.value("method", std::string("request")) + " timed out after " +
+                          std::to_string(timeout.count()) + " ms"};
+    }
+    if (!sent) {
+        end("cannot reach " + url_.origin + url_.path + ": " + httplib::to_string(error));
+        return Status{Errc::unavailable,
+                      "cannot reach the remote server: " + httplib::to_string(error)};
+    }
+    if (res.status == 404 && message.contains("id") && !id.is_null()) {
+        end("the server no longer knows the session (404)");
+        return Status{Errc::unavailable, "the remote server ended the session"};
+    }
+    if (res.status == 202 || (id.is_null() && res.status >= 200 && res.status < 300)) {
+        return Json();
+    }
+    if (res.status < 200 || res.status >= 300) {
+        return Status{Errc::unavailable,
+                      "the remote server answered HTTP " + std::to_string(res.status)};
+    }
+    if (auto sid = res.get_header_value("Mcp-Session-Id"); !sid.empty()) {
+        std::lock_guard lock(mutex_);
+        if (session_id_.empty()) {
+            session_id_ = sid;
+        }
+    }
+    std::vector<std::string> messages;
+    if (media_type(res.get_header_value("Content-Type")) == "text/event-stream") {
+        messages = sse_event_data(body);
+    } else {
+        messages.push_back(std::move(body));
+    }
+    for (const std::string& text : messages) {
+        Message m = classify(text);
+        if (m.kind == MessageKind::notification && on_notification_) {
+            on_notification_(m.method, m.body.value("params", Json()));
+            continue;
+        }
+        if (m.kind != MessageKind::response || m.id != id) {
+            continue;
+        }
+        if (m.too_deep && !accept_pruned) {
+            return Status{Errc::invalid_argument, "the answer is nested too deep"};
+        }
+        if (answer_bytes != nullptr) {
+            *answer_bytes = text.size();
+        }
+        if (auto e = m.body.find("error"); e != m.body.end()) {
+            const std::string what =
+                e->is_object() && e->contains("message") && (*e)["message"].is_string()
+                    ? (*e)["message"].get<std::string>()
+                    : std::string("error");
+            return Status{Errc::invalid_argument, detail::clipped(what, 4096)};
+        }
+        return m.body.value("result", Json());
+    }
+    return Status{Errc::invalid_argument, "the remote server's answer holds no response"};
+}
+
+}  // namespace scout::gateway

@@ -1,0 +1,478 @@
+// scout_module.cpp: the compiled half of the Python module `scout` (scout._scout), with pybind11.
+// python/scout/__init__.py adds the argument conveniences and the scout.Error hierarchy. The
+// GIL is released while the library works (search, commit, save, open), so Python threads
+// search in parallel with each other and with a commit. Errors become scout.Error subclasses
+// that carry the library's status code; no C++ exception reaches the interpreter otherwise.
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "scout/catalog.hpp"
+#include "scout/catalog_loader.hpp"
+#include "scout/scout.hpp"
+
+#include "capi/json_bridge.hpp"
+
+namespace py = pybind11;
+
+namespace {
+
+using nlohmann::json;
+using scout::Errc;
+using scout::Status;
+
+/// A non-ok Status on its way to Python (translated to the registered scout.Error subclass).
+struct StatusError {
+    Status status;
+};
+
+/// Python types the package registers at import: the scout.Error subclass of each status code,
+/// and SearchResults (a list with the result's metadata as attributes).
+struct Registered {
+    py::dict errors;  // int code -> class
+    py::object results;
+};
+
+Registered& registered() {
+    static auto* types = new Registered();  // never destroyed: outlives the interpreter's teardown
+    return *types;
+}
+
+void raise_if_error(const Status& status) {
+    if (!status.ok()) {
+        throw StatusError{status};
+    }
+}
+
+template <typename T>
+T take(scout::Result<T>&& result) {
+    raise_if_error(result.status());
+    return std::move(result).value();
+}
+
+/// UTF-8 to str; bytes that are not UTF-8 become U+FFFD rather than an exception.
+py::str text(const std::string& value) {
+    PyObject* object =
+        PyUnicode_DecodeUTF8(value.data(), static_cast<Py_ssize_t>(value.size()), "replace");
+    if (object == nullptr) {
+        throw py::error_already_set();
+    }
+    return py::reinterpret_steal<py::str>(object);
+}
+
+/// A str argument as UTF-8; anything else (or a str with lone surrogates) is invalid_argument.
+std::string utf8_argument(const py::handle& value, const char* what) {
+    if (!PyUnicode_Check(value.ptr())) {
+        throw StatusError{{Errc::invalid_argument, std::string(what) + " must be a str"}};
+    }
+    Py_ssize_t size = 0;
+    const char* data = PyUnicode_AsUTF8AndSize(value.ptr(), &size);
+    if (data == nullptr) {
+        PyErr_Clear();
+        throw StatusError{
+            {Errc::invalid_argument, std::string(what) + " is not encodable as UTF-8"}};
+    }
+    return {data, static_cast<std::size_t>(size)};
+}
+
+py::object to_python(const json& value) {
+    switch (value.type()) {
+        case json::value_t::object: {
+            py::dict out;
+            for (const auto& [key, item] : value.items()) {
+                out[text(key)] = to_python(item);
+            }
+            return out;
+        }
+        case json::value_t::array: {
+            py::list out(value.size());
+            std::size_t i = 0;
+            for (const json& item : value) {
+                out[i++] = to_python(item);
+            }
+            return out;
+        }
+        case json::value_t::string:
+            return text(value.get_ref<const std::string&>());
+        case json::value_t::boolean:
+            return py::bool_(value.get<bool>());
+        case json::value_t::number_integer:
+            return py::int_(value.get<std::int64_t>());
+        case json::value_t::number_unsigned:
+            return py::int_(value.get<std::uint64_t>());
+        case json::value_t::number_float:
+            return py::float_(value.get<double>());
+        default:
+            return py::none();
+    }
+}
+
+/// A fresh copy of the dicts and lists of a parsed JSON value; the leaves (str, int, float,
+/// bool, None) are immutable and shared. Raw C API: this runs for every hit's schema.
+PyObject* copy_containers(PyObject* value) {
+    if (PyDict_CheckExact(value)) {
+        PyObject* out = PyDict_New();
+        PyObject* key = nullptr;
+        PyObject* item = nullptr;
+        Py_ssize_t pos = 0;
+        while (out != nullptr && PyDict_Next(value, &pos, &key, &item)) {
+            PyObject* copy = copy_containers(item);
+            if (copy == nullptr || PyDict_SetItem(out, key, copy) != 0) {
+                Py_XDECREF(copy);
+                Py_DECREF(out);
+                return nullptr;
+            }
+            Py_DECREF(copy);
+        }
+        return out;
+    }
+    if (PyList_CheckExact(value)) {
+        const Py_ssize_t size = PyList_GET_SIZE(value);
+        PyObject* out = PyList_New(size);
+        for (Py_ssize_t i = 0; out != nullptr && i < size; ++i) {
+            PyObject* copy = copy_containers(PyList_GET_ITEM(value, i));
+            if (copy == nullptr) {
+                Py_DECREF(out);
+                return nullptr;
+            }
+            PyList_SET_ITEM(out, i, copy);  // steals the reference
+        }
+        return out;
+    }
+    Py_INCREF(value);
+    return value;
+}
+
+/// The catalog behind scout.Catalog.
+class PyCatalog {
+public:
+    /// A new catalog, or with `open_path` the catalog of an index file.
+    PyCatalog(const std::string& config_json, const std::optional<std::string>& open_path) {
+        auto config =
+            take(scout::detail::catalog_config_from_json(config_json, !open_path.has_value()));
+        if (!open_path) {
+            catalog_ = std::make_unique<scout::Catalog>(
+                take(scout::Catalog::create(config.options, std::move(config.embedder))));
+            return;
+        }
+        std::optional<scout::Result<scout::Catalog>> opened;
+        {
+            py::gil_scoped_release release;
+            opened.emplace(scout::Catalog::open(*open_path, std::move(config.embedder)));
+        }
+        catalog_ = std::make_unique<scout::Catalog>(take(std::move(*opened)));
+    }
+
+    void upsert_servers_json(const std::string& servers_json) {
+        auto spec = take(scout::parse_catalog_json(servers_json));
+        raise_if_error(catalog_->upsert_servers(spec));
+    }
+
+    void upsert_servers_file(const std::string& path) {
+        auto spec = take(scout::load_catalog_file(path));
+        raise_if_error(catalog_->upsert_servers(spec));
+    }
+
+    void remove_server(const std::string& server) {
+        raise_if_error(catalog_->remove_server(server));
+    }
+
+    void set_server_status(const std::string& server, const std::string& status) {
+        auto parsed = scout::parse_server_status(status);
+        if (!parsed) {
+            throw StatusError{{Errc::invalid_argument,
+                               "unknown server status '" + status +
+                                   "' (expected active, degraded, inactive or rejected)"}};
+        }
+        raise_if_error(catalog_->set_server_status(server, *parsed));
+    }
+
+    py::object commit() {
+        std::optional<scout::Result<scout::CommitInfo>> info;
+        {
+            py::gil_scoped_release release;
+            info.emplace(catalog_->commit());
+        }
+        return to_python(scout::detail::commit_info_to_json(take(std::move(*info))));
+    }
+
+    void record_outcome(const py::object& query_object,
+                        const std::string& server,
+                        const std::string& tool,
+                        bool success) {
+        const std::string query = utf8_argument(query_object, "query");
+        raise_if_error(catalog_->record_outcome(
+            query, {server, tool}, success ? scout::Outcome::success : scout::Outcome::failure));
+    }
+
+    void save(const std::string& path) const {
+        Status status;
+        {
+            py::gil_scoped_release release;
+            status = catalog_->save(path);
+        }
+        raise_if_error(status);
+    }
+
+    [[nodiscard]] py::object stats() const {
+        return to_python(scout::detail::search_stats_to_json(catalog_->stats()));
+    }
+
+    [[nodiscard]] py::object search(const py::object& query_object,
+                                    std::int64_t top_k,
+                                    const std::string& mode,
+                                    std::optional<std::vector<std::string>> servers,
+                                    std::optional<std::string> environment,
+                                    const py::object& auto_k,
+                                    std::int64_t embed_timeout_ms,
+                                    bool outcome_prior) {
+        const std::string query = utf8_argument(query_object, "query");
+        scout::SearchOptions options = search_options(
+            top_k, mode, std::move(servers), std::move(environment), auto_k, embed_timeout_ms);
+        options.outcome_prior = outcome_prior;
+        std::optional<scout::Result<scout::SearchResult>> found;
+        {
+            py::gil_scoped_release release;
+            found.emplace(catalog_->searcher().search(query, options));
+        }
+        const scout::SearchResult result = take(std::move(*found));
+        py::list hits(result.hits.size());
+        for (std::size_t i = 0; i < result.hits.size(); ++i) {
+            hits[i] = hit_dict(result.hits[i]);
+        }
+        py::object out = registered().results(std::move(hits));
+        out.attr("query") = text(query);
+        out.attr("mode") = py::str(scout::mode_name(result.mode).data());
+        out.attr("degraded") = py::bool_(result.degraded);
+        out.attr("degraded_reason") = text(result.degraded_reason);
+        out.attr("catalog_empty") = py::bool_(result.catalog_empty);
+        out.attr("generation") = py::int_(result.generation);
+        return out;
+    }
+
+    /// For the overhead benchmark: nanoseconds of each of `repeats` searches in C++ alone
+    /// (a fresh Searcher each, as search() takes), without any conversion to Python objects.
+    [[nodiscard]] std::vector<std::int64_t> time_search(const std::string& query,
+                                                        std::int64_t top_k,
+                                                        const std::string& mode,
+                                                        std::size_t repeats) const {
+        const scout::SearchOptions options =
+            search_options(top_k, mode, std::nullopt, std::nullopt, py::bool_(false), 0);
+        std::vector<std::int64_t> out;
+        out.reserve(repeats);
+        Status failure;
+        {
+            py::gil_scoped_release release;
+            for (std::size_t i = 0; i < repeats && failure.ok(); ++i) {
+                const auto started = std::chrono::steady_clock::now();
+                auto result = catalog_->searcher().search(query, options);
+                const auto elapsed = std::chrono::steady_clock::now() - started;
+                failure = result.status();
+                out.push_back(
+                    std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count());
+            }
+        }
+        raise_if_error(failure);
+        return out;
+    }
+
+private:
+    static scout::SearchOptions search_options(std::int64_t top_k,
+                                               const std::string& mode,
+                                               std::optional<std::vector<std::string>> servers,
+                                               std::optional<std::string> environment,
+                                               const py::object& auto_k,
+                                               std::int64_t embed_timeout_ms) {
+        if (top_k < 0 || embed_timeout_ms < 0) {
+            throw StatusError{
+                {Errc::invalid_argument, "top_k and embed_timeout_ms must not be negative"}};
+        }
+        scout::SearchOptions options;
+        options.top_k = static_cast<std::size_t>(std::min<std::int64_t>(top_k, 1 << 20));
+        const auto parsed = scout::parse_mode(mode);
+        if (!parsed) {
+            throw StatusError{
+                {Errc::invalid_argument,
+                 "mode must be \"hybrid\", \"bm25\" or \"dense\", not '" + mode + "'"}};
+        }
+        options.mode = *parsed;
+        options.servers = std::move(servers);
+        options.environment = std::move(environment);
+        options.embed_timeout = std::chrono::milliseconds(embed_timeout_ms);
+        if (PyBool_Check(auto_k.ptr())) {
+            options.auto_k = auto_k.cast<bool>();
+        } else if (PyFloat_Check(auto_k.ptr()) || PyLong_Check(auto_k.ptr())) {
+            const double ratio = auto_k.cast<double>();
+            if (!(ratio > 0.0 && ratio <= 1.0)) {
+                throw StatusError{
+                    {Errc::invalid_argument, "auto_k must be True, False or a ratio in (0, 1]"}};
+            }
+            options.auto_k = true;
+            options.auto_k_ratio = ratio;
+        } else {
+            throw StatusError{
+                {Errc::invalid_argument, "auto_k must be True, False or a ratio in (0, 1]"}};
+        }
+        return options;
+    }
+
+    /// One match, with the keys of `scout search --json`.
+    py::dict hit_dict(const scout::Hit& hit) {
+        static const auto* keys = new std::array<py::str, 8>{py::str("name"),
+                                                             py::str("server"),
+                                                             py::str("tool"),
+                                                             py::str("description"),
+                                                             py::str("inputSchema"),
+                                                             py::str("score"),
+                                                             py::str("bm25_rank"),
+                                                             py::str("dense_rank")};
+        py::dict out;
+        out[(*keys)[0]] = text(hit.name);
+        out[(*keys)[1]] = text(hit.server);
+        out[(*keys)[2]] = text(hit.tool);
+        out[(*keys)[3]] = text(hit.description);
+        out[(*keys)[4]] = schema(hit.input_schema);
+        out[(*keys)[5]] = py::float_(static_cast<double>(hit.score));
+        out[(*keys)[6]] = py::int_(hit.bm25_rank);
+        out[(*keys)[7]] = py::int_(hit.dense_rank);
+        return out;
+    }
+
+    /// The parsed input schema. Parsing is the dearest step of a result, so parsed schemas are
+    /// cached by their text, and each result gets its own copy of the containers (a caller may
+    /// change what it was given). Only touched with the GIL held.
+    py::object schema(const std::string& schema_text) {
+        if (schema_text.empty()) {
+            return py::none();
+        }
+        auto it = schemas_.find(schema_text);
+        if (it == schemas_.end()) {
+            if (schemas_.size() >= kMaxCachedSchemas) {
+                schemas_.clear();
+            }
+            json parsed = json::parse(schema_text, nullptr, false);
+            py::object value =
+                parsed.is_discarded() ? py::object(text(schema_text)) : to_python(parsed);
+            it = schemas_.emplace(schema_text, std::move(value)).first;
+        }
+        PyObject* copy = copy_containers(it->second.ptr());
+        if (copy == nullptr) {
+            throw py::error_already_set();
+        }
+        return py::reinterpret_steal<py::object>(copy);
+    }
+
+    static constexpr std::size_t kMaxCachedSchemas = 65536;
+
+    std::unique_ptr<scout::Catalog> catalog_;
+    std::unordered_map<std::string, py::object> schemas_;
+};
+
+void translate(std::exception_ptr error) {
+    try {
+        if (error) {
+            std::rethrow_exception(error);
+        }
+    } catch (const StatusError& e) {
+        const auto code = static_cast<int>(e.status.code());
+        py::object type = registered().errors.contains(py::int_(code))
+                              ? py::object(registered().errors[py::int_(code)])
+                              : py::reinterpret_borrow<py::object>(PyExc_RuntimeError);
+        py::object exception = type(text(e.status.message()));
+        PyErr_SetObject(type.ptr(), exception.ptr());
+    }
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_scout, m) {
+    m.doc() = "scout's compiled core; use the package `scout`.";
+    py::register_exception_translator(&translate);
+
+    m.def(
+        "version",
+        [] { return std::string(scout::version()); },
+        "The library version, \"major.minor.patch\".");
+    m.def(
+        "_register",
+        [](py::dict errors, py::object results) {
+            registered().errors = std::move(errors);
+            registered().results = std::move(results);
+        },
+        "Called once by the package: the error class of each status code, and SearchResults.");
+    m.def(
+        "_status_names",
+        [] {
+            py::dict out;
+            for (int code = static_cast<int>(Errc::invalid_argument);
+                 code <= static_cast<int>(Errc::internal);
+                 ++code) {
+                out[py::int_(code)] = py::str(scout::errc_name(static_cast<Errc>(code)).data());
+            }
+            return out;
+        },
+        "Status code -> its stable name.");
+
+    py::class_<PyCatalog>(m, "Catalog")
+        .def(py::init<const std::string&, const std::optional<std::string>&>(),
+             py::arg("config_json"),
+             py::arg("open_path") = py::none())
+        .def("_upsert_servers_json", &PyCatalog::upsert_servers_json, py::arg("servers_json"))
+        .def("_upsert_servers_file", &PyCatalog::upsert_servers_file, py::arg("path"))
+        .def("remove_server",
+             &PyCatalog::remove_server,
+             py::arg("server"),
+             "Stages the removal of a server (scout.NotFound when unknown).")
+        .def("set_server_status",
+             &PyCatalog::set_server_status,
+             py::arg("server"),
+             py::arg("status"),
+             "Stages a server's status: active, degraded, inactive or rejected.")
+        .def("commit",
+             &PyCatalog::commit,
+             "Builds and publishes the staged catalog; returns what was done. Releases the GIL.")
+        .def("save",
+             &PyCatalog::save,
+             py::arg("path"),
+             "Writes the committed catalog to an index file atomically. Releases the GIL.")
+        .def("record_outcome",
+             &PyCatalog::record_outcome,
+             py::arg("query"),
+             py::arg("server"),
+             py::arg("tool"),
+             py::arg("success") = true,
+             "Learning from executions: `tool` of `server` ran for `query` and succeeded or "
+             "failed; searches with outcome_prior=True use it.")
+        .def("stats", &PyCatalog::stats, "Search counts and latency percentiles since creation.")
+        .def("search",
+             &PyCatalog::search,
+             py::arg("query"),
+             py::arg("top_k") = 5,
+             py::arg("mode") = "hybrid",
+             py::arg("servers") = py::none(),
+             py::arg("environment") = py::none(),
+             py::arg("auto_k") = false,
+             py::arg("embed_timeout_ms") = 0,
+             py::arg("outcome_prior") = false,
+             "Searches the latest committed catalog (outcome_prior: re-rank with recorded "
+             "outcomes). Returns a SearchResults: a list of dicts "
+             "with the keys of `scout search --json` matches, and the result's query, mode, "
+             "degraded, degraded_reason, catalog_empty and generation as attributes. Releases "
+             "the GIL while searching.")
+        .def("_time_search",
+             &PyCatalog::time_search,
+             py::arg("query"),
+             py::arg("top_k"),
+             py::arg("mode"),
+             py::arg("repeats"));
+}

@@ -1,0 +1,490 @@
+// json_bridge.cpp: see json_bridge.hpp. Every reader is strict: an unknown key or a value of the
+// wrong type is invalid_argument naming the key, so a typo never passes silently.
+#include "capi/json_bridge.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <thread>
+#include <utility>
+
+#include "persist/options_json.hpp"
+
+namespace scout::detail {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::size_t kDefaultQueryCache = 1024;
+constexpr std::uint64_t kMaxDim = 65536;
+
+Status bad(std::string message) {
+    return {Errc::invalid_argument, std::move(message)};
+}
+
+/// Parses `text` as one JSON object; empty text is the empty object.
+Result<json> parse_object(std::string_view text, const char* what) {
+    if (text.empty()) {
+        return json::object();
+    }
+    json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (value.is_discarded()) {
+        return bad(std::string(what) + " is not valid JSON");
+    }
+    if (!value.is_object()) {
+        return bad(std::string(what) + " must be a JSON object");
+    }
+    return value;
+}
+
+/// Every key of `given` must be one of `known` (at every level where `known` has an object).
+Status check_keys(const json& given, const json& known, const std::string& where) {
+    for (const auto& [key, value] : given.items()) {
+        auto it = known.find(key);
+        if (it == known.end()) {
+            std::string message = where;
+            message.append(": unknown key '").append(key).append("'");
+            return bad(std::move(message));
+        }
+        if (it->is_object()) {
+            std::string path = where;
+            path.append(".").append(key);
+            if (!value.is_object()) {
+                return bad(path + " must be an object");
+            }
+            if (Status s = check_keys(value, *it, path); !s.ok()) {
+                return s;
+            }
+        }
+    }
+    return {};
+}
+
+/// An unsigned whole number in [lo, hi] at `obj[key]`, or `fallback` when the key is absent.
+Result<std::uint64_t> whole(
+    const json& obj, const char* key, std::uint64_t fallback, std::uint64_t lo, std::uint64_t hi) {
+    auto it = obj.find(key);
+    if (it == obj.end()) {
+        return fallback;
+    }
+    if (!it->is_number_unsigned() || it->get<std::uint64_t>() < lo ||
+        it->get<std::uint64_t>() > hi) {
+        return bad(std::string("'") + key + "' must be a whole number in [" + std::to_string(lo) +
+                   ", " + std::to_string(hi) + "]");
+    }
+    return it->get<std::uint64_t>();
+}
+
+Result<std::string> text(const json& obj, const char* key, bool required) {
+    auto it = obj.find(key);
+    if (it == obj.end()) {
+        if (required) {
+            return bad(std::string("'") + key + "' is required");
+        }
+        return std::string();
+    }
+    if (!it->is_string()) {
+        return bad(std::string("'") + key + "' must be a string");
+    }
+    return it->get<std::string>();
+}
+
+/// "static" (the shipped model, when `path` is empty), a model or vector file, or "glove".
+Result<std::shared_ptr<Embedder>> static_embedder(const std::string& path,
+                                                  bool glove,
+                                                  std::optional<double> idf_power) {
+    StaticEmbedderOptions options;
+    options.idf_power = idf_power;
+    auto loaded = glove          ? StaticEmbedder::load_glove(options)
+                  : path.empty() ? StaticEmbedder::load_default(options)
+                                 : StaticEmbedder::load(path, options);
+    if (!loaded) {
+        const Status s = loaded.status();
+        const std::string hint =
+            glove ? " (run scripts/fetch.d/10-static-embeddings.sh, or choose another embedder)"
+                  : "";
+        return Status{s.code(), "static embedder: " + s.message() + hint};
+    }
+    return std::shared_ptr<Embedder>(loaded.value());
+}
+
+Result<std::shared_ptr<Embedder>> hashing_embedder(std::uint64_t dim) {
+    return std::shared_ptr<Embedder>(std::make_shared<HashingEmbedder>(dim));
+}
+
+/// A BERT-family sentence encoder in the folder `dir`, run in process on every core.
+Result<std::shared_ptr<Embedder>> transformer_embedder(const std::string& dir) {
+    TransformerEmbedderOptions options;
+    options.threads = std::max(1U, std::thread::hardware_concurrency());
+    auto loaded = TransformerEmbedder::load(dir, options);
+    if (!loaded) {
+        return Status{loaded.status().code(), "transformer embedder: " + loaded.status().message()};
+    }
+    return std::shared_ptr<Embedder>(loaded.value());
+}
+
+Result<std::shared_ptr<Embedder>> http_embedder(const json& spec) {
+    static const json known = {{"kind", nullptr},
+                               {"url", nullptr},
+                               {"model", nullptr},
+                               {"dimensions", nullptr},
+                               {"api_key", nullptr},
+                               {"api_version", nullptr},
+                               {"headers", nullptr},
+                               {"ca_file", nullptr},
+                               {"allow_cleartext_key", nullptr},
+                               {"timeout_ms", nullptr}};
+    if (Status s = check_keys(spec, known, "embedder"); !s.ok()) {
+        return s;
+    }
+    HttpEmbedderOptions options;
+    auto url = text(spec, "url", true);
+    auto version = text(spec, "api_version", false);
+    auto model = text(spec, "model", !version.ok() || version.value().empty());
+    auto key = text(spec, "api_key", false);
+    auto ca = text(spec, "ca_file", false);
+    auto dims = whole(spec, "dimensions", 0, 0, kMaxDim);
+    auto timeout = whole(spec, "timeout_ms", 0, 0, std::uint64_t{24} * 3600 * 1000);
+    for (const Status& s : {url.status(),
+                            model.status(),
+                            key.status(),
+                            dims.status(),
+                            timeout.status(),
+                            version.status(),
+                            ca.status()}) {
+        if (!s.ok()) {
+            return Status{s.code(), "embedder: " + s.message()};
+        }
+    }
+    if (auto h = spec.find("headers"); h != spec.end()) {
+        if (!h->is_object()) {
+            return Status{Errc::invalid_argument, "embedder: headers must be an object of strings"};
+        }
+        for (const auto& [name, value] : h->items()) {
+            if (!value.is_string()) {
+                return Status{Errc::invalid_argument,
+                              "embedder: headers must be an object of strings"};
+            }
+            options.headers.push_back(name + ": " + value.get<std::string>());
+        }
+    }
+    if (auto a = spec.find("allow_cleartext_key"); a != spec.end()) {
+        if (!a->is_boolean()) {
+            return Status{Errc::invalid_argument,
+                          "embedder: allow_cleartext_key must be true or false"};
+        }
+        options.allow_cleartext_key = a->get<bool>();
+    }
+    options.api_version = version.value();
+    options.ca_file = ca.value();
+    options.base_url = url.value();
+    options.model = model.value();
+    options.api_key = key.value();
+    options.dimensions = static_cast<std::size_t>(dims.value());
+    if (timeout.value() != 0) {
+        const std::chrono::milliseconds ms(static_cast<std::int64_t>(timeout.value()));
+        options.request_timeout = ms;
+        options.total_timeout = ms;
+        options.connect_timeout = std::min(options.connect_timeout, ms);
+    }
+    auto made = HttpEmbedder::create(std::move(options));
+    if (!made) {
+        return Status{made.status().code(), "http embedder: " + made.status().message()};
+    }
+    return std::shared_ptr<Embedder>(made.value());
+}
+
+/// "static[:PATH]", "hashing[:DIM]", "none", "http" (an object is needed for its settings).
+Result<std::shared_ptr<Embedder>> embedder_from_name(const std::string& name) {
+    if (name == "none") {
+        return std::shared_ptr<Embedder>();
+    }
+    if (name == "static" || name.rfind("static:", 0) == 0 || name == "glove") {
+        return static_embedder(
+            name.size() > 7 ? name.substr(7) : std::string(), name == "glove", std::nullopt);
+    }
+    if (name == "hashing") {
+        return hashing_embedder(256);
+    }
+    if (name.rfind("hashing:", 0) == 0) {
+        json dim = json::parse(name.substr(8), nullptr, false);
+        if (!dim.is_number_unsigned() || dim.get<std::uint64_t>() == 0 ||
+            dim.get<std::uint64_t>() > kMaxDim) {
+            return bad("embedder: hashing:DIM needs 1 <= DIM <= 65536");
+        }
+        return hashing_embedder(dim.get<std::uint64_t>());
+    }
+    if (name.rfind("transformer:", 0) == 0) {
+        return transformer_embedder(name.substr(12));
+    }
+    if (name == "http") {
+        return bad("embedder: http needs an object {\"kind\": \"http\", \"url\", \"model\"}");
+    }
+    return bad("embedder: unknown embedder '" + name +
+               "' (expected none, static[:PATH], glove, transformer:DIR, hashing[:DIM] or an "
+               "object)");
+}
+
+Result<CatalogOptions> catalog_options_from(const json& overrides) {
+    json merged = options_to_json(CatalogOptions{});
+    if (Status s = check_keys(overrides, merged, "options"); !s.ok()) {
+        return s;
+    }
+    merged.merge_patch(overrides);
+    auto options = options_from_json(merged);
+    if (!options) {
+        return bad("options: " + options.status().message());
+    }
+    return options;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<Embedder>> embedder_from_json(const json& spec) {
+    if (spec.is_string()) {
+        return embedder_from_name(spec.get<std::string>());
+    }
+    if (!spec.is_object()) {
+        return bad("embedder must be a name or an object");
+    }
+    auto kind = text(spec, "kind", true);
+    if (!kind) {
+        return Status{kind.status().code(), "embedder: " + kind.status().message()};
+    }
+    if (kind.value() == "http") {
+        return http_embedder(spec);
+    }
+    if (kind.value() == "static" || kind.value() == "glove") {
+        if (Status s = check_keys(
+                spec, {{"kind", nullptr}, {"path", nullptr}, {"idf_power", nullptr}}, "embedder");
+            !s.ok()) {
+            return s;
+        }
+        auto path = text(spec, "path", false);
+        if (!path) {
+            return Status{path.status().code(), "embedder: " + path.status().message()};
+        }
+        std::optional<double> idf_power;
+        if (auto it = spec.find("idf_power"); it != spec.end()) {
+            if (!it->is_number() || !(it->get<double>() >= 0.0 && it->get<double>() <= 4.0)) {
+                return bad("embedder: 'idf_power' must be a number in [0, 4]");
+            }
+            idf_power = it->get<double>();
+        }
+        return static_embedder(path.value(), kind.value() == "glove", idf_power);
+    }
+    if (kind.value() == "transformer") {
+        if (Status s = check_keys(spec, {{"kind", nullptr}, {"dir", nullptr}}, "embedder");
+            !s.ok()) {
+            return s;
+        }
+        auto dir = text(spec, "dir", true);
+        if (!dir) {
+            return Status{dir.status().code(), "embedder: " + dir.status().message()};
+        }
+        return transformer_embedder(dir.value());
+    }
+    if (kind.value() == "hashing") {
+        if (Status s = check_keys(spec, {{"kind", nullptr}, {"dim", nullptr}}, "embedder");
+            !s.ok()) {
+            return s;
+        }
+        auto dim = whole(spec, "dim", 256, 1, kMaxDim);
+        if (!dim) {
+            return Status{dim.status().code(), "embedder: " + dim.status().message()};
+        }
+        return hashing_embedder(dim.value());
+    }
+    if (kind.value() == "none") {
+        return std::shared_ptr<Embedder>();
+    }
+    return bad("embedder: unknown kind '" + kind.value() + "'");
+}
+
+Result<CatalogConfig> catalog_config_from_json(std::string_view text_in, bool allow_options) {
+    auto parsed = parse_object(text_in, "catalog options");
+    if (!parsed) {
+        return parsed.status();
+    }
+    const json& j = parsed.value();
+    static const json known = {
+        {"embedder", nullptr}, {"query_cache", nullptr}, {"options", nullptr}};
+    if (Status s = check_keys(j, known, "catalog options"); !s.ok()) {
+        return s;
+    }
+    CatalogConfig config;
+    if (auto it = j.find("options"); it != j.end()) {
+        if (!allow_options) {
+            return bad(
+                "catalog options: an index file keeps its own \"options\"; give them when "
+                "the index is built");
+        }
+        if (!it->is_object()) {
+            return bad("catalog options: \"options\" must be an object");
+        }
+        auto options = catalog_options_from(*it);
+        if (!options) {
+            return options.status();
+        }
+        config.options = options.value();
+    }
+    auto cache = whole(j, "query_cache", kDefaultQueryCache, 0, std::uint64_t{1} << 24);
+    if (!cache) {
+        return cache.status();
+    }
+    auto embedder = embedder_from_json(j.contains("embedder") ? j["embedder"] : json("static"));
+    if (!embedder) {
+        return embedder.status();
+    }
+    config.embedder = std::move(embedder.value());
+    if (config.embedder && cache.value() > 0) {
+        config.embedder = std::make_shared<CachingEmbedder>(
+            std::move(config.embedder), static_cast<std::size_t>(cache.value()));
+    }
+    return config;
+}
+
+Result<SearchOptions> search_options_from_json(std::string_view text_in) {
+    auto parsed = parse_object(text_in, "search options");
+    if (!parsed) {
+        return parsed.status();
+    }
+    const json& j = parsed.value();
+    SearchOptions options;
+    for (const auto& [key, value] : j.items()) {
+        if (key == "top_k" || key == "fetch_k" || key == "embed_timeout_ms") {
+            if (!value.is_number_unsigned()) {
+                return bad("search options: '" + key + "' must be a whole number");
+            }
+            const auto n = value.get<std::uint64_t>();
+            const auto capped = static_cast<std::size_t>(
+                std::min<std::uint64_t>(n, std::numeric_limits<std::uint32_t>::max()));
+            if (key == "top_k") {
+                options.top_k = capped;  // clamped to [1, kMaxTopK] by the searcher
+            } else if (key == "fetch_k") {
+                options.fetch_k = capped;
+            } else {
+                options.embed_timeout =
+                    std::chrono::milliseconds(static_cast<std::int64_t>(capped));
+            }
+        } else if (key == "mode") {
+            auto mode = value.is_string() ? parse_mode(value.get<std::string>()) : std::nullopt;
+            if (!mode) {
+                return bad("search options: 'mode' must be \"hybrid\", \"bm25\" or \"dense\"");
+            }
+            options.mode = *mode;
+        } else if (key == "servers") {
+            if (value.is_null()) {
+                continue;
+            }
+            if (!value.is_array()) {
+                return bad("search options: 'servers' must be an array of names or null");
+            }
+            std::vector<std::string> servers;
+            for (const json& name : value) {
+                if (!name.is_string()) {
+                    return bad("search options: 'servers' must hold strings");
+                }
+                servers.push_back(name.get<std::string>());
+            }
+            options.servers = std::move(servers);
+        } else if (key == "environment") {
+            if (value.is_null()) {
+                continue;
+            }
+            if (!value.is_string()) {
+                return bad("search options: 'environment' must be a string or null");
+            }
+            options.environment = value.get<std::string>();
+        } else if (key == "exact_name_first") {
+            if (!value.is_boolean()) {
+                return bad("search options: 'exact_name_first' must be true or false");
+            }
+            options.exact_name_first = value.get<bool>();
+        } else if (key == "outcome_prior") {
+            if (!value.is_boolean()) {
+                return bad("search options: 'outcome_prior' must be true or false");
+            }
+            options.outcome_prior = value.get<bool>();
+        } else if (key == "auto_k") {
+            if (value.is_boolean()) {
+                options.auto_k = value.get<bool>();
+            } else if (value.is_number() && value.get<double>() > 0.0 &&
+                       value.get<double>() <= 1.0) {
+                options.auto_k = true;
+                options.auto_k_ratio = value.get<double>();
+            } else {
+                return bad("search options: 'auto_k' must be true, false or a ratio in (0, 1]");
+            }
+        } else {
+            return bad("search options: unknown key '" + key + "'");
+        }
+    }
+    return options;
+}
+
+json hit_to_json(const Hit& hit) {
+    json schema = nullptr;
+    if (!hit.input_schema.empty()) {
+        schema = json::parse(hit.input_schema, nullptr, false);
+        if (schema.is_discarded()) {
+            schema = hit.input_schema;  // validated on upsert, so only a defensive fallback
+        }
+    }
+    return {{"name", hit.name},
+            {"server", hit.server},
+            {"tool", hit.tool},
+            {"description", hit.description},
+            {"inputSchema", std::move(schema)},
+            {"score", hit.score},
+            {"bm25_rank", hit.bm25_rank},
+            {"dense_rank", hit.dense_rank}};
+}
+
+json search_result_to_json(std::string_view query, const SearchResult& result) {
+    json matches = json::array();
+    for (const Hit& hit : result.hits) {
+        matches.push_back(hit_to_json(hit));
+    }
+    json out{{"query", query},
+             {"mode", mode_name(result.mode)},
+             {"degraded", result.degraded},
+             {"catalog_empty", result.catalog_empty},
+             {"matches", std::move(matches)}};
+    if (result.degraded) {
+        out["degraded_reason"] = result.degraded_reason;
+    }
+    return out;
+}
+
+json commit_info_to_json(const CommitInfo& info) {
+    return {{"generation", info.generation},
+            {"servers", info.servers},
+            {"tools", info.tools},
+            {"embedded", info.embedded},
+            {"rendered", info.rendered},
+            {"dense_reused", info.dense_reused},
+            {"dense_ready", info.dense_ready},
+            {"dense_error", info.dense_error},
+            {"build_ms", info.build_ms}};
+}
+
+json search_stats_to_json(const SearchStats& stats) {
+    return {{"searches", stats.searches},
+            {"failures", stats.failures},
+            {"fallbacks", stats.fallbacks},
+            {"fallback_rate", stats.fallback_rate},
+            {"p50_ms", stats.p50_ms},
+            {"p95_ms", stats.p95_ms},
+            {"p99_ms", stats.p99_ms},
+            {"max_ms", stats.max_ms}};
+}
+
+std::string dump_json(const json& value, int indent) {
+    return value.dump(indent, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace scout::detail

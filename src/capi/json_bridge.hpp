@@ -1,0 +1,55 @@
+// json_bridge.hpp: the JSON forms that the C ABI (scout.h), the Python module and the `scout`
+// command share, so all three read the same options and print the same results: catalog
+// options with the embedder choice, search options, search results, commit information and
+// search statistics.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "scout/catalog.hpp"
+#include "scout/embedder.hpp"
+#include "scout/events.hpp"
+#include "scout/options.hpp"
+#include "scout/status.hpp"
+#include "scout/types.hpp"
+
+namespace scout::detail {
+
+/// What a catalog is made with: its index settings and its embedder (null for none).
+struct CatalogConfig {
+    CatalogOptions options;
+    std::shared_ptr<Embedder> embedder;
+};
+
+/// Reads {"embedder", "query_cache", "options"} (every key optional; scout.h documents them).
+/// Empty text means the defaults. With `allow_options` false (opening an index file, whose
+/// settings are stored in it), an "options" key is invalid_argument. Loads the embedder: a
+/// missing static model is not_found, an unreachable HTTP service unavailable.
+[[nodiscard]] Result<CatalogConfig> catalog_config_from_json(std::string_view text,
+                                                             bool allow_options);
+
+/// The embedder a spec names: "none", "static[:PATH]", "hashing[:DIM]", or an object with a
+/// "kind" (see scout.h). Null for none.
+[[nodiscard]] Result<std::shared_ptr<Embedder>> embedder_from_json(const nlohmann::json& spec);
+
+/// Reads search options (every key optional; scout.h documents them). Empty text: defaults.
+[[nodiscard]] Result<SearchOptions> search_options_from_json(std::string_view text);
+
+/// The JSON of `scout search --json`.
+[[nodiscard]] nlohmann::json search_result_to_json(std::string_view query,
+                                                   const SearchResult& result);
+/// One match of a search result, as search_result_to_json writes it.
+[[nodiscard]] nlohmann::json hit_to_json(const Hit& hit);
+
+[[nodiscard]] nlohmann::json commit_info_to_json(const CommitInfo& info);
+[[nodiscard]] nlohmann::json search_stats_to_json(const SearchStats& stats);
+
+/// Text of a JSON value for a caller: invalid UTF-8 in strings becomes U+FFFD rather than an
+/// exception. `indent` -1 is compact.
+[[nodiscard]] std::string dump_json(const nlohmann::json& value, int indent = -1);
+
+}  // namespace scout::detail

@@ -1,0 +1,330 @@
+// scout_c.cpp: the C ABI of include/scout/scout.h over the C++ API. Every entry point checks its
+// pointers, runs inside `guarded` (no exception leaves, each becomes a status), and records the
+// message of a failure for the calling thread.
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <new>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "scout/catalog.hpp"
+#include "scout/catalog_loader.hpp"
+#include "scout/scout.h"
+
+#include "capi/json_bridge.hpp"
+
+struct scout_catalog {
+    scout::Catalog catalog;
+};
+
+struct scout_searcher {
+    scout::Searcher searcher;
+};
+
+namespace {
+
+using scout::Errc;
+using scout::Status;
+
+static_assert(static_cast<int>(Errc::internal) == SCOUT_INTERNAL &&
+                  static_cast<int>(Errc::invalid_argument) == SCOUT_INVALID_ARGUMENT &&
+                  static_cast<int>(Errc::unavailable) == SCOUT_UNAVAILABLE,
+              "scout_status must keep the values of scout::Errc");
+
+thread_local std::string t_last_error;
+
+scout_status fail(const Status& status) noexcept {
+    try {
+        t_last_error = status.to_string();
+    } catch (...) {
+        t_last_error.clear();  // out of memory for the message: the code still tells
+    }
+    return static_cast<scout_status>(status.code());
+}
+
+/// Runs `body` (which returns a Status) with every exception turned into SCOUT_INTERNAL.
+template <typename Body>
+scout_status guarded(Body&& body) noexcept {
+    try {
+        Status status = body();
+        return status.ok() ? SCOUT_OK : fail(status);
+    } catch (const std::bad_alloc&) {
+        return fail({Errc::internal, "out of memory"});
+    } catch (const std::exception& e) {
+        return fail({Errc::internal, e.what()});
+    } catch (...) {
+        return fail({Errc::internal, "unknown exception"});
+    }
+}
+
+Status null_argument(const char* name) {
+    return {Errc::invalid_argument, std::string(name) + " must not be NULL"};
+}
+
+/// A malloc'ed copy the caller releases with scout_string_free.
+Status give_string(const std::string& text, char** out) {
+    char* copy = static_cast<char*>(std::malloc(text.size() + 1));
+    if (copy == nullptr) {
+        return {Errc::internal, "out of memory"};
+    }
+    std::memcpy(copy, text.c_str(), text.size() + 1);
+    *out = copy;
+    return {};
+}
+
+std::string_view optional_text(const char* text) {
+    return text == nullptr ? std::string_view() : std::string_view(text);
+}
+
+Status search_into(const scout::Searcher& searcher,
+                   const char* query,
+                   const char* options_json,
+                   char** result_json) {
+    if (query == nullptr) {
+        return null_argument("query");
+    }
+    if (result_json == nullptr) {
+        return null_argument("result_json");
+    }
+    auto options = scout::detail::search_options_from_json(optional_text(options_json));
+    if (!options) {
+        return options.status();
+    }
+    auto result = searcher.search(query, options.value());
+    if (!result) {
+        return result.status();
+    }
+    return give_string(
+        scout::detail::dump_json(scout::detail::search_result_to_json(query, result.value())),
+        result_json);
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* scout_version(void) {
+    return SCOUT_VERSION_STRING;
+}
+
+const char* scout_status_name(scout_status status) {
+    if (status < SCOUT_OK || status > SCOUT_INTERNAL) {
+        return "unknown";
+    }
+    return scout::errc_name(static_cast<Errc>(status)).data();  // names are literals
+}
+
+const char* scout_last_error(void) {
+    return t_last_error.c_str();
+}
+
+void scout_string_free(char* text) {
+    std::free(text);
+}
+
+scout_status scout_catalog_create(const char* options_json, scout_catalog** out) {
+    return guarded([&]() -> Status {
+        if (out == nullptr) {
+            return null_argument("out");
+        }
+        auto config = scout::detail::catalog_config_from_json(optional_text(options_json), true);
+        if (!config) {
+            return config.status();
+        }
+        auto catalog = scout::Catalog::create(config->options, config->embedder);
+        if (!catalog) {
+            return catalog.status();
+        }
+        *out = new scout_catalog{std::move(catalog.value())};
+        return {};
+    });
+}
+
+scout_status scout_catalog_open(const char* path, const char* options_json, scout_catalog** out) {
+    return guarded([&]() -> Status {
+        if (path == nullptr) {
+            return null_argument("path");
+        }
+        if (out == nullptr) {
+            return null_argument("out");
+        }
+        auto config = scout::detail::catalog_config_from_json(optional_text(options_json), false);
+        if (!config) {
+            return config.status();
+        }
+        auto catalog = scout::Catalog::open(path, config->embedder);
+        if (!catalog) {
+            return catalog.status();
+        }
+        *out = new scout_catalog{std::move(catalog.value())};
+        return {};
+    });
+}
+
+void scout_catalog_free(scout_catalog* catalog) {
+    delete catalog;
+}
+
+scout_status scout_catalog_upsert_servers(scout_catalog* catalog, const char* servers_json) {
+    return guarded([&]() -> Status {
+        if (catalog == nullptr) {
+            return null_argument("catalog");
+        }
+        if (servers_json == nullptr) {
+            return null_argument("servers_json");
+        }
+        auto spec = scout::parse_catalog_json(servers_json);
+        if (!spec) {
+            return spec.status();
+        }
+        return catalog->catalog.upsert_servers(spec.value());
+    });
+}
+
+scout_status scout_catalog_remove_server(scout_catalog* catalog, const char* server) {
+    return guarded([&]() -> Status {
+        if (catalog == nullptr) {
+            return null_argument("catalog");
+        }
+        if (server == nullptr) {
+            return null_argument("server");
+        }
+        return catalog->catalog.remove_server(server);
+    });
+}
+
+scout_status scout_catalog_set_server_status(scout_catalog* catalog,
+                                             const char* server,
+                                             const char* status) {
+    return guarded([&]() -> Status {
+        if (catalog == nullptr) {
+            return null_argument("catalog");
+        }
+        if (server == nullptr) {
+            return null_argument("server");
+        }
+        if (status == nullptr) {
+            return null_argument("status");
+        }
+        auto parsed = scout::parse_server_status(status);
+        if (!parsed) {
+            return {Errc::invalid_argument,
+                    std::string("unknown server status '") + status +
+                        "' (expected active, degraded, inactive or rejected)"};
+        }
+        return catalog->catalog.set_server_status(server, *parsed);
+    });
+}
+
+scout_status scout_catalog_record_outcome(scout_catalog* catalog,
+                                          const char* query,
+                                          const char* server,
+                                          const char* tool,
+                                          int succeeded) {
+    return guarded([&]() -> Status {
+        if (catalog == nullptr) {
+            return null_argument("catalog");
+        }
+        if (query == nullptr || server == nullptr || tool == nullptr) {
+            return null_argument(query == nullptr    ? "query"
+                                 : server == nullptr ? "server"
+                                                     : "tool");
+        }
+        return catalog->catalog.record_outcome(
+            query,
+            {server, tool},
+            succeeded != 0 ? scout::Outcome::success : scout::Outcome::failure);
+    });
+}
+
+scout_status scout_catalog_commit(scout_catalog* catalog, char** info_json) {
+    return guarded([&]() -> Status {
+        if (catalog == nullptr) {
+            return null_argument("catalog");
+        }
+        auto info = catalog->catalog.commit();
+        if (!info) {
+            return info.status();
+        }
+        if (info_json == nullptr) {
+            return {};
+        }
+        return give_string(
+            scout::detail::dump_json(scout::detail::commit_info_to_json(info.value())), info_json);
+    });
+}
+
+scout_status scout_catalog_save(const scout_catalog* catalog, const char* path) {
+    return guarded([&]() -> Status {
+        if (catalog == nullptr) {
+            return null_argument("catalog");
+        }
+        if (path == nullptr) {
+            return null_argument("path");
+        }
+        return catalog->catalog.save(path);
+    });
+}
+
+scout_status scout_catalog_stats(const scout_catalog* catalog, char** stats_json) {
+    return guarded([&]() -> Status {
+        if (catalog == nullptr) {
+            return null_argument("catalog");
+        }
+        if (stats_json == nullptr) {
+            return null_argument("stats_json");
+        }
+        return give_string(
+            scout::detail::dump_json(scout::detail::search_stats_to_json(catalog->catalog.stats())),
+            stats_json);
+    });
+}
+
+scout_status scout_catalog_search(const scout_catalog* catalog,
+                                  const char* query,
+                                  const char* options_json,
+                                  char** result_json) {
+    return guarded([&]() -> Status {
+        if (catalog == nullptr) {
+            return null_argument("catalog");
+        }
+        return search_into(catalog->catalog.searcher(), query, options_json, result_json);
+    });
+}
+
+scout_status scout_searcher_create(const scout_catalog* catalog, scout_searcher** out) {
+    return guarded([&]() -> Status {
+        if (catalog == nullptr) {
+            return null_argument("catalog");
+        }
+        if (out == nullptr) {
+            return null_argument("out");
+        }
+        *out = new scout_searcher{catalog->catalog.searcher()};
+        return {};
+    });
+}
+
+void scout_searcher_free(scout_searcher* searcher) {
+    delete searcher;
+}
+
+uint64_t scout_searcher_generation(const scout_searcher* searcher) {
+    return searcher == nullptr ? 0 : searcher->searcher.generation();
+}
+
+scout_status scout_searcher_search(const scout_searcher* searcher,
+                                   const char* query,
+                                   const char* options_json,
+                                   char** result_json) {
+    return guarded([&]() -> Status {
+        if (searcher == nullptr) {
+            return null_argument("searcher");
+        }
+        return search_into(searcher->searcher, query, options_json, result_json);
+    });
+}
+
+}  // extern "C"

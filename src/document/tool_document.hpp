@@ -1,0 +1,30 @@
+// tool_document.hpp: the structured text that represents one tool to both retrieval branches.
+#pragma once
+
+#include <string>
+
+#include "scout/status.hpp"
+#include "scout/types.hpp"
+
+namespace scout::detail {
+
+/// The paper's tool-document template, field by field. Each field is plain text; `text()`
+/// renders them as one document (the dense branch's input).
+struct ToolDocument {
+    std::string chunk_id;  ///< "{server}_{tool}", deterministic: upserts are idempotent
+    std::string name;      ///< tool name split into words, plus the title if any
+    std::string server;    ///< server name words, category, environment label
+    std::string server_description;
+    std::string description;
+    std::string parameters;  ///< one line per parameter: name (type, required|optional, one of:
+                             ///< ...): description
+
+    [[nodiscard]] std::string text() const;
+};
+
+/// Builds the document of `tool` served by `server` (server.tools is not read). Fails with
+/// invalid_argument when the tool's input schema is not a JSON object.
+[[nodiscard]] Result<ToolDocument> make_tool_document(const ServerSpec& server,
+                                                      const ToolSpec& tool);
+
+}  // namespace scout::detail

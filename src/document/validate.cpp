@@ -1,0 +1,129 @@
+// validate.cpp: see validate.hpp.
+#include "document/validate.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "scout/catalog.hpp"
+
+#include "document/tool_document.hpp"
+#include "util/json_limits.hpp"
+#include "util/printable.hpp"
+#include "util/utf8.hpp"
+
+namespace scout::detail {
+namespace {
+
+/// Names end up in terminals, logs and model prompts: no control characters in them.
+enum class Kind : std::uint8_t { name, text };
+
+bool has_control(std::string_view text) {
+    return std::any_of(text.begin(), text.end(), [](char c) {
+        const auto b = static_cast<unsigned char>(c);
+        return b < 0x20 || b == 0x7f;
+    });
+}
+
+Status check_text(std::string_view what,
+                  std::string_view text,
+                  std::size_t limit,
+                  bool required,
+                  Kind kind = Kind::text) {
+    if (required && text.empty()) {
+        return {Errc::invalid_argument, std::string(what) + " is empty"};
+    }
+    if (text.size() > limit) {
+        return {Errc::invalid_argument,
+                std::string(what) + " is " + std::to_string(text.size()) +
+                    " bytes, over the limit of " + std::to_string(limit)};
+    }
+    if (!is_valid_utf8(text)) {
+        return {Errc::invalid_argument, std::string(what) + " is not valid UTF-8"};
+    }
+    if (kind == Kind::name && has_control(text)) {
+        return {Errc::invalid_argument,
+                std::string(what) + " '" + clipped(text) + "' holds a control character"};
+    }
+    return {};
+}
+
+Status check_json_object(std::string_view what, const std::string& text) {
+    if (text.empty()) {
+        return {};
+    }
+    // Depth-bounded: whatever holds this text later dumps or walks it recursively.
+    auto parsed = parse_json(text);
+    if (!parsed) {
+        return {Errc::invalid_argument,
+                std::string(what) + " is not valid JSON: " + parsed.status().message()};
+    }
+    if (!parsed->is_object()) {
+        return {Errc::invalid_argument, std::string(what) + " must be a JSON object"};
+    }
+    return {};
+}
+
+}  // namespace
+
+Status validate_tool(const ServerSpec& server, const ToolSpec& tool) {
+    const std::string where =
+        "server '" + clipped(server.name) + "', tool '" + clipped(tool.name) + "': ";
+    Status s = check_text(where + "name", tool.name, kMaxNameBytes, true, Kind::name);
+    if (s.ok()) {
+        s = check_text(where + "title", tool.title, kMaxNameBytes, false, Kind::name);
+    }
+    if (s.ok()) {
+        s = check_text(where + "description", tool.description, kMaxDescriptionBytes, false);
+    }
+    if (s.ok()) {
+        s = check_text(where + "inputSchema", tool.input_schema, kMaxSchemaBytes, false);
+    }
+    if (s.ok()) {
+        s = check_text(where + "annotations", tool.annotations, kMaxSchemaBytes, false);
+    }
+    if (s.ok()) {
+        s = check_json_object(where + "inputSchema", tool.input_schema);
+    }
+    if (s.ok()) {
+        s = check_json_object(where + "annotations", tool.annotations);
+    }
+    if (!s.ok()) {
+        return s;
+    }
+    auto doc = make_tool_document(server, tool);
+    return doc ? Status{} : Status{doc.status().code(), where + doc.status().message()};
+}
+
+Status validate_server(const ServerSpec& server) {
+    Status s = check_text("server name", server.name, kMaxNameBytes, true, Kind::name);
+    const std::string where = "server '" + clipped(server.name) + "': ";
+    if (s.ok()) {
+        s = check_text(where + "description", server.description, kMaxDescriptionBytes, false);
+    }
+    if (s.ok()) {
+        s = check_text(where + "category", server.category, kMaxNameBytes, false, Kind::name);
+    }
+    if (s.ok()) {
+        s = check_text(where + "environment", server.environment, kMaxNameBytes, false, Kind::name);
+    }
+    if (!s.ok()) {
+        return s;
+    }
+    std::set<std::string_view> seen;
+    for (const ToolSpec& tool : server.tools) {
+        if (!seen.insert(tool.name).second) {
+            return {Errc::invalid_argument,
+                    where + "duplicate tool name '" + clipped(tool.name) + "'"};
+        }
+        s = validate_tool(server, tool);
+        if (!s.ok()) {
+            return s;
+        }
+    }
+    return {};
+}
+
+}  // namespace scout::detail

@@ -1,0 +1,123 @@
+// bm25_query.cpp: see bm25_query.hpp.
+#include "search/bm25_query.hpp"
+
+#include <algorithm>
+#include <string>
+#include <unordered_set>
+
+#include "analysis/tool_action.hpp"
+#include "analysis/word_pairs.hpp"
+#include "search/compound_expander.hpp"
+#include "search/lexicon.hpp"
+#include "search/neighbour_expansion.hpp"
+
+namespace scout::detail {
+
+namespace {
+
+/// Appends the analyzed terms of `text`, each with `weight`.
+void add_terms(const Analyzer& analyzer,
+               std::string_view text,
+               float weight,
+               std::vector<QueryTerm>& out) {
+    std::vector<std::string> words;
+    analyzer.analyze(text, words);
+    for (std::string& w : words) {
+        out.push_back({std::move(w), weight});
+    }
+}
+
+/// Whether the catalog knows `word` (lowercase, unstemmed): all its terms are in the index.
+bool known_word(const Snapshot& snap, const std::string& word) {
+    // When the index keeps surface forms, the word is known iff it is a term itself, which
+    // spares analyzing every candidate half of a compound.
+    if (!snap.options.analyzer.stem || snap.options.analyzer.keep_surface) {
+        return snap.bm25.doc_freq(word) > 0;
+    }
+    const std::vector<std::string> terms = snap.analyzer.analyze(word);
+    return !terms.empty() && std::all_of(terms.begin(), terms.end(), [&](const std::string& t) {
+        return snap.bm25.doc_freq(t) > 0;
+    });
+}
+
+}  // namespace
+
+ToolAction query_action(const Snapshot& snap, std::string_view query) {
+    const ExpansionOptions& expansion = snap.options.expansion;
+    const bool term = expansion.action_weight > 0.0f && snap.options.bm25.weights.action > 0.0f;
+    return term || expansion.action_boost > 0.0f ? action_of_query(query) : ToolAction::none;
+}
+
+std::vector<QueryTerm> bm25_query(const Snapshot& snap, std::string_view query, ToolAction action) {
+    const ExpansionOptions& expansion = snap.options.expansion;
+    std::vector<QueryTerm> terms;
+    add_terms(snap.analyzer, query, 1.0f, terms);
+    if (expansion.lexicon && expansion.weight > 0.0f) {
+        for (const std::string& phrase : default_lexicon().expansions(query)) {
+            add_terms(snap.analyzer, phrase, expansion.weight, terms);
+        }
+    }
+    if (expansion.pair_weight > 0.0f && snap.options.bm25.weights.word_pairs > 0.0f) {
+        std::vector<std::string> pairs;
+        append_word_pairs(query, pairs);
+        for (std::string& pair : pairs) {
+            terms.push_back({std::move(pair), expansion.pair_weight});
+        }
+    }
+    // Unstemmed query words, for compounds and neighbours.
+    std::vector<std::string> surface;
+    if (expansion.compound_weight > 0.0f || (snap.neighbours && expansion.neighbours > 0)) {
+        snap.surface_analyzer.analyze(query, surface);
+    }
+    if (expansion.compound_weight > 0.0f) {
+        const auto known = [&](const std::string& word) { return known_word(snap, word); };
+        for (const std::string& phrase : compound_expansions(surface, known)) {
+            add_terms(snap.analyzer, phrase, expansion.compound_weight, terms);
+        }
+    }
+    if (expansion.action_weight > 0.0f && snap.options.bm25.weights.action > 0.0f) {
+        if (std::string term = action_term(action); !term.empty()) {
+            terms.push_back({std::move(term), expansion.action_weight});
+        }
+    }
+    if (snap.neighbours && expansion.neighbours > 0) {
+        std::unordered_set<std::string> present;
+        for (const QueryTerm& t : terms) {
+            present.insert(t.term);
+        }
+        expand_neighbours(*snap.neighbours, surface, expansion, present, terms);
+    }
+    return terms;
+}
+
+void boost_action(const Snapshot& snap, ToolAction action, std::vector<ScoredDoc>& docs) {
+    const float boost = snap.options.expansion.action_boost;
+    if (!(boost > 0.0f) || action == ToolAction::none || docs.size() < 2) {
+        return;
+    }
+    bool changed = false;
+    for (ScoredDoc& d : docs) {
+        if (snap.tools[d.id].action == action) {
+            d.score *= 1.0f + boost;
+            changed = true;
+        }
+    }
+    if (changed) {
+        std::stable_sort(docs.begin(), docs.end(), [](const ScoredDoc& x, const ScoredDoc& y) {
+            return x.score > y.score;
+        });
+    }
+}
+
+void run_bm25_branch(const Snapshot& snap,
+                     std::string_view query,
+                     std::size_t fetch,
+                     const Bitset* filter,
+                     std::vector<ScoredDoc>& out) {
+    const ToolAction action = query_action(snap, query);
+    const std::vector<QueryTerm> terms = bm25_query(snap, query, action);
+    snap.bm25.search(std::span<const QueryTerm>(terms), fetch, filter, out);
+    boost_action(snap, action, out);
+}
+
+}  // namespace scout::detail

@@ -1,0 +1,76 @@
+// hits.cpp: see hits.hpp. Only the k returned candidates are materialized (strings copied).
+#include "search/hits.hpp"
+
+#include "fusion/fusion.hpp"
+
+namespace scout::detail {
+
+Hit make_hit(const Snapshot& snap, ToolId id) {
+    const ToolRecord& t = snap.tools[id];
+    Hit hit;
+    hit.id = id;
+    hit.name = t.enhanced_name;
+    hit.server = t.server;
+    hit.tool = t.tool;
+    hit.title = t.title;
+    hit.description = t.description;
+    hit.input_schema = t.input_schema;
+    hit.annotations = t.annotations;
+    return hit;
+}
+
+namespace {
+
+std::vector<Hit> fused_hits(const Snapshot& snap,
+                            BranchLists& b,
+                            std::size_t k,
+                            const FusionOptions& fusion) {
+    const std::vector<ScoredDoc> lists[2] = {std::move(b.bm25), std::move(b.dense)};
+    const double weights[2] = {fusion.bm25_weight, fusion.dense_weight};
+    std::vector<Hit> hits;
+    hits.reserve(k);
+    for (const FusedDoc& f : fuse(lists, weights, fusion, k)) {
+        Hit hit = make_hit(snap, f.id);
+        hit.score = static_cast<float>(f.score);
+        hit.bm25_rank = f.ranks[0];
+        hit.dense_rank = f.ranks[1];
+        hit.bm25_score = f.scores[0];
+        hit.dense_score = f.scores[1];
+        hits.push_back(std::move(hit));
+    }
+    return hits;
+}
+
+std::vector<Hit> single_branch_hits(const Snapshot& snap, const BranchLists& b, std::size_t k) {
+    const std::vector<ScoredDoc>& list = b.ran_bm25 ? b.bm25 : b.dense;
+    std::vector<Hit> hits;
+    hits.reserve(std::min(k, list.size()));
+    for (std::size_t r = 0; r < list.size() && r < k; ++r) {
+        Hit hit = make_hit(snap, list[r].id);
+        hit.score = list[r].score;
+        const auto rank = static_cast<std::uint32_t>(r + 1);
+        if (b.ran_bm25) {
+            hit.bm25_rank = rank;
+            hit.bm25_score = list[r].score;
+        } else {
+            hit.dense_rank = rank;
+            hit.dense_score = list[r].score;
+        }
+        hits.push_back(std::move(hit));
+    }
+    return hits;
+}
+
+}  // namespace
+
+std::vector<Hit> ranked_hits(const Snapshot& snap,
+                             BranchLists& lists,
+                             std::size_t k,
+                             const FusionOptions& fusion) {
+    if (lists.ran_bm25 && lists.ran_dense) {
+        return fused_hits(snap, lists, k, fusion);
+    }
+    return single_branch_hits(snap, lists, k);
+}
+
+}  // namespace scout::detail

@@ -1,0 +1,43 @@
+// lexicon.hpp: weighted query expansion with groups of interchangeable words and phrases
+// (PR <-> pull request, k8s <-> kubernetes, ping <-> send message). Matching is on stemmed
+// words, so "pull requests" matches "pull request".
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace scout::detail {
+
+class Lexicon {
+public:
+    /// `groups`: one string per group, phrases separated by '|'.
+    explicit Lexicon(const std::vector<std::string_view>& groups);
+
+    /// Phrases to add to `query`: for every phrase of a group found in the query, the group's
+    /// other phrases (each once), in group order. The query's own phrases are not repeated.
+    [[nodiscard]] std::vector<std::string> expansions(std::string_view query) const;
+
+    [[nodiscard]] std::size_t group_count() const noexcept { return groups_.size(); }
+
+private:
+    struct Phrase {
+        std::vector<std::string> stems;
+        std::string text;
+        std::size_t group;
+    };
+    std::vector<std::vector<std::size_t>> groups_;  // group -> phrase indices
+    std::vector<Phrase> phrases_;
+    std::unordered_map<std::string, std::vector<std::size_t>> by_first_stem_;
+};
+
+namespace lexicon {
+/// The built-in groups (src/analysis/lexicon_data.cpp).
+const std::vector<std::string_view>& default_groups();
+}  // namespace lexicon
+
+/// The lexicon of the built-in groups, built on first use (thread-safe).
+const Lexicon& default_lexicon();
+
+}  // namespace scout::detail

@@ -1,0 +1,122 @@
+// multi_query.cpp: multi-query search. Each phrasing is searched to the full result depth
+// (kMaxTopK) so a tool that one phrasing ranks low can still be lifted by the others; RRF uses
+// only ranks, so lists whose scores live on different scales fuse fairly.
+#include "search/multi_query.hpp"
+
+#include <algorithm>
+#include <exception>
+#include <map>
+
+#include "fusion/fusion.hpp"
+#include "search/exact_names.hpp"
+#include "search/pipeline.hpp"
+#include "search/scope.hpp"
+
+namespace scout::detail {
+namespace {
+
+Result<SearchResult> fuse_variants(const Snapshot& snap,
+                                   const std::shared_ptr<Embedder>& embedder,
+                                   std::string_view query,
+                                   const std::span<const float>* given_vector,
+                                   const SearchOptions& options) {
+    if (options.alternatives.size() > SearchOptions::kMaxAlternatives) {
+        return Status{Errc::invalid_argument,
+                      "at most " + std::to_string(SearchOptions::kMaxAlternatives) +
+                          " alternatives are accepted"};
+    }
+    SearchOptions each = options;
+    each.alternatives.clear();
+    each.top_k = SearchOptions::kMaxTopK;
+    each.auto_k = false;
+    each.exact_name_first = false;  // applied once, to the fused list, for the query itself
+
+    std::vector<SearchResult> results;
+    results.reserve(options.alternatives.size() + 1);
+    for (std::size_t i = 0; i <= options.alternatives.size(); ++i) {
+        const bool own = i == 0;
+        auto r = run_search(snap,
+                            embedder,
+                            own ? query : std::string_view(options.alternatives[i - 1]),
+                            own ? given_vector : nullptr,
+                            each);
+        if (!r) {
+            if (own) {
+                return r.status();
+            }
+            return Status{r.status().code(),
+                          "alternatives[" + std::to_string(i - 1) + "]: " + r.status().message()};
+        }
+        results.push_back(std::move(r.value()));
+    }
+    SearchResult out = results.front();
+    out.hits.clear();
+    if (out.catalog_empty) {
+        return out;
+    }
+
+    std::vector<std::vector<ScoredDoc>> lists;
+    std::map<ToolId, Hit> hit_of;
+    for (const SearchResult& r : results) {
+        out.degraded = out.degraded || r.degraded;
+        if (out.degraded_reason.empty()) {
+            out.degraded_reason = r.degraded_reason;
+        }
+        std::vector<ScoredDoc> list;
+        for (const Hit& h : r.hits) {
+            list.push_back(ScoredDoc{h.id, h.score});
+            hit_of.emplace(h.id, h);  // the query's own list first: its branch ranks are kept
+        }
+        lists.push_back(std::move(list));
+    }
+    const double rrf_k = options.fusion ? options.fusion->rrf_k : snap.options.fusion.rrf_k;
+    for (const FusedDoc& doc : rrf_fuse(lists, rrf_k, SearchOptions::kMaxTopK)) {
+        Hit h = hit_of.at(doc.id);
+        h.score = static_cast<float>(doc.score);
+        out.hits.push_back(std::move(h));
+    }
+
+    const std::size_t user_k = std::clamp<std::size_t>(options.top_k, 1, SearchOptions::kMaxTopK);
+    std::size_t keep = options.auto_k ? SearchOptions::kMaxTopK : user_k;
+    std::size_t exact_count = 0;
+    if (options.exact_name_first) {
+        const std::optional<Bitset> filter = scope_filter(snap, options);
+        const std::vector<ToolId> exact =
+            exact_name_matches(snap, query, filter ? &*filter : nullptr);
+        if (!exact.empty()) {
+            put_exact_first(snap, exact, keep, out.hits);
+            exact_count = std::min(exact.size(), keep);
+        }
+    }
+    if (options.auto_k) {
+        if (exact_count > 0) {
+            keep = exact_count;
+        } else {
+            std::vector<float> scores;
+            for (const Hit& h : out.hits) {
+                scores.push_back(h.score);
+            }
+            keep = auto_k_cut(scores, std::clamp(options.auto_k_ratio, 1e-6, 1.0));
+        }
+    }
+    out.hits.resize(std::min(keep, out.hits.size()));
+    return out;
+}
+
+}  // namespace
+
+Result<SearchResult> run_multi_query(const Snapshot& snap,
+                                     const std::shared_ptr<Embedder>& embedder,
+                                     std::string_view query,
+                                     const std::span<const float>* given_vector,
+                                     const SearchOptions& options) noexcept {
+    try {
+        return fuse_variants(snap, embedder, query, given_vector, options);
+    } catch (const std::exception& e) {
+        return Status{Errc::internal, std::string("multi-query search failed: ") + e.what()};
+    } catch (...) {
+        return Status{Errc::internal, "multi-query search failed"};
+    }
+}
+
+}  // namespace scout::detail

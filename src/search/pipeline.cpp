@@ -1,0 +1,158 @@
+// pipeline.cpp: see pipeline.hpp.
+#include "search/pipeline.hpp"
+
+#include <algorithm>
+
+#include "scout/searcher.hpp"
+
+#include "fusion/fusion.hpp"
+#include "search/bm25_query.hpp"
+#include "search/dense_branch.hpp"
+#include "search/exact_names.hpp"
+#include "search/hits.hpp"
+#include "search/scope.hpp"
+#include "util/utf8.hpp"
+
+namespace scout::detail {
+namespace {
+
+Status check_query(std::string_view query) {
+    if (query.empty()) {
+        return {Errc::invalid_argument, "query is empty"};
+    }
+    if (query.size() > Searcher::kMaxQueryBytes) {
+        return {Errc::invalid_argument,
+                "query is " + std::to_string(query.size()) + " bytes, over the limit of " +
+                    std::to_string(Searcher::kMaxQueryBytes)};
+    }
+    if (!is_valid_utf8(query)) {
+        return {Errc::invalid_argument, "query is not valid UTF-8"};
+    }
+    return {};
+}
+
+/// How many results a search ranks and how deep each branch fetches.
+struct Depths {
+    std::size_t user_k = 0;      ///< the caller's top_k, clamped
+    std::size_t k = 0;           ///< results ranked (kMaxTopK with auto_k, cut afterwards)
+    std::size_t fetch = 0;       ///< candidates per branch when both feed fusion
+    std::size_t solo_fetch = 0;  ///< candidates of a branch that answers alone
+};
+
+Depths depths_of(const Snapshot& snap, const SearchOptions& options) {
+    Depths d;
+    d.user_k = std::clamp<std::size_t>(options.top_k, 1, SearchOptions::kMaxTopK);
+    d.k = options.auto_k ? SearchOptions::kMaxTopK : d.user_k;
+    const std::size_t factor =
+        options.fusion ? options.fusion->fetch_factor : snap.options.fusion.fetch_factor;
+    d.fetch = options.fetch_k != 0 ? options.fetch_k : d.user_k * std::max<std::size_t>(factor, 1);
+    d.solo_fetch = std::max(d.k, d.fetch);
+    return d;
+}
+
+SearchResult empty_catalog_result(const Snapshot& snap, const SearchOptions& options) {
+    SearchResult empty;
+    empty.mode = options.mode;
+    empty.catalog_empty = true;
+    empty.generation = snap.generation;
+    return empty;
+}
+
+/// Exact names first, then the automatic cut when asked for.
+void finish_hits(const Snapshot& snap,
+                 std::string_view query,
+                 const SearchOptions& options,
+                 const Depths& d,
+                 const Bitset* filter,
+                 std::vector<Hit>& hits) {
+    std::size_t exact_count = 0;
+    if (options.exact_name_first) {
+        const std::vector<ToolId> exact = exact_name_matches(snap, query, filter);
+        if (!exact.empty()) {
+            put_exact_first(snap, exact, d.k, hits);
+            exact_count = std::min(exact.size(), d.k);
+        }
+    }
+    if (options.auto_k) {
+        std::size_t keep = exact_count;
+        if (keep == 0) {
+            std::vector<float> scores;
+            scores.reserve(hits.size());
+            for (const Hit& h : hits) {
+                scores.push_back(h.score);
+            }
+            keep = auto_k_cut(scores, std::clamp(options.auto_k_ratio, 1e-6, 1.0));
+        }
+        hits.resize(std::min(keep, hits.size()));
+    }
+}
+
+Result<SearchResult> search_unguarded(const Snapshot& snap,
+                                      const std::shared_ptr<Embedder>& embedder,
+                                      std::string_view query,
+                                      const std::span<const float>* given_vector,
+                                      const SearchOptions& options) {
+    if (Status s = check_query(query); !s.ok()) {
+        return s;
+    }
+    if (snap.tools.empty()) {
+        return empty_catalog_result(snap, options);
+    }
+    const Depths d = depths_of(snap, options);
+    const std::optional<Bitset> allowed = scope_filter(snap, options);
+    const Bitset* filter = allowed ? &*allowed : nullptr;
+
+    BranchLists lists;
+    DenseOutcome dense;
+    if (options.mode != Mode::bm25) {
+        const DenseQuery dq{query, given_vector, options.embed_timeout};
+        auto outcome = run_dense_branch(snap,
+                                        embedder,
+                                        dq,
+                                        options.mode == Mode::dense ? d.solo_fetch : d.fetch,
+                                        filter,
+                                        lists.dense);
+        if (!outcome) {
+            return outcome.status();
+        }
+        dense = std::move(outcome.value());
+        lists.ran_dense = dense.ran();
+    }
+    if (options.mode != Mode::dense || !lists.ran_dense) {
+        run_bm25_branch(snap, query, lists.ran_dense ? d.fetch : d.solo_fetch, filter, lists.bm25);
+        lists.ran_bm25 = true;
+    }
+    SearchResult result;
+    result.generation = snap.generation;
+    result.mode = lists.ran_bm25 && lists.ran_dense ? Mode::hybrid
+                                                    : (lists.ran_dense ? Mode::dense : Mode::bm25);
+    result.hits = ranked_hits(snap, lists, d.k, options.fusion.value_or(snap.options.fusion));
+    finish_hits(snap, query, options, d, filter, result.hits);
+    result.degraded = !dense.degraded_reason.empty();
+    result.degraded_reason = std::move(dense.degraded_reason);
+    result.notice = std::move(dense.notice);
+    if (result.hits.empty() && bm25_query(snap, query, ToolAction::none).empty()) {
+        result.notice = "the query holds no searchable words";
+    }
+    return result;
+}
+
+}  // namespace
+
+Result<SearchResult> run_search(const Snapshot& snap,
+                                const std::shared_ptr<Embedder>& embedder,
+                                std::string_view query,
+                                const std::span<const float>* given_vector,
+                                const SearchOptions& options) noexcept {
+    try {
+        return search_unguarded(snap, embedder, query, given_vector, options);
+    } catch (const std::bad_alloc&) {
+        return Status{Errc::internal, "out of memory during search"};
+    } catch (const std::exception& e) {
+        return Status{Errc::internal, std::string("search failed: ") + e.what()};
+    } catch (...) {
+        return Status{Errc::internal, "search failed with a non-standard exception"};
+    }
+}
+
+}  // namespace scout::detail

@@ -1,0 +1,249 @@
+// file_io.cpp: see file_io.hpp. POSIX calls, because the atomic replace needs fsync on both the
+// file and its folder, which the C++ library does not offer.
+#include "util/file_io.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <utility>
+
+namespace scout::detail {
+namespace {
+
+Status io_error(std::string_view what, const std::filesystem::path& path) {
+    const int err = errno;
+    // Appended piece by piece: GCC 12 reports a bogus -Wrestrict for chained operator+ here.
+    std::string message(what);
+    message.append(" '").append(path.string()).append("': ").append(std::strerror(err));
+    return {Errc::io_error, std::move(message)};
+}
+
+Status check_regular_file(const std::filesystem::path& path) {
+    std::error_code ec;
+    const auto status = std::filesystem::status(path, ec);
+    if (!std::filesystem::exists(status)) {
+        return {Errc::not_found, path.string() + ": no such file"};
+    }
+    if (!std::filesystem::is_regular_file(status)) {
+        return {Errc::io_error, path.string() + ": not a regular file"};
+    }
+    return {};
+}
+
+Status too_big(const std::filesystem::path& path, std::size_t max_bytes) {
+    return {Errc::invalid_argument,
+            path.string() + ": larger than the limit of " + std::to_string(max_bytes) + " bytes"};
+}
+
+template <typename Bytes>
+Result<Bytes> read_whole(const std::filesystem::path& path, std::size_t max_bytes) {
+    if (Status s = check_regular_file(path); !s.ok()) {
+        return s;
+    }
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    if (!ec && size > max_bytes) {
+        return too_big(path, max_bytes);
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        return io_error("cannot open", path);
+    }
+    // Read in large blocks (a file may still grow or shrink while it is read, so the size is
+    // only a first guess, and the limit is checked again on what was read).
+    Bytes bytes;
+    std::size_t block = ec ? std::size_t{1} << 16U : static_cast<std::size_t>(size) + 1;
+    std::size_t used = 0;
+    while (in && used <= max_bytes) {
+        if (max_bytes - used < block) {
+            block = max_bytes - used + 1;  // one byte past the limit tells "too big" apart
+        }
+        bytes.resize(used + block);
+        in.read(reinterpret_cast<char*>(bytes.data() + used), static_cast<std::streamsize>(block));
+        used += static_cast<std::size_t>(in.gcount());
+        block = std::max<std::size_t>(block, std::size_t{1} << 16U);
+    }
+    if (in.bad()) {
+        return io_error("cannot read", path);
+    }
+    if (used > max_bytes) {
+        return too_big(path, max_bytes);
+    }
+    bytes.resize(used);
+    return bytes;
+}
+
+Status write_all(int fd, std::string_view bytes, const std::filesystem::path& path) {
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+        const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+        if (n < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            return io_error("cannot write", path);
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    return {};
+}
+
+Status fsync_directory(const std::filesystem::path& dir) {
+    const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        return io_error("cannot open directory", dir);
+    }
+    const int rc = ::fsync(fd);
+    ::close(fd);
+    return rc == 0 ? Status{} : io_error("cannot fsync directory", dir);
+}
+
+constexpr std::string_view kTempInfix = ".tmp-";
+
+/// Removes `<name>.tmp-<pid>-<n>` files next to `path` whose writer process no longer exists.
+void remove_dead_writers_files(const std::filesystem::path& path) {
+    const std::string prefix = path.filename().string() + std::string(kTempInfix);
+    std::error_code ec;
+    const std::filesystem::path dir = path.parent_path().empty() ? "." : path.parent_path();
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) {
+            continue;
+        }
+        char* end = nullptr;
+        const long pid = std::strtol(name.c_str() + prefix.size(), &end, 10);
+        const bool dead = pid > 0 && end != nullptr && *end == '-' &&
+                          ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+        if (dead) {
+            std::filesystem::remove(entry.path(), ec);
+        }
+    }
+}
+
+}  // namespace
+
+Result<std::string> read_text_file(const std::filesystem::path& path, std::size_t max_bytes) {
+    return read_whole<std::string>(path, max_bytes);
+}
+
+Result<std::vector<std::uint8_t>> read_binary_file(const std::filesystem::path& path,
+                                                   std::size_t max_bytes) {
+    return read_whole<std::vector<std::uint8_t>>(path, max_bytes);
+}
+
+Result<MappedFile> MappedFile::open(const std::filesystem::path& path) {
+    if (Status s = check_regular_file(path); !s.ok()) {
+        return s;
+    }
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return io_error("cannot open", path);
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        Status s = io_error("cannot read", path);
+        ::close(fd);
+        return s;
+    }
+    const auto size = static_cast<std::size_t>(st.st_size);
+    if (size == 0) {
+        ::close(fd);
+        return MappedFile(nullptr, 0);  // nothing to map; an empty span
+    }
+    void* data = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    ::close(fd);  // the mapping keeps the file open
+    if (data == MAP_FAILED) {
+        return io_error("cannot map", path);
+    }
+    return MappedFile(static_cast<const std::uint8_t*>(data), size);
+}
+
+MappedFile::MappedFile(MappedFile&& other) noexcept
+    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+
+MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
+    if (this != &other) {
+        if (data_ != nullptr) {
+            ::munmap(const_cast<std::uint8_t*>(data_), size_);
+        }
+        data_ = std::exchange(other.data_, nullptr);
+        size_ = std::exchange(other.size_, 0);
+    }
+    return *this;
+}
+
+MappedFile::~MappedFile() {
+    if (data_ != nullptr) {
+        ::munmap(const_cast<std::uint8_t*>(data_), size_);
+    }
+}
+
+Status check_replaceable(const std::filesystem::path& path) {
+    std::error_code ec;
+    const auto status = std::filesystem::status(path, ec);  // a link is judged by its target
+    if (!std::filesystem::exists(status)) {
+        return {};
+    }
+    if (!std::filesystem::is_regular_file(status)) {
+        return {Errc::invalid_argument,
+                path.string() + ": exists and is not a regular file; refusing to replace it"};
+    }
+    return {};
+}
+
+Status write_file_atomically(const std::filesystem::path& path, std::string_view bytes) {
+    if (Status s = check_replaceable(path); !s.ok()) {
+        return s;
+    }
+    remove_dead_writers_files(path);
+    static std::atomic<std::uint64_t> counter{0};
+    std::filesystem::path tmp = path;
+    tmp += std::string(kTempInfix) + std::to_string(::getpid()) + "-" +
+           std::to_string(counter.fetch_add(1));
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        return io_error("cannot create", tmp);
+    }
+    Status s = write_all(fd, bytes, tmp);
+    if (s.ok() && ::fsync(fd) != 0) {
+        s = io_error("cannot fsync", tmp);
+    }
+    if (::close(fd) != 0 && s.ok()) {
+        s = io_error("cannot close", tmp);
+    }
+    if (s.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) {
+        s = io_error("cannot rename into", path);
+    }
+    if (!s.ok()) {
+        ::unlink(tmp.c_str());
+        return s;
+    }
+    return fsync_directory(path.parent_path());
+}
+
+std::filesystem::path cache_dir() {
+    const auto env = [](const char* name) -> const char* {
+        const char* value = std::getenv(name);
+        return value != nullptr && *value != '\0' ? value : nullptr;
+    };
+    if (const char* dir = env("SCOUT_CACHE_DIR")) {
+        return dir;
+    }
+    if (const char* xdg = env("XDG_CACHE_HOME")) {
+        return std::filesystem::path(xdg) / "scout";
+    }
+    const char* home = env("HOME");
+    return std::filesystem::path(home != nullptr ? home : ".") / ".cache" / "scout";
+}
+
+}  // namespace scout::detail

@@ -1,0 +1,64 @@
+// file_io.hpp: whole-file reads, crash-safe file replacement and the per-user cache folder:
+// every file the library reads or writes goes through here.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <limits>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "scout/status.hpp"
+
+namespace scout::detail {
+
+/// No limit on a read (the caller bounds the size some other way).
+inline constexpr std::size_t kNoSizeLimit = std::numeric_limits<std::size_t>::max();
+
+/// Reads a whole regular file. not_found when it does not exist, io_error when it is not a
+/// regular file (a directory, a FIFO, a device) or cannot be read, invalid_argument when it holds
+/// more than `max_bytes` (checked before reading and again while reading, so a file that grows
+/// meanwhile costs at most max_bytes + 1 bytes of memory).
+[[nodiscard]] Result<std::string> read_text_file(const std::filesystem::path& path,
+                                                 std::size_t max_bytes = kNoSizeLimit);
+[[nodiscard]] Result<std::vector<std::uint8_t>> read_binary_file(
+    const std::filesystem::path& path, std::size_t max_bytes = kNoSizeLimit);
+
+/// A regular file mapped read-only (mmap): its pages are read on first touch, never copied
+/// into a buffer first. Errors as read_binary_file. The mapping assumes the file is not
+/// truncated while mapped, as index files are not: their writers replace them by rename.
+class MappedFile {
+public:
+    [[nodiscard]] static Result<MappedFile> open(const std::filesystem::path& path);
+    MappedFile(MappedFile&& other) noexcept;
+    MappedFile& operator=(MappedFile&& other) noexcept;
+    MappedFile(const MappedFile&) = delete;
+    MappedFile& operator=(const MappedFile&) = delete;
+    ~MappedFile();
+    [[nodiscard]] std::span<const std::uint8_t> bytes() const noexcept { return {data_, size_}; }
+
+private:
+    MappedFile(const std::uint8_t* data, std::size_t size) noexcept : data_(data), size_(size) {}
+    const std::uint8_t* data_ = nullptr;
+    std::size_t size_ = 0;
+};
+
+/// invalid_argument when `path` exists and is not a regular file (a device, a FIFO, a
+/// directory, or a link to one): such a target is never replaced by a file.
+[[nodiscard]] Status check_replaceable(const std::filesystem::path& path);
+
+/// Replaces `path` with `bytes` so that a crash at any point leaves the complete old file or the
+/// complete new one: a uniquely named temporary file in the same folder, fsync, rename over
+/// `path`, fsync of the folder. Temporary files that an earlier writer, since dead, left behind
+/// next to `path` are removed first. Refuses (check_replaceable) a `path` that exists and is not
+/// a regular file. io_error (naming the failing step) on failure.
+[[nodiscard]] Status write_file_atomically(const std::filesystem::path& path,
+                                           std::string_view bytes);
+
+/// The per-user cache folder: $SCOUT_CACHE_DIR, else $XDG_CACHE_HOME/scout, else
+/// $HOME/.cache/scout (where scripts/fetch.d/ puts downloaded models and tokenizer files).
+[[nodiscard]] std::filesystem::path cache_dir();
+
+}  // namespace scout::detail

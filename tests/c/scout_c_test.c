@@ -1,0 +1,236 @@
+/* scout_c_test.c: the C ABI (scout/scout.h) driven from a C99 program: a catalog from JSON,
+   commit, search with scope, a pinned searcher across commits, save and open, and every kind of
+   bad input (NULL pointers, malformed JSON, unknown keys, empty queries) answered with a status
+   code and a message, never a crash. Run with the folder for its index file as argv[1]. Prints
+   "N passed, N failed" and exits non-zero on any failure. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scout/scout.h"
+
+static int passed = 0;
+static int failed = 0;
+
+#define CHECK(cond)                                              \
+    do {                                                         \
+        if (cond) {                                              \
+            ++passed;                                            \
+        } else {                                                 \
+            ++failed;                                            \
+            fprintf(stderr,                                      \
+                    "%s:%d: CHECK(%s) failed; last error: %s\n", \
+                    __FILE__,                                    \
+                    __LINE__,                                    \
+                    #cond,                                       \
+                    scout_last_error());                         \
+        }                                                        \
+    } while (0)
+
+static const char* const kServers =
+    "{\"servers\": ["
+    " {\"name\": \"github\", \"description\": \"Code hosting\", \"environment\": \"prod\","
+    "  \"tools\": ["
+    "   {\"name\": \"create_pull_request\", \"description\": \"Open a pull request from a branch\","
+    "    \"inputSchema\": {\"type\": \"object\", \"properties\": {\"base\": {\"type\": "
+    "\"string\"}}}},"
+    "   {\"name\": \"list_issues\", \"description\": \"List the issues of a repository\"}]},"
+    " {\"name\": \"gitlab\", \"description\": \"Code hosting too\", \"environment\": \"dev\","
+    "  \"tools\": ["
+    "   {\"name\": \"create_merge_request\", \"description\": \"Open a merge request, a pull "
+    "request\"}]},"
+    " {\"name\": \"pager\", \"description\": \"On-call paging\","
+    "  \"tools\": ["
+    "   {\"name\": \"page_oncall\", \"description\": \"Page the on-call engineer\"}]}]}";
+
+static int contains(const char* text, const char* needle) {
+    return text != NULL && strstr(text, needle) != NULL;
+}
+
+static void test_bad_input(void) {
+    scout_catalog* catalog = NULL;
+    char* out = NULL;
+
+    CHECK(scout_catalog_create(NULL, NULL) == SCOUT_INVALID_ARGUMENT);
+    CHECK(contains(scout_last_error(), "out must not be NULL"));
+    CHECK(scout_catalog_create("{not json", &catalog) == SCOUT_INVALID_ARGUMENT);
+    CHECK(catalog == NULL);
+    CHECK(contains(scout_last_error(), "not valid JSON"));
+    CHECK(scout_catalog_create("[1, 2]", &catalog) == SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_catalog_create("{\"embedder\": \"none\", \"colour\": 1}", &catalog) ==
+          SCOUT_INVALID_ARGUMENT);
+    CHECK(contains(scout_last_error(), "colour"));
+    CHECK(scout_catalog_create("{\"embedder\": \"word2vec\"}", &catalog) == SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_catalog_create("{\"embedder\": \"none\", \"options\": {\"bm25\": {\"k1\": -4}}}",
+                               &catalog) == SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_catalog_create("{\"embedder\": \"none\", \"options\": {\"bm25\": {\"kl\": 1}}}",
+                               &catalog) == SCOUT_INVALID_ARGUMENT);
+    CHECK(contains(scout_last_error(), "kl"));
+    CHECK(scout_catalog_create(
+              "{\"embedder\": {\"kind\": \"http\", \"url\": \"ftp://x\", \"model\": \"m\", "
+              "\"dimensions\": 8}}",
+              &catalog) == SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_catalog_open(NULL, NULL, &catalog) == SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_catalog_open("/nonexistent/scout.idx", "{\"embedder\": \"none\"}", &catalog) ==
+          SCOUT_NOT_FOUND);
+    CHECK(scout_catalog_open("x.idx", "{\"embedder\": \"none\", \"options\": {}}", &catalog) ==
+          SCOUT_INVALID_ARGUMENT);
+
+    CHECK(scout_catalog_upsert_servers(NULL, kServers) == SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_catalog_remove_server(NULL, "x") == SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_catalog_set_server_status(NULL, "x", "active") == SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_catalog_commit(NULL, NULL) == SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_catalog_save(NULL, "x") == SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_catalog_stats(NULL, &out) == SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_catalog_search(NULL, "q", NULL, &out) == SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_searcher_create(NULL, NULL) == SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_searcher_search(NULL, "q", NULL, &out) == SCOUT_INVALID_ARGUMENT);
+    CHECK(out == NULL);
+    CHECK(scout_searcher_generation(NULL) == 0);
+    scout_catalog_free(NULL);
+    scout_searcher_free(NULL);
+    scout_string_free(NULL);
+
+    CHECK(scout_catalog_create("{\"embedder\": \"none\"}", &catalog) == SCOUT_OK);
+    CHECK(scout_catalog_upsert_servers(catalog, NULL) == SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_catalog_upsert_servers(catalog, "{\"servers\": [{\"name\": \"\"}]}") ==
+          SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_catalog_upsert_servers(catalog, "{\"servers\": 7") == SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_catalog_remove_server(catalog, NULL) == SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_catalog_remove_server(catalog, "nobody") == SCOUT_NOT_FOUND);
+    CHECK(contains(scout_last_error(), "nobody"));
+    CHECK(scout_catalog_upsert_servers(catalog, kServers) == SCOUT_OK);
+    CHECK(scout_catalog_set_server_status(catalog, "pager", "sleepy") == SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_catalog_set_server_status(catalog, "pager", NULL) == SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_catalog_commit(catalog, NULL) == SCOUT_OK);
+    CHECK(scout_catalog_record_outcome(NULL, "q", "github", "list_issues", 1) ==
+          SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_catalog_record_outcome(catalog, NULL, "github", "list_issues", 1) ==
+          SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_catalog_record_outcome(catalog, "q", "github", NULL, 1) == SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_catalog_record_outcome(catalog, "q", "github", "nope", 0) == SCOUT_NOT_FOUND);
+    CHECK(scout_catalog_record_outcome(catalog, "", "github", "list_issues", 1) ==
+          SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_catalog_record_outcome(
+              catalog, "open a pull request", "gitlab", "create_merge_request", 1) == SCOUT_OK);
+    CHECK(scout_catalog_search(catalog, "open a pull request", "{\"outcome_prior\": true}", &out) ==
+          SCOUT_OK);
+    CHECK(out != NULL && contains(out, "create_merge_request"));
+    scout_string_free(out);
+    out = NULL;
+    CHECK(scout_catalog_search(catalog, "q", "{\"outcome_prior\": 1}", &out) ==
+          SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_catalog_search(catalog, NULL, NULL, &out) == SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_catalog_search(catalog, "q", NULL, NULL) == SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_catalog_search(catalog, "", NULL, &out) == SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_catalog_search(catalog, "\xff\xfe", NULL, &out) == SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_catalog_search(catalog, "q", "{\"top_k\": -1}", &out) == SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_catalog_search(catalog, "q", "{\"mode\": \"fast\"}", &out) ==
+          SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_catalog_search(catalog, "q", "{\"topk\": 3}", &out) == SCOUT_INVALID_ARGUMENT);
+    CHECK(contains(scout_last_error(), "topk"));
+    CHECK(out == NULL);
+    CHECK(scout_catalog_save(catalog, NULL) == SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_catalog_save(catalog, "/nonexistent/dir/x.idx") == SCOUT_IO_ERROR);
+    scout_catalog_free(catalog);
+
+    CHECK(strcmp(scout_status_name(SCOUT_NOT_FOUND), "not_found") == 0);
+    CHECK(strcmp(scout_status_name((scout_status)42), "unknown") == 0);
+}
+
+static void test_search_and_persist(const char* folder) {
+    scout_catalog* catalog = NULL;
+    scout_catalog* reopened = NULL;
+    scout_searcher* pinned = NULL;
+    char* json = NULL;
+    char path[4096];
+
+    CHECK(scout_catalog_create(
+              "{\"embedder\": \"hashing:64\", \"options\": {\"fusion\": {\"method\": \"rrf\"}}}",
+              &catalog) == SCOUT_OK);
+    CHECK(scout_catalog_upsert_servers(catalog, kServers) == SCOUT_OK);
+    CHECK(scout_catalog_commit(catalog, &json) == SCOUT_OK);
+    CHECK(contains(json, "\"generation\":1"));
+    CHECK(contains(json, "\"tools\":4"));
+    CHECK(contains(json, "\"dense_ready\":true"));
+    scout_string_free(json);
+    json = NULL;
+
+    CHECK(scout_catalog_search(catalog, "open a pull request", "{\"top_k\": 2}", &json) ==
+          SCOUT_OK);
+    CHECK(contains(json, "\"query\":\"open a pull request\""));
+    CHECK(contains(json, "\"name\":\"github_create_pull_request\""));
+    CHECK(contains(json, "\"inputSchema\":{\"properties\""));
+    CHECK(contains(json, "\"mode\":\"hybrid\""));
+    CHECK(contains(json, "\"degraded\":false"));
+    scout_string_free(json);
+    json = NULL;
+
+    /* Scope: only gitlab's tool can come back, and only prod's servers. */
+    CHECK(scout_catalog_search(catalog,
+                               "open a pull request",
+                               "{\"servers\": [\"gitlab\"], \"mode\": \"bm25\"}",
+                               &json) == SCOUT_OK);
+    CHECK(contains(json, "gitlab_create_merge_request"));
+    CHECK(!contains(json, "github_"));
+    scout_string_free(json);
+    json = NULL;
+    CHECK(scout_catalog_search(
+              catalog, "open a merge request", "{\"environment\": \"prod\"}", &json) == SCOUT_OK);
+    CHECK(!contains(json, "gitlab_"));
+    scout_string_free(json);
+    json = NULL;
+
+    /* A searcher stays on its generation while the catalog moves on. */
+    CHECK(scout_searcher_create(catalog, &pinned) == SCOUT_OK);
+    CHECK(scout_searcher_generation(pinned) == 1);
+    CHECK(scout_catalog_remove_server(catalog, "pager") == SCOUT_OK);
+    CHECK(scout_catalog_commit(catalog, NULL) == SCOUT_OK);
+    CHECK(scout_searcher_search(pinned, "page the on-call engineer", NULL, &json) == SCOUT_OK);
+    CHECK(contains(json, "pager_page_oncall"));
+    scout_string_free(json);
+    json = NULL;
+    CHECK(scout_catalog_search(catalog, "page the on-call engineer", NULL, &json) == SCOUT_OK);
+    CHECK(!contains(json, "pager_page_oncall"));
+    scout_string_free(json);
+    json = NULL;
+    scout_searcher_free(pinned);
+
+    /* An inactive server leaves the results. */
+    CHECK(scout_catalog_set_server_status(catalog, "gitlab", "INACTIVE") == SCOUT_OK);
+    CHECK(scout_catalog_commit(catalog, NULL) == SCOUT_OK);
+    CHECK(scout_catalog_search(catalog, "merge request", "{\"mode\": \"bm25\"}", &json) ==
+          SCOUT_OK);
+    CHECK(!contains(json, "gitlab_"));
+    scout_string_free(json);
+    json = NULL;
+
+    CHECK(scout_catalog_stats(catalog, &json) == SCOUT_OK);
+    CHECK(contains(json, "\"searches\":"));
+    scout_string_free(json);
+    json = NULL;
+
+    snprintf(path, sizeof path, "%s/scout_c_test.scoutidx", folder);
+    CHECK(scout_catalog_save(catalog, path) == SCOUT_OK);
+    scout_catalog_free(catalog);
+
+    CHECK(scout_catalog_open(path, "{\"embedder\": \"hashing:32\"}", &reopened) ==
+          SCOUT_EMBEDDER_MISMATCH);
+    CHECK(scout_catalog_open(path, "{\"embedder\": \"hashing:64\"}", &reopened) == SCOUT_OK);
+    CHECK(scout_catalog_search(reopened, "open a pull request", NULL, &json) == SCOUT_OK);
+    CHECK(contains(json, "github_create_pull_request"));
+    CHECK(contains(json, "\"degraded\":false"));
+    scout_string_free(json);
+    json = NULL;
+    scout_catalog_free(reopened);
+}
+
+int main(int argc, char** argv) {
+    const char* folder = argc > 1 ? argv[1] : ".";
+    CHECK(strlen(scout_version()) >= 5);
+    CHECK(strcmp(scout_last_error(), "") == 0);
+    test_bad_input();
+    test_search_and_persist(folder);
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+}

@@ -1,0 +1,31 @@
+// gateway_auth_fuzz.cpp: libFuzzer target for scout-gateway's auth file parser. Any bytes must
+// give a clean invalid_argument or a table whose callers are well-formed and whose tokens
+// authenticate exactly their own caller.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "auth.hpp"
+#include "fuzz_check.hpp"
+
+using scout::fuzz::check;
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    const std::string_view text(reinterpret_cast<const char*>(data), size);
+    auto parsed = scout::gateway::AuthTable::parse(text);
+    if (!parsed) {
+        check(parsed.status().code() == scout::Errc::invalid_argument);
+        check(!parsed.status().message().empty());
+    } else {
+        check(parsed->size() > 0 && parsed->size() == parsed->callers().size());
+        for (const auto& c : parsed->callers()) {
+            check(!c.name.empty());
+        }
+    }
+    // The input as an Authorization header: never a crash, and no match without a table entry.
+    if (parsed) {
+        (void)parsed->authenticate(text);
+    }
+    check(scout::gateway::constant_time_equal(text, text));
+    return 0;
+}

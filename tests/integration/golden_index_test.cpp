@@ -1,0 +1,95 @@
+// golden_index_test.cpp: the index files every format version wrote (tests/golden/v<major>.<minor>,
+// made by scripts/make-golden-index.sh with the scout of that version) still open with this
+// library and give the search results recorded when they were written.
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <catch2/catch.hpp>
+
+#include "scout/scout.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path golden_dir() {
+    const char* src = std::getenv("SCOUT_SOURCE_DIR");
+    REQUIRE(src != nullptr);
+    return fs::path(src) / "tests" / "golden";
+}
+
+/// The embedder each golden file was written with, named by the file.
+std::shared_ptr<scout::Embedder> embedder_for(const std::string& stem) {
+    if (stem == "hashing") {
+        return std::make_shared<scout::HashingEmbedder>(8);
+    }
+    if (stem == "static") {
+        auto loaded = scout::StaticEmbedder::load_default();
+        REQUIRE(loaded.ok());
+        return loaded.value();
+    }
+    REQUIRE(stem == "bm25");
+    return nullptr;
+}
+
+/// "v<major>.<minor>", the name of a version's folder.
+std::string version_name(unsigned major, unsigned minor) {
+    std::ostringstream out;
+    out << 'v' << major << '.' << minor;
+    return out.str();
+}
+
+}  // namespace
+
+TEST_CASE("every format version's golden index files open and search as recorded",
+          "[persistence][golden]") {
+    const fs::path root = golden_dir();
+    const std::string current = version_name(scout::kIndexFormatMajor, scout::kIndexFormatMinor);
+    REQUIRE(fs::is_directory(root / current));  // a format change commits its golden files
+    std::size_t files = 0;
+    for (const auto& version : fs::directory_iterator(root)) {
+        if (!version.is_directory()) {
+            continue;
+        }
+        const std::string name = version.path().filename().string();
+        for (const char* stem : {"bm25", "hashing", "static"}) {
+            const fs::path file = version.path() / (std::string(stem) + ".scoutidx");
+            INFO(file.string());
+            REQUIRE(fs::exists(file));
+            auto info = scout::inspect_index_file(file);
+            REQUIRE(info.ok());
+            CHECK(version_name(info->format_major, info->format_minor) == name);
+            CHECK(info->warnings.empty());
+            auto catalog = scout::Catalog::open(file, embedder_for(stem));
+            REQUIRE(catalog.ok());
+            const scout::Searcher searcher = catalog->searcher();
+            std::ifstream expected(version.path() / (std::string(stem) + ".expected.tsv"));
+            std::string line;
+            std::size_t queries = 0;
+            while (std::getline(expected, line)) {
+                const auto tab = line.find('\t');
+                REQUIRE(tab != std::string::npos);
+                const std::string query = line.substr(0, tab);
+                scout::SearchOptions options;
+                options.top_k = 5;
+                auto result = searcher.search(query, options);
+                REQUIRE(result.ok());
+                std::string names;
+                for (const auto& hit : result->hits) {
+                    if (!names.empty()) {
+                        names += ',';
+                    }
+                    names += hit.name;
+                }
+                INFO(query);
+                CHECK(names == line.substr(tab + 1));
+                ++queries;
+            }
+            CHECK(queries > 0);
+            ++files;
+        }
+    }
+    CHECK(files >= 6);  // formats 1.1 and 1.2 at least
+}

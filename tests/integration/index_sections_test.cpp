@@ -1,0 +1,342 @@
+// index_sections_test.cpp: the built indexes an index file keeps (BM25 postings, HNSW graph,
+// vector keys, the embedder's fitted state): opening takes them as they are, a file without
+// them still opens by rebuilding, and damage behind valid checksums is refused.
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+#include <catch2/catch.hpp>
+
+#include "scout/scout.hpp"
+
+#include "persist/container.hpp"
+#include "persist/index_codec.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path temp_file(const std::string& name) {
+    static std::atomic<int> n{0};
+    const fs::path dir =
+        fs::temp_directory_path() /
+        ("scout-sections-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    return dir / name;
+}
+
+std::vector<std::uint8_t> read_bytes(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_bytes(const fs::path& path, const std::string& bytes) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+/// A corpus-aware embedder (fit() changes its model id) that counts what it is asked to do, so
+/// a test can tell an opened index from a rebuilt one.
+class FittingEmbedder final : public scout::Embedder {
+public:
+    std::string model_id() const override { return fitted_ ? "fitting-fit" : "fitting"; }
+    std::size_t dim() const override { return inner_.dim(); }
+    scout::Result<std::vector<float>> embed(std::span<const std::string> texts) override {
+        texts_ += texts.size();
+        return inner_.embed(texts);
+    }
+    void fit(std::span<const std::string> corpus) override {
+        ++fits_;
+        fitted_ = !corpus.empty();
+    }
+    std::string fitted_state() const override { return fitted_ ? "fit" : ""; }
+    bool restore_fitted_state(std::string_view state) override {
+        ++restores_;
+        if (state != "fit") {
+            return false;
+        }
+        fitted_ = true;
+        return true;
+    }
+    std::atomic<std::size_t> texts_{0};
+    std::atomic<std::size_t> fits_{0};
+    std::atomic<std::size_t> restores_{0};
+
+private:
+    scout::HashingEmbedder inner_{16};
+    std::atomic<bool> fitted_{false};
+};
+
+scout::ServerSpec server(const std::string& name, std::size_t tools) {
+    static const char* verbs[] = {"create", "delete", "list", "update", "search", "read"};
+    static const char* things[] = {"issue", "file", "user", "message", "page", "invoice", "ticket"};
+    scout::ServerSpec s{name, name + " service", "", "", scout::ServerStatus::active, {}};
+    for (std::size_t i = 0; i < tools; ++i) {
+        const std::string verb = verbs[i % 6];
+        const std::string thing = things[(i / 6) % 7];
+        s.tools.push_back({verb + "_" + thing + "_" + std::to_string(i),
+                           "",
+                           verb + " a " + thing + " in " + name,
+                           R"({"type":"object","properties":{"id":{"type":"string"}}})",
+                           ""});
+    }
+    return s;
+}
+
+/// A catalog whose dense index is an HNSW graph, with a degraded server that is not indexed.
+scout::Catalog hnsw_catalog(std::shared_ptr<scout::Embedder> embedder) {
+    scout::CatalogOptions options;
+    options.dense.kind = scout::DenseIndexKind::hnsw;
+    options.dense.hnsw_m = 4;
+    auto c = scout::Catalog::create(options, std::move(embedder));
+    REQUIRE(c.ok());
+    REQUIRE(c->upsert_server(server("jira", 40)).ok());
+    REQUIRE(c->upsert_server(server("drive", 30)).ok());
+    auto degraded = server("mail", 5);
+    degraded.status = scout::ServerStatus::degraded;
+    REQUIRE(c->upsert_server(degraded).ok());
+    REQUIRE(c->commit().ok());
+    return std::move(c.value());
+}
+
+std::vector<std::string> results(const scout::Searcher& searcher) {
+    std::vector<std::string> out;
+    for (const char* q : {"create an issue", "delete file", "list users in drive", "invoice"}) {
+        scout::SearchOptions o;
+        o.top_k = 8;
+        auto r = searcher.search(q, o);
+        REQUIRE(r.ok());
+        for (const auto& h : r->hits) {
+            out.push_back(h.name + "@" + std::to_string(h.score) + "/" +
+                          std::to_string(h.bm25_rank) + "/" + std::to_string(h.dense_rank));
+        }
+        out.emplace_back("|");
+    }
+    return out;
+}
+
+/// The file's sections, with `edit` applied, written again at format `minor`.
+std::string rewrite(const std::vector<std::uint8_t>& file,
+                    std::uint16_t minor,
+                    const std::function<bool(scout::detail::SectionOut&)>& keep) {
+    auto view = scout::detail::read_container(file, 1, scout::kIndexFormatMajor);
+    REQUIRE(view.ok());
+    std::vector<scout::detail::SectionOut> sections;
+    for (const auto& s : view->sections) {
+        scout::detail::SectionOut out{
+            s.kind, s.version, std::string(s.bytes.begin(), s.bytes.end())};
+        if (keep(out)) {
+            sections.push_back(std::move(out));
+        }
+    }
+    return scout::detail::write_container(scout::kIndexFormatMajor, minor, sections);
+}
+
+}  // namespace
+
+TEST_CASE("an opened index takes its stored indexes and rebuilds nothing",
+          "[persistence][sections]") {
+    const fs::path file = temp_file("hnsw.scoutidx");
+    auto built = hnsw_catalog(std::make_shared<FittingEmbedder>());
+    REQUIRE(built.save(file).ok());
+    const std::vector<std::string> expected = results(built.searcher());
+
+    auto embedder = std::make_shared<FittingEmbedder>();
+    auto opened = scout::Catalog::open(file, embedder);
+    REQUIRE(opened.ok());
+    CHECK(embedder->fits_ == 0);  // the fitted state came from the file, not from the corpus
+    CHECK(embedder->restores_ == 1);
+    CHECK(embedder->texts_ == 0);
+    CHECK(results(opened->searcher()) == expected);
+
+    // Saving the opened catalog writes the same bytes: graph, postings and keys round-trip.
+    const fs::path again = file.parent_path() / "again.scoutidx";
+    REQUIRE(opened->save(again).ok());
+    CHECK(read_bytes(again) == read_bytes(file));
+
+    // A commit after opening embeds only what is new: the stored vectors are reused.
+    const std::size_t queries = embedder->texts_;  // the searches above embedded their queries
+    REQUIRE(opened->upsert_server(server("wiki", 1)).ok());
+    REQUIRE(opened->commit().ok());
+    CHECK(embedder->texts_ - queries == 1);
+    fs::remove_all(file.parent_path());
+}
+
+TEST_CASE("the stored HNSW graph and BM25 postings decode to the saved indexes",
+          "[persistence][sections]") {
+    const fs::path file = temp_file("hnsw.scoutidx");
+    auto built = hnsw_catalog(std::make_shared<FittingEmbedder>());
+    REQUIRE(built.save(file).ok());
+    auto stored = scout::detail::decode_index(read_bytes(file));
+    REQUIRE(stored.ok());
+    REQUIRE(stored->dense);
+    CHECK(std::string(stored->dense->kind()) == "hnsw");
+    REQUIRE(stored->bm25);
+    CHECK(stored->bm25->num_docs() == 70);
+    CHECK(stored->bm25->num_postings() > 70);
+    CHECK(stored->embed_keys.size() == 70);
+    // Each stored vector finds itself first through the loaded graph.
+    std::vector<scout::detail::ScoredDoc> hits;
+    for (std::size_t r = 0; r < stored->vectors->size(); ++r) {
+        stored->dense->search(stored->vectors->row(r), 1, nullptr, hits);
+        REQUIRE(hits.size() == 1);
+        CHECK(hits[0].score == Approx(1.0f).margin(1e-4));
+    }
+    fs::remove_all(file.parent_path());
+}
+
+TEST_CASE("a file without the built indexes opens by rebuilding them", "[persistence][sections]") {
+    const fs::path file = temp_file("old.scoutidx");
+    auto built = hnsw_catalog(std::make_shared<FittingEmbedder>());
+    REQUIRE(built.save(file).ok());
+    const std::vector<std::string> expected = results(built.searcher());
+    const std::string old = rewrite(read_bytes(file), 1, [](scout::detail::SectionOut& s) {
+        return s.kind == scout::detail::fourcc("META") || s.kind == scout::detail::fourcc("CATL") ||
+               s.kind == scout::detail::fourcc("VECS");
+    });
+    write_bytes(file, old);
+    auto embedder = std::make_shared<FittingEmbedder>();
+    auto opened = scout::Catalog::open(file, embedder);
+    REQUIRE(opened.ok());
+    CHECK(embedder->fits_ > 0);  // rebuilt: the embedder was fitted to the corpus again
+    CHECK(embedder->texts_ == 0);
+    CHECK(results(opened->searcher()) == expected);
+
+    // A stored state the embedder refuses also falls back to the rebuild.
+    REQUIRE(built.save(file).ok());
+    const std::string refused = rewrite(read_bytes(file), scout::kIndexFormatMinor, [](auto& s) {
+        if (s.kind == scout::detail::fourcc("EMBF")) {
+            s.bytes = "not a number";
+        }
+        return true;
+    });
+    write_bytes(file, refused);
+    auto other = std::make_shared<FittingEmbedder>();
+    auto reopened = scout::Catalog::open(file, other);
+    REQUIRE(reopened.ok());
+    CHECK(other->fits_ > 0);
+    CHECK(results(reopened->searcher()) == expected);
+    fs::remove_all(file.parent_path());
+}
+
+TEST_CASE("damaged postings or graph behind valid checksums are refused",
+          "[persistence][sections]") {
+    const fs::path file = temp_file("hnsw.scoutidx");
+    REQUIRE(hnsw_catalog(std::make_shared<FittingEmbedder>()).save(file).ok());
+    const std::vector<std::uint8_t> good = read_bytes(file);
+    const auto damage = [&](const char(&kind)[5], std::size_t at, std::uint8_t value) {
+        const std::string bad = rewrite(good, scout::kIndexFormatMinor, [&](auto& s) {
+            if (s.kind == scout::detail::fourcc(kind)) {
+                REQUIRE(at < s.bytes.size());
+                s.bytes[at] = static_cast<char>(value);
+            }
+            return true;
+        });
+        return scout::inspect_index(std::span<const std::uint8_t>(
+            reinterpret_cast<const std::uint8_t*>(bad.data()), bad.size()));
+    };
+    // HNSW: header words count, M, top level, entry; then element 0's level and first count.
+    CHECK(damage("HNSW", 0, 0xFF).status().code() == scout::Errc::corrupt);   // element count
+    CHECK(damage("HNSW", 4, 5).status().code() == scout::Errc::corrupt);      // M
+    CHECK(damage("HNSW", 20, 0xFF).status().code() == scout::Errc::corrupt);  // link count
+    CHECK(damage("HNSW", 27, 0x7F).status().code() == scout::Errc::corrupt);  // a link's id
+    // BM25: documents, then (after terms and postings) the offsets; the first must be 0.
+    CHECK(damage("BM25", 0, 3).status().code() == scout::Errc::corrupt);
+    CHECK(damage("BM25", 24, 1).status().code() == scout::Errc::corrupt);
+    CHECK(damage("EKEY", 0, 9).status().code() == scout::Errc::corrupt);
+    // Sections that need vectors, in a file without them.
+    auto bm25_only = scout::Catalog::create({}, nullptr);
+    REQUIRE(bm25_only->upsert_server(server("jira", 3)).ok());
+    REQUIRE(bm25_only->commit().ok());
+    REQUIRE(bm25_only->save(file).ok());
+    auto view = scout::detail::read_container(good, 1, scout::kIndexFormatMajor);
+    REQUIRE(view.ok());
+    // The view points into the bytes, so they must outlive it.
+    const std::vector<std::uint8_t> plain_bytes = read_bytes(file);
+    auto plain = scout::detail::read_container(plain_bytes, 1, scout::kIndexFormatMajor);
+    REQUIRE(plain.ok());
+    std::vector<scout::detail::SectionOut> sections;
+    for (const auto& s : plain->sections) {
+        sections.push_back({s.kind, s.version, std::string(s.bytes.begin(), s.bytes.end())});
+    }
+    const auto* keys = view->find(scout::detail::fourcc("EKEY"));
+    REQUIRE(keys != nullptr);
+    sections.push_back({keys->kind, 1, std::string(keys->bytes.begin(), keys->bytes.end())});
+    const std::string mixed = scout::detail::write_container(1, scout::kIndexFormatMinor, sections);
+    CHECK(
+        scout::inspect_index(std::span<const std::uint8_t>(
+                                 reinterpret_cast<const std::uint8_t*>(mixed.data()), mixed.size()))
+            .status()
+            .code() == scout::Errc::corrupt);
+    fs::remove_all(file.parent_path());
+}
+
+TEST_CASE("option keys of a newer minor version are reported, not silently dropped",
+          "[persistence][version]") {
+    const fs::path file = temp_file("newer.scoutidx");
+    REQUIRE(hnsw_catalog(std::make_shared<FittingEmbedder>()).save(file).ok());
+    const auto with_key = [&](std::uint16_t minor) {
+        return rewrite(read_bytes(file), minor, [](auto& s) {
+            if (s.kind == scout::detail::fourcc("META")) {
+                const std::string at = "\"fusion\":{";
+                const auto pos = s.bytes.find(at);
+                REQUIRE(pos != std::string::npos);
+                s.bytes.insert(pos + at.size(), "\"future_knob\":1,");
+            }
+            return true;
+        });
+    };
+    const fs::path newer = file.parent_path() / "newer2.scoutidx";
+    write_bytes(newer, with_key(scout::kIndexFormatMinor + 1));
+    auto info = scout::inspect_index_file(newer);
+    REQUIRE(info.ok());
+    REQUIRE(info->warnings.size() == 1);
+    CHECK_THAT(info->warnings[0], Catch::Contains("options.fusion.future_knob"));
+    std::vector<std::string> warnings;
+    auto opened = scout::Catalog::open(newer, std::make_shared<FittingEmbedder>(), &warnings);
+    REQUIRE(opened.ok());
+    CHECK(warnings == info->warnings);
+
+    // This version's own files carry no unknown keys, so nothing is said.
+    auto own = scout::inspect_index_file(file);
+    REQUIRE(own.ok());
+    CHECK(own->warnings.empty());
+    fs::remove_all(file.parent_path());
+}
+
+TEST_CASE("the static embedder's fitted word weights round-trip", "[persistence][sections]") {
+    auto a = scout::StaticEmbedder::load_default();
+    REQUIRE(a.ok());
+    auto b = scout::StaticEmbedder::load_default();
+    REQUIRE(b.ok());
+    const std::vector<std::string> corpus = {"create a jira issue",
+                                             "delete a file from the drive",
+                                             "send an email message",
+                                             "list open issues"};
+    (*a)->fit(corpus);
+    const std::string state = (*a)->fitted_state();
+    REQUIRE_FALSE(state.empty());
+    CHECK((*b)->model_id() != (*a)->model_id());
+    REQUIRE((*b)->restore_fitted_state(state));
+    CHECK((*b)->model_id() == (*a)->model_id());
+    const std::vector<std::string> query = {"open an issue"};
+    CHECK((*b)->embed(query).value() == (*a)->embed(query).value());
+
+    // Bytes that are not a state of this model change nothing.
+    auto c = scout::StaticEmbedder::load_default();
+    REQUIRE(c.ok());
+    const std::string before = (*c)->model_id();
+    std::string bad = state;
+    bad[16] = '\xFF';  // the first row, beyond the vocabulary
+    bad[17] = '\xFF';
+    bad[18] = '\xFF';
+    bad[19] = '\x7F';
+    CHECK_FALSE((*c)->restore_fitted_state(bad));
+    CHECK_FALSE((*c)->restore_fitted_state(state.substr(0, state.size() - 1)));
+    CHECK((*c)->model_id() == before);
+}

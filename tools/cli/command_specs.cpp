@@ -1,0 +1,262 @@
+// command_specs.cpp: see command_specs.hpp.
+#include "cli/command_specs.hpp"
+
+#include <sstream>
+#include <string>
+
+#include "scout/types.hpp"
+
+#include "cli/index_options.hpp"
+#include "eval/synthetic_catalog.hpp"
+
+namespace scout::cli {
+namespace {
+
+OptionGroup source_group() {
+    return {"catalog",
+            {{"catalog", "FILE", "", "catalog JSON file to index (give --catalog or --index)"},
+             {"index",
+              "FILE",
+              "",
+              "index file written by `scout index`: opened as it is, nothing re-embedded"},
+             {"events", "FILE", "", "append search events to FILE as JSON lines"}}};
+}
+
+OptionGroup embedder_group() {
+    return {"embedder",
+            {{"embedder",
+              "SPEC",
+              "static",
+              "dense-branch embedder: static[:PATH] (scout's trained model, "
+              "data/scout-static-256d.swm, or any model or vector file at PATH; BM25 only, with a "
+              "note, when the model is missing), glove (100-d GloVe in ~/.cache/scout), "
+              "transformer:DIR (a BERT-family sentence encoder run in process, see "
+              "scripts/fetch-model.sh), http (an OpenAI-compatible service), hashing[:DIM] "
+              "(tests) or none (BM25 only)"},
+             {"idf-power",
+              "P",
+              "the model's own (0.5 for scout's model, 1 for plain vectors)",
+              "static models: word weights x catalog IDF^P, P in [0, 4]"},
+             {"embedder-url",
+              "URL",
+              "",
+              "with --embedder http: the service's base URL, https:// or http://; requests go "
+              "to URL/embeddings (OpenAI: https://api.openai.com/v1; Azure OpenAI: "
+              "https://RESOURCE.openai.azure.com/openai/deployments/DEPLOYMENT). The key comes "
+              "from $SCOUT_EMBEDDER_API_KEY, else $OPENAI_API_KEY (Azure: $AZURE_OPENAI_API_KEY); "
+              "proxies from $HTTPS_PROXY and $NO_PROXY"},
+             {"embedder-model",
+              "NAME",
+              "",
+              "with --embedder http: the model name of each request (Azure: the deployment)"},
+             {"embedder-dimensions",
+              "N",
+              "learned from one probe request",
+              "with --embedder http: ask the service for N dimensions"},
+             {"embedder-api-version",
+              "V",
+              "",
+              "with --embedder http: Azure OpenAI's api-version (sends ?api-version=V and the "
+              "key as an api-key header instead of a bearer token)"},
+             {"embedder-header",
+              "'NAME: VALUE'",
+              "",
+              "with --embedder http: an extra request header, e.g. another provider's key",
+              true},
+             {"embedder-ca",
+              "FILE",
+              "$SCOUT_CA_BUNDLE, else the system's CA bundle",
+              "with --embedder http: PEM file of the certificate authorities trusted for https"},
+             {"embedder-allow-cleartext-key",
+              "",
+              "",
+              "with --embedder http: send the key over plain http to a host that is not loopback "
+              "(refused otherwise)"}}};
+}
+
+OptionGroup search_group(bool eval) {
+    const SearchOptions d;
+    std::ostringstream ratio;
+    ratio << d.auto_k_ratio;
+    return {"search",
+            {{"top-k",
+              "K",
+              std::to_string(d.top_k),
+              "number of results, clamped to 1.." + std::to_string(SearchOptions::kMaxTopK)},
+             {"mode",
+              eval ? "hybrid|bm25|dense|all" : "hybrid|bm25|dense",
+              std::string(mode_name(d.mode)),
+              eval ? "retrieval branches to run; all evaluates each mode in turn"
+                   : "retrieval branches to run"},
+             {"server", "NAME", "every active server", "search only this server's tools", true},
+             {"environment",
+              "LABEL",
+              "any",
+              "search only servers with this environment label (prod, dev, ...)"},
+             {"auto-k",
+              "off|on|RATIO",
+              "off",
+              "automatic result count: keep the leading hits whose min-max normalized score is "
+              "at least RATIO (on = " +
+                  ratio.str() + ")"},
+             {"embed-timeout-ms",
+              "MS",
+              "0, no limit",
+              "give up on the query embedding after MS milliseconds and answer with BM25"}}};
+}
+
+OptionSpec json_option(std::string help) {
+    return {"json", "", "", std::move(help)};
+}
+
+OptionSpec quiet_option() {
+    return {"quiet",
+            "",
+            "",
+            "no progress display on stderr (it is shown only when stderr is a terminal)"};
+}
+
+}  // namespace
+
+const CommandSpec& search_spec() {
+    static const CommandSpec spec = [] {
+        CommandSpec s{"scout search",
+                      "QUERY...",
+                      "Index a catalog (or open an index file) and print the tools that best match "
+                      "QUERY, with their input schemas.",
+                      {source_group(),
+                       embedder_group(),
+                       search_group(false),
+                       index_option_group(),
+                       {"multi-query",
+                        {{"alt",
+                          "PHRASING",
+                          "",
+                          "another phrasing of the query, searched and fused with it (RRF)",
+                          true}}},
+                       {"output",
+                        {json_option("print the result as JSON (the format of the C ABI and the "
+                                     "Python module)"),
+                         quiet_option()}}}};
+        return s;
+    }();
+    static const bool done = (register_command(spec), true);
+    (void)done;
+    return spec;
+}
+
+const CommandSpec& doctor_spec() {
+    static const CommandSpec spec = [] {
+        CommandSpec s{"scout doctor",
+                      "",
+                      "Examine a catalog file: findings per tool and server (each with a fix), the "
+                      "rate at which each tool is found by its own description, and a score per "
+                      "server.",
+                      {{"catalog",
+                        {{"catalog", "FILE", "", "catalog JSON file to examine; required"},
+                         {"events", "FILE", "", "append search events to FILE as JSON lines"}}},
+                       embedder_group(),
+                       search_group(false),
+                       index_option_group(),
+                       {"output", {json_option("print the report as JSON")}}}};
+        return s;
+    }();
+    static const bool done = (register_command(spec), true);
+    (void)done;
+    return spec;
+}
+
+const CommandSpec& eval_spec() {
+    static const CommandSpec spec = [] {
+        CommandSpec s{"scout eval",
+                      "",
+                      "Run labelled queries against a catalog and print retrieval quality (Hit@k, "
+                      "MRR, recall, nDCG) and latency per mode.",
+                      {source_group(),
+                       embedder_group(),
+                       search_group(true),
+                       index_option_group(),
+                       {"evaluation",
+                        {{"queries", "FILE", "", "labelled queries (JSON); required"},
+                         {"ranks",
+                          "FILE",
+                          "",
+                          "write one JSON line per query: the rank of its first relevant tool, "
+                          "and the top hit"}}},
+                       {"output", {json_option("print the report as JSON"), quiet_option()}}}};
+        return s;
+    }();
+    static const bool done = (register_command(spec), true);
+    (void)done;
+    return spec;
+}
+
+const CommandSpec& index_spec() {
+    static const CommandSpec spec = [] {
+        CommandSpec s{
+            "scout index",
+            "",
+            "Index a catalog once and save it (docs/FORMAT.md), so that `search "
+            "--index` and `eval --index` start without re-embedding.",
+            {{"files",
+              {{"catalog", "FILE", "", "catalog JSON file to index; required"},
+               {"out", "INDEX", "", "index file to write (atomically); required"}}},
+             embedder_group(),
+             index_option_group(),
+             {"output", {json_option("print what was written as JSON"), quiet_option()}}}};
+        return s;
+    }();
+    static const bool done = (register_command(spec), true);
+    (void)done;
+    return spec;
+}
+
+const CommandSpec& tokens_spec() {
+    static const CommandSpec spec = [] {
+        CommandSpec s{"scout tokens",
+                      "",
+                      "Count the BPE tokens of a file's text, as an LLM would see it (rank files "
+                      "from scripts/fetch.d/20-tokenizer.sh).",
+                      {{"tokens",
+                        {{"encoding", "NAME", "cl100k_base", "cl100k_base or o200k_base"},
+                         {"file", "FILE", "", "the text to count; required"}}},
+                       {"output", {json_option("print the count as JSON")}}}};
+        return s;
+    }();
+    static const bool done = (register_command(spec), true);
+    (void)done;
+    return spec;
+}
+
+const CommandSpec& synth_spec() {
+    static const CommandSpec spec = [] {
+        const eval::SyntheticOptions d;
+        CommandSpec s{
+            "scout synth",
+            "",
+            "Grow a catalog with seeded synthetic variants of its servers, and write it as "
+            "catalog JSON.",
+            {{"synthesis",
+              {{"catalog",
+                "FILE",
+                "data/enterprise_catalog.json of the checkout scout was built from",
+                "the catalog to grow"},
+               {"seed", "N", std::to_string(d.seed), "seed of the generator"},
+               {"servers", "N", std::to_string(d.servers), "servers in total, the base's included"},
+               {"tools", "N", std::to_string(d.tools), "tools in total, the base's included"},
+               {"out", "FILE", "standard output", "where to write the catalog"}}},
+             {"output", {json_option("with --out, print a summary of what was written as JSON")}}}};
+        return s;
+    }();
+    static const bool done = (register_command(spec), true);
+    (void)done;
+    return spec;
+}
+
+const std::vector<const CommandSpec*>& all_specs() {
+    static const std::vector<const CommandSpec*> specs{
+        &search_spec(), &eval_spec(), &index_spec(), &tokens_spec(), &synth_spec(), &doctor_spec()};
+    return specs;
+}
+
+}  // namespace scout::cli

@@ -1,0 +1,69 @@
+// main.cpp: the `scout` command: search and evaluate MCP tool catalogs. Each command's options
+// and help come from its table in command_specs.cpp.
+#include <cstring>
+#include <exception>
+#include <iostream>
+
+#include "scout/catalog.hpp"
+
+#include "cli/command_specs.hpp"
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+
+namespace {
+
+void print_usage(std::ostream& out) {
+    out << "usage: scout <command> [options]\n\ncommands:\n";
+    for (const scout::cli::CommandSpec* spec : scout::cli::all_specs()) {
+        std::string name = spec->name.substr(spec->name.find(' ') + 1);
+        out << "  " << name << std::string(name.size() < 8 ? 8 - name.size() : 1, ' ')
+            << spec->summary << "\n";
+    }
+    out << "\n`scout <command> --help` lists a command's options with their defaults.\n"
+           "  --version   print the version\n"
+           "  -h, --help  this help\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2) {
+        print_usage(std::cerr);
+        return scout::cli::kExitBadInput;
+    }
+    if (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
+        print_usage(std::cout);
+        return scout::cli::kExitOk;
+    }
+    if (std::strcmp(argv[1], "--version") == 0) {
+        std::cout << "scout " << scout::version() << "\n";
+        return scout::cli::kExitOk;
+    }
+    try {
+        const std::string command = argv[1];
+        if (command == "search") {
+            return scout::cli::run_search(argc, argv);
+        }
+        if (command == "eval") {
+            return scout::cli::run_eval(argc, argv);
+        }
+        if (command == "index") {
+            return scout::cli::run_index(argc, argv);
+        }
+        if (command == "tokens") {
+            return scout::cli::run_tokens(argc, argv);
+        }
+        if (command == "synth") {
+            return scout::cli::run_synth(argc, argv);
+        }
+        if (command == "doctor") {
+            return scout::cli::run_doctor(argc, argv);
+        }
+        std::cerr << "scout: unknown command '" << command << "'\n";
+        print_usage(std::cerr);
+        return scout::cli::kExitBadInput;
+    } catch (const std::exception& e) {
+        std::cerr << "scout: internal error: " << e.what() << "\n";
+        return scout::cli::kExitFailure;
+    }
+}
