@@ -96,9 +96,7 @@ for target in "${targets[@]}"; do
   echo "== fuzzing $target"
   log="build-fuzz/$target.log"
   set +e  # the exit status is the fuzzer's, read from PIPESTATUS; progress lines stay in the log
-  # The gateway parts link both the static and the shared library in this build, so the
-  # embedder's vtable exists twice (same code); ASan's ODR check would stop at start-up.
-  ASAN_OPTIONS=detect_leaks=1:detect_odr_violation=0 UBSAN_OPTIONS=halt_on_error=1 \
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1 \
     "build-fuzz/bin/scout_fuzz_$target" "$corpus" "$seeds" "${args[@]}" 2>&1 | tee "$log" | grep -v '^#'
   status=${PIPESTATUS[0]}
   set -e

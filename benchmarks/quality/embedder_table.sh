@@ -6,9 +6,7 @@
 # project's own data/enterprise_catalog.json + data/queries-49.json. Extra arguments go to every
 # scout eval. Usage: benchmarks/quality/embedder_table.sh [--embedders "glove static"] [...]
 set -euo pipefail
-root="$(cd "$(dirname "$0")/../.." && pwd)"
-scout="${SCOUT_BIN:-$root/build/bin/scout}"
-datasets="${SCOUT_DATASETS:-$root/../shared/datasets}"
+source "$(dirname "$0")/datasets.sh"
 embedders="glove static"
 if [[ "${1:-}" == "--embedders" ]]; then
     embedders="$2"
@@ -26,10 +24,4 @@ run() {  # name catalog queries [args...]
                 END { printf "| %s | %s | %s | %s | %s | %s |\n", name, e, m["bm25"], m["dense"], m["hybrid"], u }'
     done
 }
-for dir in "$datasets"/*/; do
-    name="$(basename "$dir")"
-    if [[ -f "$dir/catalog.json" && -f "$dir/queries.json" ]]; then
-        run "$name" "$dir/catalog.json" "$dir/queries.json" "$@"
-    fi
-done
-run queries-49 "$root/data/enterprise_catalog.json" "$root/data/queries-49.json" "$@"
+each_dataset run "$@"

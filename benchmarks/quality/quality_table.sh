@@ -6,9 +6,7 @@
 # with each fusion method (scout eval --fusion all). Extra arguments go to every scout eval.
 # Usage: benchmarks/quality/quality_table.sh [--auto-k on] [other scout eval options]
 set -euo pipefail
-root="$(cd "$(dirname "$0")/../.." && pwd)"
-scout="${SCOUT_BIN:-$root/build/bin/scout}"
-datasets="${SCOUT_DATASETS:-$root/../shared/datasets}"
+source "$(dirname "$0")/datasets.sh"
 printf '| dataset | mode | H@1 | H@5 | MRR | mean auto k | H@auto k |\n|---|---|---|---|---|---|---|\n'
 run() {  # name catalog queries [args...]
     local name="$1" catalog="$2" queries="$3"
@@ -18,10 +16,4 @@ run() {  # name catalog queries [args...]
             auto_k = NF >= 12 ? sprintf("%s | %s", $11, $12) : "- | -"
             printf "| %s | %s | %s | %s | %s | %s |\n", name, $1, $2, $3, $5, auto_k }'
 }
-for dir in "$datasets"/*/; do
-    name="$(basename "$dir")"
-    if [[ -f "$dir/catalog.json" && -f "$dir/queries.json" ]]; then
-        run "$name" "$dir/catalog.json" "$dir/queries.json" "$@"
-    fi
-done
-run queries-49 "$root/data/enterprise_catalog.json" "$root/data/queries-49.json" "$@"
+each_dataset run "$@"

@@ -2,14 +2,13 @@
 // naming it, never an exception.
 #include "auth.hpp"
 
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "scout/catalog.hpp"
 
+#include "config_file.hpp"
 #include "util/json_limits.hpp"
 #include "util/printable.hpp"
 
@@ -180,20 +179,7 @@ Result<AuthTable> AuthTable::parse(std::string_view json_text) {
 }
 
 Result<AuthTable> AuthTable::load(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        return Status{Errc::not_found, path + ": cannot open the auth file"};
-    }
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad()) {
-        return Status{Errc::io_error, path + ": cannot read the auth file"};
-    }
-    auto parsed = parse(text.str());
-    if (!parsed) {
-        return Status{parsed.status().code(), path + ": " + parsed.status().message()};
-    }
-    return parsed;
+    return load_config_file(path, [](std::string_view text) { return parse(text); });
 }
 
 }  // namespace scout::gateway

@@ -2,12 +2,10 @@
 // message naming it, never an exception.
 #include "config.hpp"
 
-#include <fstream>
-#include <sstream>
-
 #include "scout/catalog.hpp"
 #include "scout/catalog_loader.hpp"
 
+#include "config_file.hpp"
 #include "remote_session.hpp"
 #include "util/json_limits.hpp"
 #include "util/printable.hpp"
@@ -202,20 +200,7 @@ Result<GatewayConfig> parse_gateway_config(std::string_view json_text) {
 }
 
 Result<GatewayConfig> load_gateway_config(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        return Status{Errc::not_found, path + ": cannot open the config file"};
-    }
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad()) {
-        return Status{Errc::io_error, path + ": cannot read the config file"};
-    }
-    auto parsed = parse_gateway_config(text.str());
-    if (!parsed) {
-        return Status{parsed.status().code(), path + ": " + parsed.status().message()};
-    }
-    return parsed;
+    return load_config_file(path, [](std::string_view text) { return parse_gateway_config(text); });
 }
 
 Result<std::vector<BackendSpec>> parse_config(std::string_view json_text) {

@@ -6,10 +6,9 @@
 #include <charconv>
 #include <cstdint>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <utility>
 
+#include "config_file.hpp"
 #include "util/json_limits.hpp"
 #include "util/printable.hpp"
 
@@ -188,16 +187,8 @@ Status parse_embedder_config(std::string_view json_text, EmbedderSettings& setti
 }
 
 Status load_embedder_config(const std::string& path, EmbedderSettings& settings) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        return Status{Errc::not_found, path + ": cannot open the config file"};
-    }
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (Status s = parse_embedder_config(text.str(), settings); !s.ok()) {
-        return Status{s.code(), path + ": " + s.message()};
-    }
-    return {};
+    return load_config_file(
+        path, [&settings](std::string_view text) { return parse_embedder_config(text, settings); });
 }
 
 }  // namespace scout::gateway

@@ -89,9 +89,11 @@ void read_tools(Reader& r, std::uint64_t tick, std::size_t limit, OutcomePrior::
     for (std::uint32_t i = 0; i < n; ++i) {
         std::string key = r.string();
         const OutcomeCounts c = read_counts(r, tick);
-        if (!out.emplace(std::move(key), c).second) {
-            throw Bad{"a duplicate key"};
+        // The writer emits each map in order, so there is one encoding per prior.
+        if (!out.empty() && !(out.rbegin()->first < key)) {
+            throw Bad{"a tool key is out of order or repeated"};
         }
+        out.emplace_hint(out.end(), std::move(key), c);
     }
 }
 
@@ -131,9 +133,10 @@ Result<OutcomePrior> decode_outcomes(std::span<const std::uint8_t> bytes) {
             std::string term = r.string();
             OutcomePrior::ToolMap of_term;
             read_tools(r, tick, lim.max_tools_per_term, of_term);
-            if (!term_map.emplace(std::move(term), std::move(of_term)).second) {
-                throw Bad{"a duplicate term"};
+            if (!term_map.empty() && !(term_map.rbegin()->first < term)) {
+                throw Bad{"a term is out of order or repeated"};
             }
+            term_map.emplace_hint(term_map.end(), std::move(term), std::move(of_term));
         }
         if (!r.done()) {
             throw Bad{"trailing bytes"};

@@ -255,6 +255,21 @@ TEST_CASE("the prior survives save and open; a damaged OUTC section is corrupt",
     std::string future = bytes;
     future[0] = 0;  // the prior's tick now precedes its entries'
     CHECK(scout::detail::decode_outcomes(span_of(future)).status().code() == scout::Errc::corrupt);
+    // One encoding per prior: keys out of order, or repeated, are corrupt rather than re-sorted.
+    auto renamed = [&](std::string_view from, std::string_view to) {
+        std::string s = bytes;
+        for (auto at = s.find(from); at != std::string::npos; at = s.find(from, at + 1)) {
+            s.replace(at, from.size(), to);
+        }
+        return s;
+    };
+    const std::string unordered = renamed("post_memo", "post_zzzz");
+    REQUIRE(unordered != bytes);
+    CHECK(scout::detail::decode_outcomes(span_of(unordered)).status().code() ==
+          scout::Errc::corrupt);
+    const std::string repeated = renamed("post_note", "post_memo");
+    CHECK(scout::detail::decode_outcomes(span_of(repeated)).status().code() ==
+          scout::Errc::corrupt);
 }
 
 TEST_CASE("outcomes recorded while searches and commits run", "[outcomes][concurrency]") {

@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,6 +23,7 @@
 #include "http_rules.hpp"
 #include "http_transport.hpp"
 #include "remote_session.hpp"
+#include "support/temp_dir.hpp"
 
 using namespace scout::gateway;
 
@@ -215,6 +217,21 @@ TEST_CASE("the auth file is parsed and tokens compared in full", "[gateway][http
         CHECK(r.status().code() == scout::Errc::invalid_argument);
     }
     CHECK(AuthTable::load("/nonexistent/auth.json").status().code() == scout::Errc::not_found);
+}
+
+TEST_CASE("the gateway's files are read bounded: a FIFO or directory is refused, never waited on",
+          "[gateway][http]") {
+    scout::test::TempDir dir;
+    const std::string fifo = dir.file("config.fifo");
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);  // no writer: a blocking open would never return
+    CHECK(load_gateway_config(fifo).status().code() == scout::Errc::io_error);
+    CHECK(AuthTable::load(fifo).status().code() == scout::Errc::io_error);
+    CHECK_FALSE(load_gateway_config(dir.file("")).ok());
+    const std::string bad = dir.write("bad.json", R"({"mcpServers": 1})");
+    auto parsed = load_gateway_config(bad);
+    REQUIRE_FALSE(parsed.ok());
+    CHECK(parsed.status().code() == scout::Errc::invalid_argument);
+    CHECK(parsed.status().message().rfind(bad + ": ", 0) == 0);
 }
 
 TEST_CASE("the config names pinned tools and remote servers", "[gateway][http]") {
