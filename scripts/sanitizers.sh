@@ -2,13 +2,14 @@
 # sanitizers.sh: builds the tests with ASan+UBSan (all of them) and with TSan (the tests whose
 # names mark concurrency, and the gateway tests, whose gateway runs dozens of threads), in
 # build-asan/ and build-tsan/, and runs them. Debug info is line tables only (-g1): all a
-# sanitizer report needs, and much less to compile and link.
+# sanitizer report needs, and much less to compile and link. The ASan build keeps Debug's
+# assertions at -O1, which runs the tests about twice as fast as -O0 under ASan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs="$(nproc)"
 
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSCOUT_SANITIZE=address,undefined \
-  -DCMAKE_CXX_FLAGS_DEBUG="-g1" -DCMAKE_C_FLAGS_DEBUG="-g1" \
+  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" -DCMAKE_C_FLAGS_DEBUG="-O1 -g1" \
   -DSCOUT_BUILD_BENCHMARKS=OFF -DSCOUT_WERROR=ON
 cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
