@@ -127,7 +127,7 @@ Result<CommitInfo> Catalog::Impl::commit_locked(const ProgressCallback& progress
         // what save() writes for this generation.
         auto source = unedited ? unedited : std::make_shared<const detail::StagedCatalog>(staged);
         const std::shared_ptr<const detail::Snapshot> previous = slot.load();
-        auto built = detail::build_snapshot(*source,
+        auto built = detail::build_snapshot(std::move(source),
                                             options,
                                             embedder.get(),
                                             cache,
@@ -135,7 +135,6 @@ Result<CommitInfo> Catalog::Impl::commit_locked(const ProgressCallback& progress
                                             previous.get(),
                                             generation + 1,
                                             progress);
-        built.snapshot->source = std::move(source);
         ++generation;
         slot.publish(std::move(built.snapshot));
         return built.info;

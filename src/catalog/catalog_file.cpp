@@ -132,14 +132,13 @@ bool Catalog::Impl::open_directly(detail::StoredIndex& stored) {
     }
     auto source = std::make_shared<const detail::StagedCatalog>(std::move(catalog));
     unedited = source;
-    std::shared_ptr<detail::Snapshot> snap = detail::assemble_snapshot(*source,
+    std::shared_ptr<detail::Snapshot> snap = detail::assemble_snapshot(source,
                                                                        options,
                                                                        std::move(*stored.bm25),
                                                                        std::move(dense),
                                                                        std::move(keys),
                                                                        stored.info.model_id,
                                                                        stored.info.generation);
-    snap->source = std::move(source);
     generation = stored.info.generation;
     slot.publish(std::move(snap));
     return true;

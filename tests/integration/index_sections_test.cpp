@@ -220,6 +220,53 @@ TEST_CASE("an opened catalog's state is shared with its snapshot until the first
     fs::remove_all(file.parent_path());
 }
 
+TEST_CASE("a searcher returns each tool's texts as upserted, built, opened and committed",
+          "[persistence][sections]") {
+    scout::ServerSpec jira = server("jira", 12);
+    jira.tools[0].title = "Create \"issue\"";
+    jira.tools[1].input_schema = "";  // returned as the empty object schema
+    jira.tools[2].annotations = R"({"readOnlyHint":true})";
+    scout::ServerSpec wiki = server("wiki", 3);
+    wiki.status = scout::ServerStatus::degraded;
+    auto expect = [](const scout::Searcher& searcher,
+                     const std::vector<scout::ServerSpec>& active) {
+        std::size_t tools = 0;
+        for (const scout::ServerSpec& s : active) {
+            for (const scout::ToolSpec& t : s.tools) {
+                ++tools;
+                auto hit = searcher.find(s.name, t.name);
+                REQUIRE(hit.has_value());
+                CHECK(hit->title == t.title);
+                CHECK(hit->description == t.description);
+                CHECK(hit->input_schema ==
+                      (t.input_schema.empty() ? R"({"type":"object"})" : t.input_schema));
+                CHECK(hit->annotations == t.annotations);
+            }
+        }
+        CHECK(searcher.list_tools().size() == tools);
+    };
+    const fs::path file = temp_file("texts.scoutidx");
+    {
+        auto built = scout::Catalog::create({}, nullptr);
+        REQUIRE(built.ok());
+        REQUIRE(built->upsert_servers({{jira, wiki}}).ok());
+        REQUIRE(built->commit().ok());
+        expect(built->searcher(), {jira});
+        REQUIRE(built->save(file).ok());
+    }
+    auto opened = scout::Catalog::open(file, nullptr);
+    REQUIRE(opened.ok());
+    expect(opened->searcher(), {jira});
+    // A commit replaces the snapshot (and the source its records view) with the edited state.
+    jira.tools[3].description = "changed after opening";
+    REQUIRE(opened->upsert_tool("jira", jira.tools[3]).ok());
+    wiki.status = scout::ServerStatus::active;
+    REQUIRE(opened->set_server_status("wiki", scout::ServerStatus::active).ok());
+    REQUIRE(opened->commit().ok());
+    expect(opened->searcher(), {jira, wiki});
+    fs::remove_all(file.parent_path());
+}
+
 TEST_CASE("the stored HNSW graph and BM25 postings decode to the saved indexes",
           "[persistence][sections]") {
     const fs::path file = temp_file("hnsw.scoutidx");
