@@ -123,8 +123,8 @@ Result<CommitInfo> Catalog::Impl::commit_locked(const ProgressCallback& progress
         if (options.expansion.lexicon) {
             (void)detail::default_lexicon();  // built here, so no search pays for it
         }
-        // The snapshot keeps its own copy of the staged state: later edits must not leak into
-        // what save() writes for this generation.
+        // The snapshot keeps its own copy of the staged state (or shares the unedited one an
+        // open left): later edits must not leak into what save() writes for this generation.
         auto source = unedited ? unedited : std::make_shared<const detail::StagedCatalog>(staged);
         const std::shared_ptr<const detail::Snapshot> previous = slot.load();
         auto built = detail::build_snapshot(std::move(source),
