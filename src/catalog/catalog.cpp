@@ -40,7 +40,7 @@ Status Catalog::upsert_server(ServerSpec server) {
     }
     std::lock_guard lock(impl_->write_mu);
     std::string name = server.name;
-    impl_->staged[std::move(name)] = Impl::stage(std::move(server));
+    impl_->edit_staged()[std::move(name)] = Impl::stage(std::move(server));
     return {};
 }
 
@@ -58,25 +58,27 @@ Status Catalog::upsert_servers(const CatalogSpec& spec) {
     }
     std::lock_guard lock(impl_->write_mu);
     for (const ServerSpec& server : spec.servers) {
-        impl_->staged[server.name] = Impl::stage(server);
+        impl_->edit_staged()[server.name] = Impl::stage(server);
     }
     return {};
 }
 
 Status Catalog::remove_server(std::string_view server) {
     std::lock_guard lock(impl_->write_mu);
-    auto it = impl_->staged.find(server);
-    if (it == impl_->staged.end()) {
+    detail::StagedCatalog& staged = impl_->edit_staged();
+    auto it = staged.find(server);
+    if (it == staged.end()) {
         return {Errc::not_found, "unknown server '" + detail::clipped(server) + "'"};
     }
-    impl_->staged.erase(it);
+    staged.erase(it);
     return {};
 }
 
 Status Catalog::set_server_status(std::string_view server, ServerStatus status) {
     std::lock_guard lock(impl_->write_mu);
-    auto it = impl_->staged.find(server);
-    if (it == impl_->staged.end()) {
+    detail::StagedCatalog& staged = impl_->edit_staged();
+    auto it = staged.find(server);
+    if (it == staged.end()) {
         return {Errc::not_found, "unknown server '" + detail::clipped(server) + "'"};
     }
     it->second.meta.status = status;
@@ -85,8 +87,9 @@ Status Catalog::set_server_status(std::string_view server, ServerStatus status) 
 
 Status Catalog::upsert_tool(std::string_view server, ToolSpec tool) {
     std::lock_guard lock(impl_->write_mu);
-    auto it = impl_->staged.find(server);
-    if (it == impl_->staged.end()) {
+    detail::StagedCatalog& staged = impl_->edit_staged();
+    auto it = staged.find(server);
+    if (it == staged.end()) {
         return {Errc::not_found, "unknown server '" + detail::clipped(server) + "'"};
     }
     Status s = detail::validate_tool(it->second.meta, tool);
@@ -100,8 +103,9 @@ Status Catalog::upsert_tool(std::string_view server, ToolSpec tool) {
 
 Status Catalog::remove_tool(std::string_view server, std::string_view tool) {
     std::lock_guard lock(impl_->write_mu);
-    auto it = impl_->staged.find(server);
-    if (it == impl_->staged.end()) {
+    detail::StagedCatalog& staged = impl_->edit_staged();
+    auto it = staged.find(server);
+    if (it == staged.end()) {
         return {Errc::not_found, "unknown server '" + detail::clipped(server) + "'"};
     }
     auto t = it->second.tools.find(tool);
@@ -119,11 +123,11 @@ Result<CommitInfo> Catalog::Impl::commit_locked(const ProgressCallback& progress
         if (options.expansion.lexicon) {
             (void)detail::default_lexicon();  // built here, so no search pays for it
         }
-        // The snapshot keeps its own copy of the staged state: later edits must not leak into
-        // what save() writes for this generation.
-        auto source = std::make_shared<const detail::StagedCatalog>(staged);
+        // The snapshot keeps its own copy of the staged state (or shares the unedited one an
+        // open left): later edits must not leak into what save() writes for this generation.
+        auto source = unedited ? unedited : std::make_shared<const detail::StagedCatalog>(staged);
         const std::shared_ptr<const detail::Snapshot> previous = slot.load();
-        auto built = detail::build_snapshot(*source,
+        auto built = detail::build_snapshot(std::move(source),
                                             options,
                                             embedder.get(),
                                             cache,
@@ -131,7 +135,6 @@ Result<CommitInfo> Catalog::Impl::commit_locked(const ProgressCallback& progress
                                             previous.get(),
                                             generation + 1,
                                             progress);
-        built.snapshot->source = std::move(source);
         ++generation;
         slot.publish(std::move(built.snapshot));
         return built.info;

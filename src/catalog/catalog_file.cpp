@@ -124,20 +124,21 @@ bool Catalog::Impl::open_directly(detail::StoredIndex& stored) {
         dense = std::move(stored.dense);
         keys = std::move(stored.embed_keys);
     }
-    // Staged first, then the snapshot's own copy, as a commit makes it.
+    // The snapshot's source is also the writer's state until its first edit (edit_staged).
+    detail::StagedCatalog catalog;
     for (ServerSpec& server : stored.catalog.servers) {
         std::string name = server.name;
-        staged[std::move(name)] = stage(std::move(server));
+        catalog.emplace_hint(catalog.end(), std::move(name), stage(std::move(server)));
     }
-    auto source = std::make_shared<const detail::StagedCatalog>(staged);
-    std::shared_ptr<detail::Snapshot> snap = detail::assemble_snapshot(*source,
+    auto source = std::make_shared<const detail::StagedCatalog>(std::move(catalog));
+    unedited = source;
+    std::shared_ptr<detail::Snapshot> snap = detail::assemble_snapshot(source,
                                                                        options,
                                                                        std::move(*stored.bm25),
                                                                        std::move(dense),
                                                                        std::move(keys),
                                                                        stored.info.model_id,
                                                                        stored.info.generation);
-    snap->source = std::move(source);
     generation = stored.info.generation;
     slot.publish(std::move(snap));
     return true;

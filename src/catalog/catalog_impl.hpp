@@ -36,7 +36,19 @@ struct [[gnu::visibility("hidden")]] Catalog::Impl {
     }
 
     std::mutex write_mu;  // guards everything below
+    /// The writer's state. Right after an index file is opened it equals the published
+    /// snapshot's source, which `unedited` then points to instead of a copy (half the memory and
+    /// a copy of every tool less); the first edit or commit copies it.
     detail::StagedCatalog staged;
+    std::shared_ptr<const detail::StagedCatalog> unedited;
+    /// `staged`, ready to be changed.
+    detail::StagedCatalog& edit_staged() {
+        if (unedited) {
+            staged = *unedited;
+            unedited.reset();
+        }
+        return staged;
+    }
     detail::EmbeddingCache cache;  ///< document vectors by model and text
     detail::DocumentCache documents;
     std::uint64_t generation = 0;

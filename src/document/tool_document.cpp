@@ -185,16 +185,24 @@ Result<ToolDocument> make_tool_document(const ServerSpec& server, const ToolSpec
             return Status{Errc::invalid_argument,
                           "tool '" + tool.name + "': inputSchema must be a JSON object"};
         }
-        ParamRenderer renderer;
-        try {
-            renderer.render(schema, "", 0);
-        } catch (const json::exception& e) {
+        auto parameters = render_parameters(schema);
+        if (!parameters) {
             return Status{Errc::invalid_argument,
-                          "tool '" + tool.name + "': unreadable inputSchema: " + e.what()};
+                          "tool '" + tool.name + "': " + parameters.status().message()};
         }
-        doc.parameters = std::move(renderer.out);
+        doc.parameters = std::move(parameters.value());
     }
     return doc;
+}
+
+Result<std::string> render_parameters(const json& schema) {
+    ParamRenderer renderer;
+    try {
+        renderer.render(schema, "", 0);
+    } catch (const json::exception& e) {
+        return Status{Errc::invalid_argument, std::string("unreadable inputSchema: ") + e.what()};
+    }
+    return std::move(renderer.out);
 }
 
 }  // namespace scout::detail

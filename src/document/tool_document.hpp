@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "scout/status.hpp"
 #include "scout/types.hpp"
 
@@ -26,5 +28,10 @@ struct ToolDocument {
 /// invalid_argument when the tool's input schema is not a JSON object.
 [[nodiscard]] Result<ToolDocument> make_tool_document(const ServerSpec& server,
                                                       const ToolSpec& tool);
+
+/// The `parameters` field of a tool whose input schema, already parsed, is `schema` (a JSON
+/// object). Lets a validator that has parsed the schema check that it renders without parsing it
+/// again. invalid_argument ("unreadable inputSchema: ...") when rendering fails.
+[[nodiscard]] Result<std::string> render_parameters(const nlohmann::json& schema);
 
 }  // namespace scout::detail

@@ -50,7 +50,10 @@ Status check_text(std::string_view what,
     return {};
 }
 
-Status check_json_object(std::string_view what, const std::string& text) {
+/// Non-empty `text` must be a JSON object; it is parsed into `out` when given.
+Status check_json_object(std::string_view what,
+                         const std::string& text,
+                         nlohmann::json* out = nullptr) {
     if (text.empty()) {
         return {};
     }
@@ -62,6 +65,9 @@ Status check_json_object(std::string_view what, const std::string& text) {
     }
     if (!parsed->is_object()) {
         return {Errc::invalid_argument, std::string(what) + " must be a JSON object"};
+    }
+    if (out != nullptr) {
+        *out = std::move(parsed.value());
     }
     return {};
 }
@@ -84,17 +90,23 @@ Status validate_tool(const ServerSpec& server, const ToolSpec& tool) {
     if (s.ok()) {
         s = check_text(where + "annotations", tool.annotations, kMaxSchemaBytes, false);
     }
+    nlohmann::json schema;
     if (s.ok()) {
-        s = check_json_object(where + "inputSchema", tool.input_schema);
+        s = check_json_object(where + "inputSchema", tool.input_schema, &schema);
     }
     if (s.ok()) {
         s = check_json_object(where + "annotations", tool.annotations);
     }
-    if (!s.ok()) {
+    if (!s.ok() || tool.input_schema.empty()) {
         return s;
     }
-    auto doc = make_tool_document(server, tool);
-    return doc ? Status{} : Status{doc.status().code(), where + doc.status().message()};
+    // The schema must render into a document (the rest of make_tool_document cannot fail);
+    // rendering the parsed value spares a second parse of every schema.
+    auto parameters = render_parameters(schema);
+    return parameters
+               ? Status{}
+               : Status{parameters.status().code(),
+                        where + "tool '" + tool.name + "': " + parameters.status().message()};
 }
 
 Status validate_server(const ServerSpec& server) {

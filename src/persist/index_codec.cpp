@@ -6,12 +6,12 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
-#include <set>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
 #include "document/validate.hpp"
+#include "persist/catalog_json.hpp"
 #include "persist/container.hpp"
 #include "persist/options_json.hpp"
 #include "persist/outcome_codec.hpp"
@@ -92,39 +92,20 @@ json parse_section(std::span<const std::uint8_t> bytes, const char* section) {
 }
 
 CatalogSpec parse_catalog(std::span<const std::uint8_t> bytes, std::size_t& indexed) {
-    const json j = parse_section(bytes, "catalog");
-    if (!j.is_object() || !j.contains("servers") || !j["servers"].is_array()) {
-        throw Bad("catalog section has no server list");
+    auto read = read_catalog_json(
+        std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+    if (!read) {
+        throw Bad("catalog section: " + read.status().message());
     }
-    CatalogSpec spec;
-    std::set<std::string> names;
+    CatalogSpec spec = std::move(read.value());
     indexed = 0;
-    for (const json& s : j["servers"]) {
-        ServerSpec server;
-        server.name = text(s, "name");
-        server.description = text(s, "description");
-        server.category = text(s, "category");
-        server.environment = text(s, "environment");
-        auto status = parse_server_status(text(s, "status"));
-        if (!status) {
-            throw Bad("server '" + server.name + "' has an unknown status");
-        }
-        server.status = *status;
-        if (!s.contains("tools") || !s["tools"].is_array()) {
-            throw Bad("server '" + server.name + "' has no tool list");
-        }
-        for (const json& t : s["tools"]) {
-            server.tools.push_back({text(t, "name"),
-                                    text(t, "title"),
-                                    text(t, "description"),
-                                    text(t, "input_schema"),
-                                    text(t, "annotations")});
-        }
+    const ServerSpec* previous = nullptr;
+    for (const ServerSpec& server : spec.servers) {
         // Sorted, unique names: the writer's order, on which the VECS row order depends.
-        if (!names.empty() && !(*names.rbegin() < server.name)) {
+        if (previous != nullptr && !(previous->name < server.name)) {
             throw Bad("server '" + server.name + "' is out of order or appears twice");
         }
-        names.insert(server.name);
+        previous = &server;
         for (std::size_t t = 1; t < server.tools.size(); ++t) {
             if (!(server.tools[t - 1].name < server.tools[t].name)) {
                 throw Bad("server '" + server.name + "': tool '" + server.tools[t].name +
@@ -137,7 +118,6 @@ CatalogSpec parse_catalog(std::span<const std::uint8_t> bytes, std::size_t& inde
         if (server.status == ServerStatus::active) {
             indexed += server.tools.size();
         }
-        spec.servers.push_back(std::move(server));
     }
     return spec;
 }

@@ -12,10 +12,10 @@ Hit make_hit(const Snapshot& snap, ToolId id) {
     hit.name = t.enhanced_name;
     hit.server = t.server;
     hit.tool = t.tool;
-    hit.title = t.title;
-    hit.description = t.description;
-    hit.input_schema = t.input_schema;
-    hit.annotations = t.annotations;
+    hit.title = std::string(t.title);
+    hit.description = std::string(t.description);
+    hit.input_schema = std::string(t.input_schema);
+    hit.annotations = std::string(t.annotations);
     return hit;
 }
 

@@ -9,9 +9,8 @@ namespace {
 constexpr std::size_t kHashNodeOverhead = 48;
 
 std::size_t tool_bytes(const ToolRecord& t) noexcept {
-    return t.server.capacity() + t.tool.capacity() + t.enhanced_name.capacity() +
-           t.title.capacity() + t.description.capacity() + t.input_schema.capacity() +
-           t.annotations.capacity();
+    return t.server.capacity() + t.tool.capacity() + t.enhanced_name.capacity() + t.title.size() +
+           t.description.size() + t.input_schema.size() + t.annotations.size();
 }
 
 std::size_t server_bytes(const ServerRecord& s) noexcept {

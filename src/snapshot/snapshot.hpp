@@ -32,14 +32,16 @@ struct ServerRecord {
     ToolId end_tool = 0;
 };
 
+/// The long texts are views into the snapshot's `source` (which it owns) or a literal: a copy of
+/// every description and schema cost a 100k-tool catalog about 43 MiB more.
 struct ToolRecord {
     std::string server;
     std::string tool;
     std::string enhanced_name;
-    std::string title;
-    std::string description;
-    std::string input_schema;
-    std::string annotations;
+    std::string_view title;
+    std::string_view description;
+    std::string_view input_schema;
+    std::string_view annotations;
     std::uint32_t server_index = 0;
     ToolAction action = ToolAction::none;  ///< read off the name at build, for action_boost
 };
@@ -64,7 +66,8 @@ struct Snapshot {
     std::string embedder_model;
     std::shared_ptr<const WordNeighbours> neighbours;  // null: off, or no word vectors
     /// The full staged state this snapshot was built from (non-ACTIVE servers included), so
-    /// save() writes exactly what readers see. Null only for the empty initial snapshot.
+    /// save() writes exactly what readers see; `tools` view its texts. Null only for the empty
+    /// initial snapshot.
     std::shared_ptr<const StagedCatalog> source;
 };
 

@@ -274,7 +274,8 @@ ToolRecord tool_record(const ServerSpec& server,
             {},
             tool.title,
             tool.description,
-            tool.input_schema.empty() ? R"({"type":"object"})" : tool.input_schema,
+            tool.input_schema.empty() ? std::string_view(R"({"type":"object"})")
+                                      : std::string_view(tool.input_schema),
             tool.annotations,
             server_index,
             action};
@@ -366,16 +367,17 @@ void index_names(Snapshot& snap, const StagedCatalog& staged) {
 
 }  // namespace
 
-BuildOutput build_snapshot(const StagedCatalog& staged,
+BuildOutput build_snapshot(std::shared_ptr<const StagedCatalog> staged,
                            const CatalogOptions& options,
                            Embedder* embedder,
                            EmbeddingCache& cache,
                            std::uint64_t generation) {
     DocumentCache documents;
-    return build_snapshot(staged, options, embedder, cache, documents, nullptr, generation);
+    return build_snapshot(
+        std::move(staged), options, embedder, cache, documents, nullptr, generation);
 }
 
-BuildOutput build_snapshot(const StagedCatalog& staged,
+BuildOutput build_snapshot(std::shared_ptr<const StagedCatalog> staged,
                            const CatalogOptions& options,
                            Embedder* embedder,
                            EmbeddingCache& cache,
@@ -388,7 +390,7 @@ BuildOutput build_snapshot(const StagedCatalog& staged,
     std::shared_ptr<const WordVectors> word_vectors = word_vectors_for(embedder, options);
     BuildOutput out;
     Collected collected;
-    collect_tools(staged, options, documents, *snap, collected, out.info.rendered, progress);
+    collect_tools(*staged, options, documents, *snap, collected, out.info.rendered, progress);
     report(progress, "bm25", 0, snap->tools.size());
     snap->bm25 = std::move(collected.bm25).build(options.bm25);
     report(progress, "bm25", snap->tools.size(), snap->tools.size());
@@ -396,7 +398,8 @@ BuildOutput build_snapshot(const StagedCatalog& staged,
         snap->neighbours = build_neighbours(
             snap->analyzer, options.analyzer, std::move(word_vectors), collected.docs);
     }
-    index_names(*snap, staged);
+    index_names(*snap, *staged);
+    snap->source = std::move(staged);  // owns what the tool records view
     if (embedder != nullptr && !collected.docs.empty()) {
         build_dense(*snap, collected.docs, options, *embedder, cache, previous, out.info, progress);
     } else if (embedder == nullptr) {
@@ -416,7 +419,7 @@ BuildOutput build_snapshot(const StagedCatalog& staged,
     return out;
 }
 
-std::shared_ptr<Snapshot> assemble_snapshot(const StagedCatalog& staged,
+std::shared_ptr<Snapshot> assemble_snapshot(std::shared_ptr<const StagedCatalog> staged,
                                             const CatalogOptions& options,
                                             Bm25Index bm25,
                                             std::shared_ptr<const DenseIndex> dense,
@@ -424,7 +427,7 @@ std::shared_ptr<Snapshot> assemble_snapshot(const StagedCatalog& staged,
                                             std::string embedder_model,
                                             std::uint64_t generation) {
     std::shared_ptr<Snapshot> snap = start_snapshot(options, generation);
-    for (const auto& [server_name, server] : staged) {
+    for (const auto& [server_name, server] : *staged) {
         if (server.meta.status != ServerStatus::active) {
             continue;
         }
@@ -444,7 +447,8 @@ std::shared_ptr<Snapshot> assemble_snapshot(const StagedCatalog& staged,
         snap->servers.push_back(std::move(record));
     }
     snap->bm25 = std::move(bm25);
-    index_names(*snap, staged);
+    index_names(*snap, *staged);
+    snap->source = std::move(staged);  // owns what the tool records view
     if (dense) {
         snap->dense = std::move(dense);
         snap->embed_keys = std::move(embed_keys);

@@ -22,9 +22,10 @@ struct BuildOutput {
     CommitInfo info;
 };
 
-/// Builds generation `generation` from the ACTIVE servers of `staged`. An embedder failure does
-/// not fail the build: the snapshot then has no dense index and says why.
-[[nodiscard]] BuildOutput build_snapshot(const StagedCatalog& staged,
+/// Builds generation `generation` from the ACTIVE servers of `staged`, which becomes the
+/// snapshot's source. An embedder failure does not fail the build: the snapshot then has no dense
+/// index and says why.
+[[nodiscard]] BuildOutput build_snapshot(std::shared_ptr<const StagedCatalog> staged,
                                          const CatalogOptions& options,
                                          Embedder* embedder,
                                          EmbeddingCache& cache,
@@ -33,7 +34,7 @@ struct BuildOutput {
 /// Same, reusing the writer's caches: unchanged tools are neither rendered, analyzed nor
 /// embedded again, and when every document vector is the same as in `previous` its dense
 /// index is shared instead of rebuilt. `progress` (may be empty) hears each phase.
-[[nodiscard]] BuildOutput build_snapshot(const StagedCatalog& staged,
+[[nodiscard]] BuildOutput build_snapshot(std::shared_ptr<const StagedCatalog> staged,
                                          const CatalogOptions& options,
                                          Embedder* embedder,
                                          EmbeddingCache& cache,
@@ -42,14 +43,16 @@ struct BuildOutput {
                                          std::uint64_t generation,
                                          const ProgressCallback& progress = {});
 
-/// The snapshot of an opened index file: records, names and maps from `staged`, with the stored
-/// BM25 index and (when `dense` is set) dense index; renders, analyzes and embeds nothing.
-[[nodiscard]] std::shared_ptr<Snapshot> assemble_snapshot(const StagedCatalog& staged,
-                                                          const CatalogOptions& options,
-                                                          Bm25Index bm25,
-                                                          std::shared_ptr<const DenseIndex> dense,
-                                                          std::vector<std::uint64_t> embed_keys,
-                                                          std::string embedder_model,
-                                                          std::uint64_t generation);
+/// The snapshot of an opened index file: records, names and maps from `staged` (its source),
+/// with the stored BM25 index and (when `dense` is set) dense index; renders, analyzes and embeds
+/// nothing.
+[[nodiscard]] std::shared_ptr<Snapshot> assemble_snapshot(
+    std::shared_ptr<const StagedCatalog> staged,
+    const CatalogOptions& options,
+    Bm25Index bm25,
+    std::shared_ptr<const DenseIndex> dense,
+    std::vector<std::uint64_t> embed_keys,
+    std::string embedder_model,
+    std::uint64_t generation);
 
 }  // namespace scout::detail

@@ -167,6 +167,106 @@ TEST_CASE("an opened index takes its stored indexes and rebuilds nothing",
     fs::remove_all(file.parent_path());
 }
 
+TEST_CASE("an opened catalog's state is shared with its snapshot until the first edit",
+          "[persistence][sections]") {
+    const fs::path file = temp_file("hnsw.scoutidx");
+    auto built = hnsw_catalog(std::make_shared<FittingEmbedder>());
+    REQUIRE(built.save(file).ok());
+    const std::vector<std::uint8_t> original = read_bytes(file);
+    auto opened = scout::Catalog::open(file, std::make_shared<FittingEmbedder>());
+    REQUIRE(opened.ok());
+    const fs::path copy = file.parent_path() / "copy.scoutidx";
+
+    // A failed edit changes nothing; a commit with nothing edited publishes the same catalog.
+    CHECK(opened->remove_server("nope").code() == scout::Errc::not_found);
+    CHECK(opened->remove_tool("jira", "nope").code() == scout::Errc::not_found);
+    REQUIRE(opened->commit().ok());
+    REQUIRE(opened->save(copy).ok());
+    auto unchanged = scout::detail::decode_index(read_bytes(copy));
+    REQUIRE(unchanged.ok());
+    auto expected = scout::detail::decode_index(original);
+    REQUIRE(expected.ok());
+    REQUIRE(unchanged->catalog.servers.size() == expected->catalog.servers.size());
+    for (std::size_t s = 0; s < expected->catalog.servers.size(); ++s) {
+        CHECK(unchanged->catalog.servers[s].name == expected->catalog.servers[s].name);
+        CHECK(unchanged->catalog.servers[s].tools.size() ==
+              expected->catalog.servers[s].tools.size());
+    }
+
+    // Staged edits leave the published snapshot (what save() writes and searches read) alone.
+    REQUIRE(opened->remove_server("drive").ok());
+    REQUIRE(opened->set_server_status("mail", scout::ServerStatus::active).ok());
+    REQUIRE(opened->remove_tool("jira", "create_issue_0").ok());
+    auto hit = opened->searcher().search("delete a file in drive");
+    REQUIRE(hit.ok());
+    REQUIRE(!hit->hits.empty());
+    CHECK(hit->hits.front().server == "drive");
+    REQUIRE(opened->save(copy).ok());
+    auto before_commit = scout::detail::decode_index(read_bytes(copy));
+    REQUIRE(before_commit.ok());
+    CHECK(before_commit->catalog.servers.size() == 3);
+    CHECK(before_commit->info.indexed_tools == 70);
+
+    // The commit publishes them.
+    REQUIRE(opened->commit().ok());
+    REQUIRE(opened->save(copy).ok());
+    auto after_commit = scout::detail::decode_index(read_bytes(copy));
+    REQUIRE(after_commit.ok());
+    REQUIRE(after_commit->catalog.servers.size() == 2);
+    CHECK(after_commit->catalog.servers[0].name == "jira");
+    CHECK(after_commit->catalog.servers[0].tools.size() == 39);
+    CHECK(after_commit->catalog.servers[1].status == scout::ServerStatus::active);
+    CHECK(after_commit->info.indexed_tools == 44);
+    fs::remove_all(file.parent_path());
+}
+
+TEST_CASE("a searcher returns each tool's texts as upserted, built, opened and committed",
+          "[persistence][sections]") {
+    scout::ServerSpec jira = server("jira", 12);
+    jira.tools[0].title = "Create \"issue\"";
+    jira.tools[1].input_schema = "";  // returned as the empty object schema
+    jira.tools[2].annotations = R"({"readOnlyHint":true})";
+    scout::ServerSpec wiki = server("wiki", 3);
+    wiki.status = scout::ServerStatus::degraded;
+    auto expect = [](const scout::Searcher& searcher,
+                     const std::vector<scout::ServerSpec>& active) {
+        std::size_t tools = 0;
+        for (const scout::ServerSpec& s : active) {
+            for (const scout::ToolSpec& t : s.tools) {
+                ++tools;
+                auto hit = searcher.find(s.name, t.name);
+                REQUIRE(hit.has_value());
+                CHECK(hit->title == t.title);
+                CHECK(hit->description == t.description);
+                CHECK(hit->input_schema ==
+                      (t.input_schema.empty() ? R"({"type":"object"})" : t.input_schema));
+                CHECK(hit->annotations == t.annotations);
+            }
+        }
+        CHECK(searcher.list_tools().size() == tools);
+    };
+    const fs::path file = temp_file("texts.scoutidx");
+    {
+        auto built = scout::Catalog::create({}, nullptr);
+        REQUIRE(built.ok());
+        REQUIRE(built->upsert_servers({{jira, wiki}}).ok());
+        REQUIRE(built->commit().ok());
+        expect(built->searcher(), {jira});
+        REQUIRE(built->save(file).ok());
+    }
+    auto opened = scout::Catalog::open(file, nullptr);
+    REQUIRE(opened.ok());
+    expect(opened->searcher(), {jira});
+    // A commit replaces the snapshot (and the source its records view) with the edited state.
+    jira.tools[3].description = "changed after opening";
+    REQUIRE(opened->upsert_tool("jira", jira.tools[3]).ok());
+    wiki.status = scout::ServerStatus::active;
+    REQUIRE(opened->set_server_status("wiki", scout::ServerStatus::active).ok());
+    REQUIRE(opened->commit().ok());
+    expect(opened->searcher(), {jira, wiki});
+    fs::remove_all(file.parent_path());
+}
+
 TEST_CASE("the stored HNSW graph and BM25 postings decode to the saved indexes",
           "[persistence][sections]") {
     const fs::path file = temp_file("hnsw.scoutidx");
