@@ -1,0 +1,205 @@
+// modern_e2e.mjs: scout-gateway under a client of the stateless MCP revision 2026-07-28 (the
+// v2 TypeScript SDK, @modelcontextprotocol/client, which probes with server/discover), next to
+// the legacy v1 SDK client in the same scenario. Usage: node modern_e2e.mjs GATEWAY SCENARIO.
+// Exits 0 on success, 77 (skip) when the MCP peers are not installed, 1 on failure.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+import {
+  check, connectGateway, connectModernGateway, requireModernPeers, tempDir, waitFor, writeConfig,
+} from './lib.mjs';
+
+const [gateway, scenario] = process.argv.slice(2);
+const here = path.dirname(fileURLToPath(import.meta.url));
+const CALL = { timeout: 15000 };
+const VERSION = '2026-07-28';
+const PV = 'io.modelcontextprotocol/protocolVersion';
+const CAPS = 'io.modelcontextprotocol/clientCapabilities';
+const SUB = 'io.modelcontextprotocol/subscriptionId';
+
+setTimeout(() => { console.error(`FAIL: scenario ${scenario} exceeded 60 s`); process.exit(1); }, 60000).unref();
+
+const search = async (client, query, extra = {}) => {
+  const r = await client.callTool({ name: 'tool_search', arguments: { query, ...extra } }, undefined, CALL);
+  if (r.isError) throw new Error(`tool_search failed: ${JSON.stringify(r.content)}`);
+  return r.structuredContent.matches;
+};
+const execute = (client, tool_name, server_name, args) =>
+  client.callTool({ name: 'execute_tool', arguments: { tool_name, server_name, arguments: args } }, undefined, CALL);
+const has = (matches, server, tool) => matches.some((m) => m.server === server && m.tool === tool);
+
+/// The gateway on plain pipes, for the messages no SDK sends (bad envelopes): request(msg)
+/// resolves with the response of the same id.
+function rawGateway(args) {
+  const child = spawn(gateway, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  let log = '';
+  child.stderr.on('data', (d) => { log += d; });
+  const waiting = new Map();
+  const notes = [];
+  readline.createInterface({ input: child.stdout }).on('line', (line) => {
+    const m = JSON.parse(line);
+    if (m.id !== undefined && waiting.has(JSON.stringify(m.id))) waiting.get(JSON.stringify(m.id))(m);
+    else notes.push(m);
+  });
+  return {
+    child, notes, stderr: () => log,
+    request(message) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no answer to ${JSON.stringify(message)}`)), 15000);
+        waiting.set(JSON.stringify(message.id), (m) => { clearTimeout(timer); resolve(m); });
+        child.stdin.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\n');
+      });
+    },
+    close() { child.stdin.end(); return new Promise((r) => child.on('exit', r)); },
+  };
+}
+
+const envelope = (extra = {}) => ({ _meta: { [PV]: VERSION, [CAPS]: {}, ...extra } });
+
+const scenarios = {
+  // discover, list, search, execute with the v2 SDK; then a v1 client on its own gateway.
+  async stdio_basics(ctx) {
+    const { client } = ctx.modern;
+    check(client.getNegotiatedProtocolVersion() === VERSION,
+      `the v2 client negotiated ${client.getNegotiatedProtocolVersion()} via server/discover`);
+    check(client.getServerVersion()?.name === 'scout-gateway', 'serverInfo comes with the discover result');
+    const discovered = await client.discover(CALL);
+    check(discovered.supportedVersions.includes(VERSION) && discovered.capabilities.tools?.listChanged === true,
+      `server/discover lists ${discovered.supportedVersions} and the tools capability`);
+    check(Number.isInteger(discovered.ttlMs) && discovered.cacheScope === 'public', 'discover carries ttlMs and cacheScope');
+    const list = await client.listTools(undefined, CALL);
+    check(JSON.stringify(list.tools.map((t) => t.name)) === '["tool_search","execute_tool"]',
+      'tools/list returns the two meta-tools');
+    const matches = await search(client, 'repeat my message back to me');
+    check(has(matches, 'everything', 'echo'), 'tool_search finds everything/echo');
+    const r = await execute(client, 'echo', 'everything', { message: 'hello from 2026' });
+    check(!r.isError && r.content[0].text.includes('hello from 2026'), `execute_tool runs echo: "${r.content[0].text}"`);
+
+    const legacy = await connectGateway(gateway, ctx.args);
+    try {
+      check(legacy.client.getServerVersion()?.name === 'scout-gateway', 'a v1 (2025-11-25) client initializes as before');
+      check(has(await search(legacy.client, 'repeat my message back to me'), 'everything', 'echo'), 'and searches');
+      check((await legacy.client.ping(CALL)) !== undefined, 'and pings');
+    } finally {
+      await legacy.client.close();
+    }
+  },
+
+  // The wire itself: ttlMs/cacheScope/resultType on a raw tools/list, and the error codes.
+  async stdio_errors(ctx) {
+    const gw = rawGateway(ctx.args);
+    try {
+      const listed = await gw.request({ id: 1, method: 'tools/list', params: envelope() });
+      check(listed.result?.resultType === 'complete' && listed.result.ttlMs > 0 && listed.result.cacheScope === 'public',
+        `a modern tools/list carries resultType, ttlMs ${listed.result?.ttlMs} and cacheScope ${listed.result?.cacheScope}`);
+      check(listed.result.tools.length === 2, 'with the two meta-tools, no initialize needed');
+      const noVersion = await gw.request({ id: 2, method: 'tools/list', params: { _meta: { [CAPS]: {} } } });
+      check(noVersion.error?.code === -32602, `_meta without the protocol version -> -32602 (${noVersion.error?.message})`);
+      const noCaps = await gw.request({ id: 3, method: 'tools/list', params: { _meta: { [PV]: VERSION } } });
+      check(noCaps.error?.code === -32602, '_meta without client capabilities -> -32602');
+      const badType = await gw.request({ id: 4, method: 'tools/list', params: { _meta: { [PV]: 20260728, [CAPS]: {} } } });
+      check(badType.error?.code === -32602, 'a protocol version that is not a string -> -32602');
+      const bad = await gw.request({ id: 5, method: 'tools/list', params: envelope({ [PV]: '2099-01-01' }) });
+      check(bad.error?.code === -32022 && bad.error.data?.supported?.includes(VERSION),
+        `an unsupported version -> -32022 with the supported list ${JSON.stringify(bad.error?.data)}`);
+      const ping = await gw.request({ id: 6, method: 'ping', params: envelope() });
+      check(ping.error?.code === -32601, 'no ping in the modern era -> -32601');
+      const level = await gw.request({ id: 7, method: 'logging/setLevel', params: envelope() });
+      check(level.error?.code === -32601, 'no logging/setLevel in the modern era -> -32601');
+      const badLevel = await gw.request({ id: 8, method: 'tools/list', params: envelope({ 'io.modelcontextprotocol/logLevel': 'loud' }) });
+      check(badLevel.error?.code === -32602, 'a log level outside the spec\'s -> -32602');
+      const legacyEarly = await gw.request({ id: 9, method: 'tools/list', params: {} });
+      check(legacyEarly.error?.code === -32600, 'a legacy request before initialize is refused as before (-32600)');
+      const init = await gw.request({ id: 10, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+      check(init.result?.protocolVersion === '2025-11-25', 'initialize still makes the process legacy');
+      const after = await gw.request({ id: 11, method: 'tools/list', params: envelope() });
+      check(after.result?.resultType === 'complete', 'and a modern request is still served per message after it');
+      const legacyList = await gw.request({ id: 12, method: 'tools/list', params: {} });
+      check(legacyList.result && legacyList.result.resultType === undefined && legacyList.result.ttlMs === undefined,
+        'legacy results carry no modern fields');
+    } finally {
+      await gw.close();
+    }
+  },
+
+  // subscriptions/listen: acknowledged, a tagged list_changed when a backend changes, and a
+  // complete result when the gateway shuts down gracefully.
+  async stdio_subscription(ctx) {
+    const { client, transport } = ctx.modern;
+    const changes = [];
+    client.setNotificationHandler('notifications/tools/list_changed', (n) => { changes.push(n); });
+    const sub = await client.listen({ toolsListChanged: true, promptsListChanged: true }, CALL);
+    check(sub.honoredFilter.toolsListChanged === true && sub.honoredFilter.promptsListChanged === undefined,
+      `the gateway acknowledges the filter it honours: ${JSON.stringify(sub.honoredFilter)}`);
+    const r = await execute(client, 'add_tool', 'fake', { name: 'turbo_encabulator_calibrate', description: 'Calibrate the turbo encabulator' });
+    check(!r.isError, 'add_tool ran on the fake (legacy) backend');
+    await waitFor('tools/list_changed on the subscription', () => changes.length > 0, 10000);
+    check(true, `the backend's change reached the subscriber (${changes.length} notification(s))`);
+    const found = await search(client, 'calibrate the turbo encabulator', { top_k: 3 });
+    check(found[0]?.tool === 'turbo_encabulator_calibrate', 'the new tool is searchable');
+    process.kill(transport.pid, 'SIGTERM');
+    const cause = await Promise.race([sub.closed, new Promise((r) => setTimeout(() => r('timeout'), 10000))]);
+    check(cause === 'graceful', `a graceful shutdown ends the subscription with a complete result (${cause})`);
+  },
+
+  // Raw subscription wire: the subscription id on the ack and on each notification.
+  async stdio_subscription_wire(ctx) {
+    const gw = rawGateway(ctx.args);
+    try {
+      const ack = new Promise((resolve) => {
+        const t = setInterval(() => {
+          const a = gw.notes.find((n) => n.method === 'notifications/subscriptions/acknowledged');
+          if (a) { clearInterval(t); resolve(a); }
+        }, 20);
+      });
+      gw.child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 'listen-1', method: 'subscriptions/listen', params: { ...envelope(), notifications: { toolsListChanged: true } } }) + '\n');
+      const a = await ack;
+      check(a.params._meta[SUB] === 'listen-1' && a.params.notifications.toolsListChanged === true,
+        'the acknowledgement names the subscription id (the listen request id)');
+      const run = await gw.request({ id: 2, method: 'tools/call', params: { ...envelope(), name: 'execute_tool', arguments: { tool_name: 'add_tool', server_name: 'fake', arguments: { name: 'flux_capacitor_charge' } } } });
+      check(run.result?.resultType === 'complete' && !run.result.isError, 'a modern execute_tool result is complete');
+      await waitFor('a tagged list_changed', () => gw.notes.some((n) => n.method === 'notifications/tools/list_changed'), 10000);
+      const changed = gw.notes.filter((n) => n.method === 'notifications/tools/list_changed');
+      check(changed.every((n) => n.params?._meta?.[SUB] === 'listen-1'), 'every list_changed carries the subscription id');
+      gw.child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'listen-1' } }) + '\n');
+      const before = gw.notes.length;
+      await gw.request({ id: 3, method: 'tools/call', params: { ...envelope(), name: 'execute_tool', arguments: { tool_name: 'add_tool', server_name: 'fake', arguments: { name: 'warp_core_eject' } } } });
+      await waitFor('the third tool to be indexed', async () => {
+        const s = await gw.request({ id: `s${Date.now()}`, method: 'tools/call', params: { ...envelope(), name: 'tool_search', arguments: { query: 'warp_core_eject', top_k: 1 } } });
+        return s.result?.structuredContent?.matches?.[0]?.tool === 'warp_core_eject';
+      }, 10000);
+      check(!gw.notes.slice(before).some((n) => n.method === 'notifications/tools/list_changed'),
+        'a cancelled subscription gets no more notifications (and a client without one never does)');
+    } finally {
+      await gw.close();
+    }
+  },
+};
+
+async function main() {
+  requireModernPeers();
+  if (!scenarios[scenario]) throw new Error(`unknown scenario ${scenario}`);
+  const dir = tempDir();
+  const extra = scenario.startsWith('stdio_subscription')
+    ? { fake: { command: process.execPath, args: [path.join(here, 'fake_backend.mjs')] } } : {};
+  const args = ['--config', writeConfig(dir, extra)];
+  const ctx = { args, dir };
+  const usesClient = scenario === 'stdio_basics' || scenario === 'stdio_subscription';
+  if (usesClient) ctx.modern = await connectModernGateway(gateway, args);
+  try {
+    await scenarios[scenario](ctx);
+    if (ctx.modern && /(Address|Thread|UndefinedBehavior)Sanitizer|runtime error:/.test(ctx.modern.stderr())) {
+      throw new Error('the gateway reported a sanitizer error');
+    }
+    console.log(`PASS ${scenario}`);
+  } catch (e) {
+    console.error(`FAIL ${scenario}: ${e.stack}\n--- gateway stderr ---\n${ctx.modern?.stderr() ?? ''}`);
+    process.exitCode = 1;
+  } finally {
+    await ctx.modern?.client.close();
+  }
+}
+
+main().catch((e) => { console.error(`FAIL: ${e.stack}`); process.exit(1); });
