@@ -3,12 +3,13 @@
 // the legacy v1 SDK client in the same scenario. Usage: node modern_e2e.mjs GATEWAY SCENARIO.
 // Exits 0 on success, 77 (skip) when the MCP peers are not installed, 1 on failure.
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import {
-  check, connectGateway, connectModernGateway, requireModernPeers, tempDir, waitFor, writeConfig,
+  check, connectGateway, connectModernGateway, modernSdk, peerPath, requireModernPeers, tempDir, waitFor, writeConfig,
 } from './lib.mjs';
 
 const [gateway, scenario] = process.argv.slice(2);
@@ -54,6 +55,52 @@ function rawGateway(args) {
     },
     close() { child.stdin.end(); return new Promise((r) => child.on('exit', r)); },
   };
+}
+
+const TOKEN = 'modern-token-0123456789abcdef';
+
+/// The gateway with --listen 127.0.0.1:0 and one bearer token; resolves { url, stderr(), stop() }.
+async function startHttpGateway(args) {
+  const child = spawn(gateway, [...args, '--listen', '127.0.0.1:0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  child.stderr.on('data', (chunk) => {
+    log += chunk.toString();
+    if (process.env.SCOUT_E2E_VERBOSE) process.stderr.write(chunk);
+  });
+  const port = await waitFor('the gateway to listen', () => log.match(/\(port (\d+),/)?.[1], 30000);
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    stderr: () => log,
+    async stop() {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
+
+async function connectHttp(url, mode = { mode: 'auto' }) {
+  const { Client, StreamableHTTPClientTransport } = await modernSdk();
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } });
+  const client = new Client({ name: 'scout-e2e-modern-http', version: '1.0.0' }, { versionNegotiation: mode });
+  await client.connect(transport, { timeout: 30000 });
+  return client;
+}
+
+/// One raw POST: resolves { status, body (parsed JSON or null), text }.
+async function post(url, message, headers = {}) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${TOKEN}`, ...headers },
+    body: JSON.stringify({ jsonrpc: '2.0', ...message }),
+  });
+  const text = await res.text();
+  let body = null;
+  try { body = JSON.parse(text); } catch { /* not JSON */ }
+  return { status: res.status, body, text, headers: res.headers };
 }
 
 const envelope = (extra = {}) => ({ _meta: { [PV]: VERSION, [CAPS]: {}, ...extra } });
@@ -176,16 +223,105 @@ const scenarios = {
       await gw.close();
     }
   },
+
+  // Streamable HTTP, stateless: discover, list (private cache scope: the list depends on the
+  // bearer token's scope), search, execute; a subscription on the POST's event stream; a v1
+  // client (sessions) on the same listener.
+  async http_basics(ctx) {
+    const client = await connectHttp(ctx.http.url);
+    check(client.getNegotiatedProtocolVersion() === VERSION, `the v2 client negotiated ${client.getNegotiatedProtocolVersion()} over HTTP`);
+    const list = await client.listTools(undefined, CALL);
+    check(JSON.stringify(list.tools.map((t) => t.name)) === '["tool_search","execute_tool"]', 'tools/list returns the two meta-tools');
+    const raw = await post(ctx.http.url, { id: 1, method: 'tools/list', params: envelope() },
+      { 'MCP-Protocol-Version': VERSION, 'Mcp-Method': 'tools/list' });
+    check(raw.status === 200 && raw.body.result.cacheScope === 'private' && raw.body.result.ttlMs > 0 && raw.body.result.resultType === 'complete',
+      `a raw tools/list: ttlMs ${raw.body?.result?.ttlMs}, cacheScope ${raw.body?.result?.cacheScope} (the list depends on the caller)`);
+    check(raw.headers.get('mcp-session-id') === null, 'and no session id');
+    check(has(await search(client, 'repeat my message back to me'), 'everything', 'echo'), 'tool_search finds everything/echo');
+    const r = await execute(client, 'echo', 'everything', { message: 'hello over http' });
+    check(!r.isError && r.content[0].text.includes('hello over http'), 'execute_tool runs echo over HTTP');
+
+    const changes = [];
+    client.setNotificationHandler('notifications/tools/list_changed', (n) => { changes.push(n); });
+    const sub = await client.listen({ toolsListChanged: true }, CALL);
+    check(sub.honoredFilter.toolsListChanged === true, 'subscriptions/listen is acknowledged over HTTP');
+    const added = await execute(client, 'add_tool', 'fake', { name: 'turbo_encabulator_calibrate' });
+    check(!added.isError, 'add_tool ran on the fake backend');
+    await waitFor('tools/list_changed on the HTTP subscription', () => changes.length > 0, 10000);
+    check(true, 'the backend\'s change reached the HTTP subscriber');
+
+    const { Client: V1Client } = await import(pathToFileURL(peerSdk('client/index.js')).href);
+    const { StreamableHTTPClientTransport: V1Transport } = await import(pathToFileURL(peerSdk('client/streamableHttp.js')).href);
+    const v1 = new V1Client({ name: 'v1', version: '1' });
+    await v1.connect(new V1Transport(new URL(ctx.http.url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }), { timeout: 30000 });
+    check(has(await search(v1, 'repeat my message back to me'), 'everything', 'echo'), 'a v1 client with a session works on the same listener');
+    await v1.close();
+    const graceful = Promise.race([sub.closed, new Promise((r) => setTimeout(() => r('timeout'), 10000))]);
+    const code = await ctx.http.stop();
+    check(code === 0, `the gateway exits cleanly on SIGTERM (${code})`);
+    check(await graceful !== 'timeout', `the subscription ends when the gateway stops (${await graceful})`);
+    await client.close();
+  },
+
+  // The HTTP error rules of the stateless era.
+  async http_errors(ctx) {
+    const url = ctx.http.url;
+    const h = (method, extra = {}) => ({ 'MCP-Protocol-Version': VERSION, 'Mcp-Method': method, ...extra });
+    const noMeta = await post(url, { id: 1, method: 'tools/list', params: {} }, h('tools/list'));
+    check(noMeta.status === 400 && noMeta.body?.error?.code === -32602, `no _meta -> 400 / -32602 (${noMeta.status} ${noMeta.body?.error?.code})`);
+    const badVersion = await post(url, { id: 2, method: 'tools/list', params: envelope({ [PV]: '2099-01-01' }) },
+      h('tools/list', { 'MCP-Protocol-Version': '2099-01-01' }));
+    check(badVersion.status === 400 && badVersion.body?.error?.code === -32022 && badVersion.body.error.data.supported.includes(VERSION),
+      `an unsupported version -> 400 / -32022 with the supported list (${badVersion.status})`);
+    const versionMismatch = await post(url, { id: 3, method: 'tools/list', params: envelope() },
+      h('tools/list', { 'MCP-Protocol-Version': '2025-11-25' }));
+    check(versionMismatch.status === 400 && versionMismatch.body?.error?.code === -32020,
+      `MCP-Protocol-Version unequal to the _meta version -> 400 / -32020 (${versionMismatch.status} ${versionMismatch.body?.error?.code})`);
+    const noMethod = await post(url, { id: 4, method: 'tools/list', params: envelope() }, { 'MCP-Protocol-Version': VERSION });
+    check(noMethod.status === 400 && noMethod.body?.error?.code === -32020, 'a missing Mcp-Method -> 400 / -32020');
+    const methodMismatch = await post(url, { id: 5, method: 'tools/list', params: envelope() }, h('tools/call'));
+    check(methodMismatch.status === 400 && methodMismatch.body?.error?.code === -32020, 'an Mcp-Method unequal to the body -> 400 / -32020');
+    const call = (id, name, extra) => post(url, { id, method: 'tools/call', params: { ...envelope(), name, arguments: { query: 'echo' } } }, h('tools/call', extra));
+    const noName = await call(6, 'tool_search', {});
+    check(noName.status === 400 && noName.body?.error?.code === -32020, 'tools/call without Mcp-Name -> 400 / -32020');
+    const badName = await call(7, 'tool_search', { 'Mcp-Name': 'execute_tool' });
+    check(badName.status === 400 && badName.body?.error?.code === -32020, 'an Mcp-Name unequal to params.name -> 400 / -32020');
+    const badBase64 = await call(8, 'tool_search', { 'Mcp-Name': '=?base64?not base64!?=' });
+    check(badBase64.status === 400 && badBase64.body?.error?.code === -32020, 'an Mcp-Name with bad base64 -> 400 / -32020');
+    const encoded = await call(9, 'tool_search', { 'Mcp-Name': `=?base64?${Buffer.from('tool_search').toString('base64')}?=` });
+    check(encoded.status === 200 && encoded.body?.result?.resultType === 'complete', 'a base64-encoded Mcp-Name that matches is served');
+    const unicode = await call(10, 'tööl_search', { 'Mcp-Name': `=?base64?${Buffer.from('tööl_search').toString('base64')}?=` });
+    check(unicode.status === 200 && unicode.body?.result?.isError === true, 'a non-ASCII name travels base64-encoded (and is an unknown tool)');
+    const unknown = await post(url, { id: 11, method: 'no/such', params: envelope() }, h('no/such'));
+    check(unknown.status === 404 && unknown.body?.error?.code === -32601, `an unknown method -> 404 / -32601 (${unknown.status})`);
+    const ping = await post(url, { id: 12, method: 'ping', params: envelope() }, h('ping'));
+    check(ping.status === 404 && ping.body?.error?.code === -32601, 'ping does not exist in the modern era -> 404 / -32601');
+    const get = await fetch(url, { headers: { Accept: 'text/event-stream', 'MCP-Protocol-Version': VERSION, Authorization: `Bearer ${TOKEN}` } });
+    check(get.status === 405, `no GET stream in the modern era (${get.status})`);
+    await get.text();
+    const legacy = await post(url, { id: 13, method: 'tools/list', params: {} });
+    check(legacy.status === 400 && legacy.body?.error?.code === -32600, 'a legacy request without a session is refused as before');
+    const code = await ctx.http.stop();
+    check(code === 0, `the gateway exits cleanly on SIGTERM (${code})`);
+  },
 };
+
+/// The v1 SDK's (1.32.2) ESM file `rel`.
+const peerSdk = (rel) => peerPath('sdk', `dist/esm/${rel}`);
 
 async function main() {
   requireModernPeers();
   if (!scenarios[scenario]) throw new Error(`unknown scenario ${scenario}`);
   const dir = tempDir();
-  const extra = scenario.startsWith('stdio_subscription')
+  const extra = scenario.startsWith('stdio_subscription') || scenario === 'http_basics'
     ? { fake: { command: process.execPath, args: [path.join(here, 'fake_backend.mjs')] } } : {};
   const args = ['--config', writeConfig(dir, extra)];
   const ctx = { args, dir };
+  if (scenario.startsWith('http_')) {
+    const auth = path.join(dir, 'auth.json');
+    fs.writeFileSync(auth, JSON.stringify({ callers: [{ name: 'modern', token: TOKEN }] }));
+    ctx.http = await startHttpGateway([...args, '--auth-file', auth, '--embedder', 'none']);
+  }
   const usesClient = scenario === 'stdio_basics' || scenario === 'stdio_subscription';
   if (usesClient) ctx.modern = await connectModernGateway(gateway, args);
   try {
@@ -195,8 +331,9 @@ async function main() {
     }
     console.log(`PASS ${scenario}`);
   } catch (e) {
-    console.error(`FAIL ${scenario}: ${e.stack}\n--- gateway stderr ---\n${ctx.modern?.stderr() ?? ''}`);
+    console.error(`FAIL ${scenario}: ${e.stack}\n--- gateway stderr ---\n${ctx.modern?.stderr() ?? ctx.http?.stderr() ?? ''}`);
     process.exitCode = 1;
+    await ctx.http?.stop();
   } finally {
     await ctx.modern?.client.close();
   }
