@@ -271,6 +271,64 @@ Json listen_closed(const Json& id) {
     return make_result(id, Json{{"_meta", {{kSubscriptionIdKey, id}}}, {"resultType", "complete"}});
 }
 
+Json client_envelope() {
+    return Json{{kProtocolVersionKey, kProtocolVersion},
+                {kClientCapabilitiesKey, Json::object()},
+                {kClientInfoKey, {{"name", "scout-gateway"}, {"version", "0.1.0"}}}};
+}
+
+bool is_discover_result(const Json& result) {
+    const Json* versions = find_member(result, "supportedVersions");
+    const Json* capabilities = find_member(result, "capabilities");
+    if (versions == nullptr || !versions->is_array() || capabilities == nullptr ||
+        !capabilities->is_object()) {
+        return false;
+    }
+    for (const Json& v : *versions) {
+        if (v == kProtocolVersion) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool is_modern_error(const Json& error) {
+    const Json* code = find_member(error, "code");
+    if (code == nullptr || !code->is_number_integer()) {
+        return false;
+    }
+    if (*code == kMissingClientCapability) {
+        return true;
+    }
+    const Json* data = find_member(error, "data");
+    const Json* supported = data == nullptr ? nullptr : find_member(*data, "supported");
+    if (*code != kUnsupportedProtocolVersion || supported == nullptr || !supported->is_array()) {
+        return false;
+    }
+    for (const Json& v : *supported) {
+        // Revisions are dates; the modern era starts with kProtocolVersion.
+        if (v.is_string() && v.get_ref<const std::string&>().size() == 10 &&
+            v.get_ref<const std::string&>() >= std::string_view(kProtocolVersion)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+Json initialize_view(const Json& discover) {
+    Json view{{"protocolVersion", kProtocolVersion},
+              {"capabilities", discover.value("capabilities", Json::object())}};
+    if (const Json* meta = find_member(discover, "_meta")) {
+        if (const Json* info = find_member(*meta, kServerInfoKey); info != nullptr) {
+            view["serverInfo"] = *info;
+        }
+    }
+    if (const Json* i = find_member(discover, "instructions"); i != nullptr && i->is_string()) {
+        view["instructions"] = *i;
+    }
+    return view;
+}
+
 std::optional<std::string> decode_header_value(std::string_view value) {
     constexpr std::string_view kPrefix = "=?base64?";
     constexpr std::string_view kSuffix = "?=";

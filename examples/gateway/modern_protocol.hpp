@@ -81,6 +81,17 @@ void finish_result(std::string_view method, Json& result, bool per_caller);
 /// The result that ends a subscription gracefully.
 [[nodiscard]] Json listen_closed(const Json& id);
 
+/// The `_meta` envelope the gateway sends a modern upstream with every request.
+[[nodiscard]] Json client_envelope();
+/// Whether an upstream's answer to server/discover is a DiscoverResult naming kProtocolVersion.
+[[nodiscard]] bool is_discover_result(const Json& result);
+/// Whether a JSON-RPC error object is one only a modern server sends: -32022 whose
+/// data.supported names a 2026-07-28-or-later revision, or -32021.
+[[nodiscard]] bool is_modern_error(const Json& error);
+/// A DiscoverResult seen as an initialize result (protocolVersion, capabilities, serverInfo,
+/// instructions), so the rest of the gateway reads one shape.
+[[nodiscard]] Json initialize_view(const Json& discover);
+
 /// The value of an Mcp-Name (or Mcp-Param-*) header: plain visible ASCII as is, or
 /// "=?base64?<base64 of UTF-8>?=" decoded. nullopt for bad base64 or invalid UTF-8.
 [[nodiscard]] std::optional<std::string> decode_header_value(std::string_view value);

@@ -130,9 +130,9 @@ Status RemoteSession::notify(const std::string& method, Json params) {
     return r ? Status{} : r.status();
 }
 
-Result<Json> RemoteSession::request(const std::string& method,
-                                    Json params,
-                                    const RequestOptions& options) {
+Result<Json> RemoteSession::exchange(const std::string& method,
+                                     Json params,
+                                     const RequestOptions& options) {
     std::int64_t id = 0;
     {
         std::lock_guard lock(mutex_);

@@ -39,13 +39,15 @@ public:
         const BackendSpec& spec, NotificationFn on_notification, ClosedFn on_closed);
     ~RemoteSession() override;
 
-    [[nodiscard]] Result<Json> request(const std::string& method,
-                                       Json params,
-                                       const RequestOptions& options) override;
     [[nodiscard]] Status notify(const std::string& method, Json params) override;
     [[nodiscard]] bool closed() const noexcept override { return closed_.load(); }
     void close() override;
     [[nodiscard]] std::string where() const override { return url_.origin + url_.path; }
+
+protected:
+    [[nodiscard]] Result<Json> exchange(const std::string& method,
+                                        Json params,
+                                        const RequestOptions& options) override;
 
 private:
     RemoteSession(const BackendSpec& spec, HttpUrl url, NotificationFn n, ClosedFn c);

@@ -9,7 +9,7 @@ import readline from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import {
-  check, connectGateway, connectModernGateway, modernSdk, peerPath, requireModernPeers, tempDir, waitFor, writeConfig,
+  check, connectGateway, connectModernGateway, modernSdk, peerPath, peersDir, requireModernPeers, tempDir, waitFor, writeConfig,
 } from './lib.mjs';
 
 const [gateway, scenario] = process.argv.slice(2);
@@ -224,6 +224,31 @@ const scenarios = {
     }
   },
 
+  // A modern upstream (the v2 SDK's serveStdio) and legacy ones behind one gateway: both
+  // indexed, both executable, each era detected (the gateway logs its verdict per process).
+  async mixed_upstreams(ctx) {
+    const { client, stderr } = ctx.modern;
+    await waitFor('both eras in the log', () => /backend 'modern' speaks 2026-07-28 \(stateless/.test(stderr()) &&
+      /backend 'memory' speaks 2025-11-25 \(legacy/.test(stderr()), 15000);
+    check(true, 'the v2 server is detected as 2026-07-28 (server/discover), server-memory as 2025-11-25 (initialize)');
+    check(/backend 'fake' speaks 2025-11-25 \(legacy/.test(stderr()), 'a hand-written legacy server answering -32601 falls back to initialize');
+    const flux = await search(client, 'measure the magnetic flux density', { top_k: 3 });
+    check(has(flux, 'modern', 'measure_flux_density'), 'the modern upstream\'s tool is indexed');
+    const r = await execute(client, 'measure_flux_density', 'modern', {});
+    check(!r.isError && r.content[0].text.includes('1.21 tesla'), `the modern upstream's tool runs: "${r.content[0].text}"`);
+    check(has(await search(client, 'count widgets in the warehouse'), 'fake', 'count_widgets'),
+      'the legacy upstream\'s paginated tools are indexed');
+    const w = await execute(client, 'count_widgets', 'fake', {});
+    check(!w.isError && w.content[0].text === 'ran count_widgets', 'and run');
+    const legacy = await connectGateway(gateway, ctx.args);
+    try {
+      const v1 = await legacy.client.callTool({ name: 'execute_tool', arguments: { tool_name: 'measure_flux_density', server_name: 'modern', arguments: {} } }, undefined, CALL);
+      check(!v1.isError && v1.content[0].text.includes('1.21 tesla'), 'a v1 client runs the modern upstream\'s tool too');
+    } finally {
+      await legacy.client.close();
+    }
+  },
+
   // Streamable HTTP, stateless: discover, list (private cache scope: the list depends on the
   // bearer token's scope), search, execute; a subscription on the POST's event stream; a v1
   // client (sessions) on the same listener.
@@ -313,8 +338,11 @@ async function main() {
   requireModernPeers();
   if (!scenarios[scenario]) throw new Error(`unknown scenario ${scenario}`);
   const dir = tempDir();
-  const extra = scenario.startsWith('stdio_subscription') || scenario === 'http_basics'
+  const extra = scenario.startsWith('stdio_subscription') || scenario === 'http_basics' || scenario === 'mixed_upstreams'
     ? { fake: { command: process.execPath, args: [path.join(here, 'fake_backend.mjs')] } } : {};
+  if (scenario === 'mixed_upstreams') {
+    extra.modern = { command: process.execPath, args: [path.join(here, 'modern_backend.mjs'), path.join(peersDir(), 'node_modules')] };
+  }
   const args = ['--config', writeConfig(dir, extra)];
   const ctx = { args, dir };
   if (scenario.startsWith('http_')) {
@@ -322,7 +350,7 @@ async function main() {
     fs.writeFileSync(auth, JSON.stringify({ callers: [{ name: 'modern', token: TOKEN }] }));
     ctx.http = await startHttpGateway([...args, '--auth-file', auth, '--embedder', 'none']);
   }
-  const usesClient = scenario === 'stdio_basics' || scenario === 'stdio_subscription';
+  const usesClient = ['stdio_basics', 'stdio_subscription', 'mixed_upstreams'].includes(scenario);
   if (usesClient) ctx.modern = await connectModernGateway(gateway, args);
   try {
     await scenarios[scenario](ctx);
