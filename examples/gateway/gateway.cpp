@@ -267,8 +267,10 @@ void Gateway::open_subscription(const Message& m) {
                 m.id, kInvalidRequest, "Invalid Request: a subscription with this id is open"));
             return;
         }
+        // Under the lock: on_indexed reads the subscribers under it too, so no change
+        // notification can overtake the acknowledgement.
+        reply(modern::acknowledged(m.id, honoured));
     }
-    reply(modern::acknowledged(m.id, honoured));
     if (!tools) {  // nothing the gateway will ever send on it: end it at once
         reply(modern::listen_closed(m.id));
     }
