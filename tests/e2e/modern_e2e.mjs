@@ -236,6 +236,13 @@ const scenarios = {
     check(has(flux, 'modern', 'measure_flux_density'), 'the modern upstream\'s tool is indexed');
     const r = await execute(client, 'measure_flux_density', 'modern', {});
     check(!r.isError && r.content[0].text.includes('1.21 tesla'), `the modern upstream's tool runs: "${r.content[0].text}"`);
+    const installed = await execute(client, 'install_plasma_coil', 'modern', {});
+    check(!installed.isError, 'a tool of the modern upstream adds another tool');
+    await waitFor('the modern upstream\'s new tool to be indexed', async () =>
+      has(await search(client, 'calibrate the plasma coil windings', { top_k: 3 }), 'modern', 'calibrate_plasma_coil'), 10000);
+    check(true, 'its list change, delivered on the gateway\'s subscriptions/listen stream, re-indexed it');
+    const coil = await execute(client, 'calibrate_plasma_coil', 'modern', {});
+    check(!coil.isError && coil.content[0].text === 'coil calibrated', 'and the new tool runs');
     check(has(await search(client, 'count widgets in the warehouse'), 'fake', 'count_widgets'),
       'the legacy upstream\'s paginated tools are indexed');
     const w = await execute(client, 'count_widgets', 'fake', {});
