@@ -354,6 +354,11 @@ std::optional<std::string> decode_header_value(std::string_view value) {
 std::optional<ProtocolError> check_headers(const Json& message, const ModernHeaders& headers) {
     const bool is_request = message.is_object() && message.contains("id");
     const std::string version = envelope_version(message);
+    // Notifications are exempt from the presence rules and may come without an envelope; what
+    // they do carry must still agree.
+    if (!is_request && (!headers.protocol_version || version.empty())) {
+        return std::nullopt;
+    }
     if (!headers.protocol_version) {
         return header_mismatch("the MCP-Protocol-Version header is required");
     }

@@ -106,7 +106,8 @@ struct ModernHeaders {
 /// Cross-checks the headers of a modern request against its body: MCP-Protocol-Version equal
 /// to the envelope's version, Mcp-Method equal to the method, Mcp-Name (decoded) equal to
 /// params.name (tools/call, prompts/get) or params.uri (resources/read). Notifications need
-/// no Mcp-Method. Mismatches and missing headers: 400 with kHeaderMismatch.
+/// neither the headers nor an envelope, but a version they carry in both must agree.
+/// Mismatches and missing headers: 400 with kHeaderMismatch.
 [[nodiscard]] std::optional<ProtocolError> check_headers(const Json& message,
                                                          const ModernHeaders& headers);
 

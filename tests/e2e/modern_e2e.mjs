@@ -331,6 +331,8 @@ const scenarios = {
     const get = await fetch(url, { headers: { Accept: 'text/event-stream', 'MCP-Protocol-Version': VERSION, Authorization: `Bearer ${TOKEN}` } });
     check(get.status === 405, `no GET stream in the modern era (${get.status})`);
     await get.text();
+    const cancel = await post(url, { method: 'notifications/cancelled', params: { requestId: 'listen:9' } }, { 'MCP-Protocol-Version': VERSION });
+    check(cancel.status === 202, `a modern notification without an envelope is accepted (${cancel.status})`);
     const legacy = await post(url, { id: 13, method: 'tools/list', params: {} });
     check(legacy.status === 400 && legacy.body?.error?.code === -32600, 'a legacy request without a session is refused as before');
     const code = await ctx.http.stop();

@@ -210,6 +210,12 @@ TEST_CASE("modern: Streamable HTTP headers mirror the body", "[gateway][modern]"
     const Json note{
         {"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", envelope()}};
     CHECK_FALSE(m::check_headers(note, {"2026-07-28", std::nullopt, std::nullopt}));
+    CHECK_FALSE(m::check_headers(note, {std::nullopt, std::nullopt, std::nullopt}));
+    CHECK(m::check_headers(note, {"2025-11-25", std::nullopt, std::nullopt}));
+    const Json bare_note{{"jsonrpc", "2.0"},
+                         {"method", "notifications/cancelled"},
+                         {"params", {{"requestId", "listen:0"}}}};
+    CHECK_FALSE(m::check_headers(bare_note, {"2026-07-28", std::nullopt, std::nullopt}));
 }
 
 TEST_CASE("modern: the upstream probe's verdicts", "[gateway][modern]") {
