@@ -1,6 +1,7 @@
 // modern_protocol.cpp: see modern_protocol.hpp.
 #include "modern_protocol.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 
@@ -104,6 +105,31 @@ std::optional<std::string> decode_base64(std::string_view in) {
         }
     }
     return out;
+}
+
+std::string encode_base64(std::string_view in) {
+    constexpr std::string_view kDigits =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    out.reserve((in.size() + 2) / 3 * 4);
+    for (std::size_t i = 0; i < in.size(); i += 3) {
+        const std::size_t n = std::min<std::size_t>(3, in.size() - i);
+        std::uint32_t group = 0;
+        for (std::size_t k = 0; k < 3; ++k) {
+            group = (group << 8) | (k < n ? static_cast<unsigned char>(in[i + k]) : 0u);
+        }
+        for (std::size_t k = 0; k < 4; ++k) {
+            out.push_back(k <= n ? kDigits[(group >> (18 - 6 * k)) & 0x3Fu] : '=');
+        }
+    }
+    return out;
+}
+
+/// The params member Mcp-Name mirrors for `method`, or nullptr when the method has none.
+const char* name_field(std::string_view method) {
+    return method == "tools/call" || method == "prompts/get" ? "name"
+           : method == "resources/read"                      ? "uri"
+                                                             : nullptr;
 }
 
 std::string_view trim_ows(std::string_view s) {
@@ -351,6 +377,34 @@ std::optional<std::string> decode_header_value(std::string_view value) {
     return std::string(value);
 }
 
+std::string encode_header_value(std::string_view value) {
+    bool plain = value == trim_ows(value) && !(value.starts_with("=?") && value.ends_with("?="));
+    for (char c : value) {
+        const auto u = static_cast<unsigned char>(c);
+        plain = plain && u >= 0x20 && u <= 0x7E;
+    }
+    return plain ? std::string(value) : "=?base64?" + encode_base64(value) + "?=";
+}
+
+ModernHeaders request_headers(const Json& message) {
+    ModernHeaders headers;
+    const std::string version = envelope_version(message);
+    if (version.empty() || !message.contains("id")) {
+        return headers;
+    }
+    const std::string method = message.value("method", std::string());
+    headers.protocol_version = version;
+    headers.method = method;
+    const Json* params = find_member(message, "params");
+    const char* field = name_field(method);
+    const Json* name =
+        params == nullptr || field == nullptr ? nullptr : find_member(*params, field);
+    if (name != nullptr && name->is_string()) {
+        headers.name = encode_header_value(name->get_ref<const std::string&>());
+    }
+    return headers;
+}
+
 std::optional<ProtocolError> check_headers(const Json& message, const ModernHeaders& headers) {
     const bool is_request = message.is_object() && message.contains("id");
     const std::string version = envelope_version(message);
@@ -378,9 +432,7 @@ std::optional<ProtocolError> check_headers(const Json& message, const ModernHead
         return header_mismatch("Mcp-Method " + detail::clipped(std::string(*headers.method), 64) +
                                " differs from the body's " + detail::clipped(method, 64));
     }
-    const char* field = method == "tools/call" || method == "prompts/get" ? "name"
-                        : method == "resources/read"                      ? "uri"
-                                                                          : nullptr;
+    const char* field = name_field(method);
     if (field == nullptr) {
         return std::nullopt;
     }

@@ -95,6 +95,9 @@ void finish_result(std::string_view method, Json& result, bool per_caller);
 /// The value of an Mcp-Name (or Mcp-Param-*) header: plain visible ASCII as is, or
 /// "=?base64?<base64 of UTF-8>?=" decoded. nullopt for bad base64 or invalid UTF-8.
 [[nodiscard]] std::optional<std::string> decode_header_value(std::string_view value);
+/// The header value decode_header_value reads back as `value`: plain when it is visible ASCII
+/// without edge whitespace (and does not itself look encoded), "=?base64?...?=" otherwise.
+[[nodiscard]] std::string encode_header_value(std::string_view value);
 
 /// The standard headers of one modern POST, as received (nullopt when absent).
 struct ModernHeaders {
@@ -110,5 +113,10 @@ struct ModernHeaders {
 /// Mismatches and missing headers: 400 with kHeaderMismatch.
 [[nodiscard]] std::optional<ProtocolError> check_headers(const Json& message,
                                                          const ModernHeaders& headers);
+
+/// The standard headers a modern request needs (what check_headers asks of it): the envelope's
+/// version, the method, and for tools/call, prompts/get and resources/read the encoded name.
+/// All absent for a message without an envelope (a legacy one, or a notification).
+[[nodiscard]] ModernHeaders request_headers(const Json& message);
 
 }  // namespace scout::gateway::modern

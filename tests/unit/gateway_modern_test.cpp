@@ -218,6 +218,57 @@ TEST_CASE("modern: Streamable HTTP headers mirror the body", "[gateway][modern]"
     CHECK_FALSE(m::check_headers(bare_note, {"2026-07-28", std::nullopt, std::nullopt}));
 }
 
+TEST_CASE("modern: Mcp-Name values the gateway sends read back exactly", "[gateway][modern]") {
+    CHECK(m::encode_header_value("tool_search") == "tool_search");
+    CHECK(m::encode_header_value("file:///a b") == "file:///a b");
+    CHECK(m::encode_header_value("t\xc3\xb6\xc3\xb6l") == "=?base64?dMO2w7Zs?=");
+    CHECK(m::encode_header_value("tool") == "tool");
+    CHECK(m::encode_header_value("") == "");
+    // What a plain value cannot carry, or what would read as encoded, goes as base64.
+    for (const std::string& value : {std::string(" padded "),
+                                     std::string("tab\there"),
+                                     std::string("=?base64?dG9vbA==?="),
+                                     std::string("a\nb"),
+                                     std::string("x"),
+                                     std::string("xy"),
+                                     std::string("\xe2\x82\xac 12"),
+                                     std::string("t\xc3\xb6\xc3\xb6l")}) {
+        CAPTURE(value);
+        CHECK(m::decode_header_value(m::encode_header_value(value)) == value);
+    }
+    CHECK(m::encode_header_value("x\ty").starts_with("=?base64?"));
+    CHECK(m::encode_header_value(" a").starts_with("=?base64?"));
+}
+
+TEST_CASE("modern: the headers of a request to a modern upstream", "[gateway][modern]") {
+    Json params = envelope();
+    params["name"] = "m\xc3\xa9t\xc3\xa9o";  // "météo"
+    const Json call = request("tools/call", params);
+    const m::ModernHeaders h = m::request_headers(call);
+    CHECK(h.protocol_version == "2026-07-28");
+    CHECK(h.method == "tools/call");
+    CHECK(h.name == "=?base64?bcOpdMOpbw==?=");
+    CHECK_FALSE(m::check_headers(call, h));  // what the listener would accept
+
+    Json read_params = envelope();
+    read_params["uri"] = "file:///notes.txt";
+    const Json read = request("resources/read", read_params);
+    CHECK(m::request_headers(read).name == "file:///notes.txt");
+    CHECK_FALSE(m::check_headers(read, m::request_headers(read)));
+
+    const m::ModernHeaders list = m::request_headers(request("tools/list", envelope()));
+    CHECK(list.method == "tools/list");
+    CHECK_FALSE(list.name);
+    // A legacy request and a notification need none.
+    const m::ModernHeaders legacy = m::request_headers(request("tools/list", Json::object()));
+    CHECK_FALSE(legacy.protocol_version);
+    CHECK_FALSE(legacy.method);
+    const Json note{
+        {"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", envelope()}};
+    CHECK_FALSE(m::request_headers(note).method);
+    CHECK_FALSE(m::request_headers(Json("not an object")).method);
+}
+
 TEST_CASE("modern: the upstream probe's verdicts", "[gateway][modern]") {
     const Json envelope_sent = m::client_envelope();
     CHECK(envelope_sent[m::kProtocolVersionKey] == "2026-07-28");
