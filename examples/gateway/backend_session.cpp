@@ -303,40 +303,38 @@ Result<Json> McpSession::request(const std::string& method,
 
 Result<Json> McpSession::open(std::chrono::milliseconds timeout,
                               std::chrono::milliseconds probe_timeout) {
-    if (probes_modern()) {
-        RequestOptions options;
-        options.timeout = std::min(timeout, probe_timeout);
-        options.cancel_on_timeout = false;  // the legacy fallback follows at once
-        Json error;
-        options.error = &error;
-        auto discovered =
-            exchange("server/discover", Json{{"_meta", modern::client_envelope()}}, options);
-        if (discovered && modern::is_discover_result(*discovered)) {
-            modern_.store(true);
-            // A modern server announces tool changes only on an opted-in stream: open one, so
-            // its list_changed re-indexes it as a legacy server's does.
-            const Json tools =
-                discovered->value("capabilities", Json::object()).value("tools", Json::object());
-            if (tools.is_object() && tools.value("listChanged", false) == true) {
-                if (Status s =
-                        send_unanswered("subscriptions/listen",
-                                        Json{{"_meta", modern::client_envelope()},
-                                             {"notifications", {{"toolsListChanged", true}}}});
-                    !s.ok()) {
-                    return s;
-                }
+    RequestOptions options;
+    options.timeout = std::min(timeout, probe_timeout);
+    options.cancel_on_timeout = false;  // the legacy fallback follows at once
+    Json error;
+    options.error = &error;
+    auto discovered =
+        exchange("server/discover", Json{{"_meta", modern::client_envelope()}}, options);
+    if (discovered && modern::is_discover_result(*discovered)) {
+        modern_.store(true);
+        // A modern server announces tool changes only on an opted-in stream: open one, so
+        // its list_changed re-indexes it as a legacy server's does.
+        const Json tools =
+            discovered->value("capabilities", Json::object()).value("tools", Json::object());
+        if (opens_subscriptions() && tools.is_object() &&
+            tools.value("listChanged", false) == true) {
+            if (Status s = send_unanswered("subscriptions/listen",
+                                           Json{{"_meta", modern::client_envelope()},
+                                                {"notifications", {{"toolsListChanged", true}}}});
+                !s.ok()) {
+                return s;
             }
-            return modern::initialize_view(*discovered);
         }
-        if (!discovered && modern::is_modern_error(error)) {
-            // The modern era, which has no initialize to fall back to.
-            return Status{
-                Errc::invalid_argument,
-                "the backend speaks protocol revision " + std::string(modern::kProtocolVersion) +
-                    " or later but refused server/discover: " + discovered.status().message()};
-        }
-        // Anything else (-32601 from v1 servers, other errors, silence) means legacy.
+        return modern::initialize_view(*discovered);
     }
+    if (!discovered && modern::is_modern_error(error)) {
+        // The modern era, which has no initialize to fall back to.
+        return Status{
+            Errc::invalid_argument,
+            "the backend speaks protocol revision " + std::string(modern::kProtocolVersion) +
+                " or later but refused server/discover: " + discovered.status().message()};
+    }
+    // Anything else (-32601 from v1 servers, other errors, HTTP 4xx, silence) means legacy.
     return initialize(timeout);
 }
 

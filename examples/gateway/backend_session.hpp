@@ -110,11 +110,11 @@ protected:
     [[nodiscard]] virtual Result<Json> exchange(const std::string& method,
                                                 Json params,
                                                 const RequestOptions& options) = 0;
-    /// Whether open() probes with server/discover (the remote transport does not yet send the
-    /// modern era's HTTP headers, so it stays legacy).
-    [[nodiscard]] virtual bool probes_modern() const noexcept { return false; }
+    /// Whether a modern session opens subscriptions/listen for tool changes (the remote
+    /// transport reads no long-lived streams, so it does not).
+    [[nodiscard]] virtual bool opens_subscriptions() const noexcept { return false; }
     /// Sends a request whose answer nobody waits for (subscriptions/listen, answered only when
-    /// the stream ends); only sessions that probe_modern() need it.
+    /// the stream ends); only sessions that opens_subscriptions() need it.
     [[nodiscard]] virtual Status send_unanswered(const std::string& method, Json params) {
         (void)params;
         return Status{Errc::unavailable, method + " cannot be sent on this transport"};
@@ -151,7 +151,7 @@ protected:
     [[nodiscard]] Result<Json> exchange(const std::string& method,
                                         Json params,
                                         const RequestOptions& options) override;
-    [[nodiscard]] bool probes_modern() const noexcept override { return true; }
+    [[nodiscard]] bool opens_subscriptions() const noexcept override { return true; }
     [[nodiscard]] Status send_unanswered(const std::string& method, Json params) override;
 
 private:
