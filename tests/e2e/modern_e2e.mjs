@@ -184,8 +184,10 @@ const scenarios = {
     check(!r.isError, 'add_tool ran on the fake (legacy) backend');
     await waitFor('tools/list_changed on the subscription', () => changes.length > 0, 10000);
     check(true, `the backend's change reached the subscriber (${changes.length} notification(s))`);
-    const found = await search(client, 'calibrate the turbo encabulator', { top_k: 3 });
-    check(found[0]?.tool === 'turbo_encabulator_calibrate', 'the new tool is searchable');
+    // The first notification may be a backend's start-up indexing, not yet the fake's change.
+    await waitFor('the new tool to be searchable', async () =>
+      (await search(client, 'calibrate the turbo encabulator', { top_k: 3 }))[0]?.tool === 'turbo_encabulator_calibrate', 10000);
+    check(true, 'the new tool is searchable');
     process.kill(transport.pid, 'SIGTERM');
     const cause = await Promise.race([sub.closed, new Promise((r) => setTimeout(() => r('timeout'), 10000))]);
     check(cause === 'graceful', `a graceful shutdown ends the subscription with a complete result (${cause})`);
