@@ -103,6 +103,17 @@ async function post(url, message, headers = {}) {
   return { status: res.status, body, text, headers: res.headers };
 }
 
+/// Starts an HTTP upstream script (it prints "listening on 127.0.0.1:PORT"); resolves
+/// { url, out(), stop() }.
+async function startUpstream(script, args = []) {
+  const child = spawn(process.execPath, [path.join(here, script), ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (chunk) => { out += chunk.toString(); });
+  child.stderr.on('data', (chunk) => { if (process.env.SCOUT_E2E_VERBOSE) process.stderr.write(chunk); });
+  const port = await waitFor(`${script} to listen`, () => out.match(/listening on 127\.0\.0\.1:(\d+)/)?.[1], 30000);
+  return { url: `http://127.0.0.1:${port}/mcp`, out: () => out, stop: () => child.kill('SIGKILL') };
+}
+
 const envelope = (extra = {}) => ({ _meta: { [PV]: VERSION, [CAPS]: {}, ...extra } });
 
 const scenarios = {
@@ -258,6 +269,28 @@ const scenarios = {
     }
   },
 
+  // Remote ("url") upstreams of both eras behind one gateway: a modern-only v2 server (it
+  // refuses initialize) and the v1 server-everything (sessions); each probed with
+  // server/discover, each era detected, both indexed and executable.
+  async remote_upstreams(ctx) {
+    const { client, stderr } = ctx.modern;
+    await waitFor('both remote eras in the log', () => /backend 'modern_http' speaks 2026-07-28 \(stateless/.test(stderr()) &&
+      /backend 'remote' speaks \d{4}-\d\d-\d\d \(legacy/.test(stderr()), 20000);
+    check(true, 'the modern HTTP upstream is detected as 2026-07-28, server-everything over HTTP as legacy');
+    const seen = ctx.upstreams.modern.out();
+    check(/^seen server\/discover session=none$/m.test(seen) && !/seen initialize/.test(seen),
+      'the modern upstream got server/discover and never initialize');
+    const ion = await search(client, 'measure the ion drift velocity', { top_k: 3 });
+    check(has(ion, 'modern_http', 'measure_ion_drift'), 'the modern HTTP upstream\'s tool is indexed');
+    const r = await execute(client, 'measure_ion_drift', 'modern_http', {});
+    check(!r.isError && r.content[0].text === 'ion drift: 42 m/s', `the modern HTTP upstream's tool runs: "${r.content[0].text}"`);
+    check(/^seen tools\/call session=none$/m.test(ctx.upstreams.modern.out()), 'statelessly (no Mcp-Session-Id)');
+    const echo = await search(client, 'echo back a message', { top_k: 5 });
+    check(has(echo, 'remote', 'echo'), 'the legacy HTTP upstream\'s tool is indexed');
+    const e = await execute(client, 'echo', 'remote', { message: 'across both eras' });
+    check(!e.isError && e.content[0].text.includes('across both eras'), `the legacy HTTP upstream's tool runs: "${e.content[0].text}"`);
+  },
+
   // Streamable HTTP, stateless: discover, list (private cache scope: the list depends on the
   // bearer token's scope), search, execute; a subscription on the POST's event stream; a v1
   // client (sessions) on the same listener.
@@ -354,14 +387,23 @@ async function main() {
   if (scenario === 'mixed_upstreams') {
     extra.modern = { command: process.execPath, args: [path.join(here, 'modern_backend.mjs'), path.join(peersDir(), 'node_modules')] };
   }
+  const ctx = { dir };
+  if (scenario === 'remote_upstreams') {
+    ctx.upstreams = {
+      modern: await startUpstream('modern_http_backend.mjs', [path.join(peersDir(), 'node_modules')]),
+      legacy: await startUpstream('remote_everything.mjs'),
+    };
+    extra.modern_http = { url: ctx.upstreams.modern.url };
+    extra.remote = { url: ctx.upstreams.legacy.url };
+  }
   const args = ['--config', writeConfig(dir, extra)];
-  const ctx = { args, dir };
+  ctx.args = args;
   if (scenario.startsWith('http_')) {
     const auth = path.join(dir, 'auth.json');
     fs.writeFileSync(auth, JSON.stringify({ callers: [{ name: 'modern', token: TOKEN }] }));
     ctx.http = await startHttpGateway([...args, '--auth-file', auth, '--embedder', 'none']);
   }
-  const usesClient = ['stdio_basics', 'stdio_subscription', 'mixed_upstreams'].includes(scenario);
+  const usesClient = ['stdio_basics', 'stdio_subscription', 'mixed_upstreams', 'remote_upstreams'].includes(scenario);
   if (usesClient) ctx.modern = await connectModernGateway(gateway, args);
   try {
     await scenarios[scenario](ctx);
@@ -375,6 +417,8 @@ async function main() {
     await ctx.http?.stop();
   } finally {
     await ctx.modern?.client.close();
+    ctx.upstreams?.modern.stop();
+    ctx.upstreams?.legacy.stop();
   }
 }
 
