@@ -18,6 +18,8 @@
 #   gateway_http_rules
 #                   what scout-gateway reads from HTTP peers itself: SSE bodies, Accept,
 #                   Content-Type and Origin headers, remote URLs, --listen addresses
+#   gateway_modern  scout-gateway's 2026-07-28 rules: _meta envelopes, subscriptions/listen
+#                   filters, Mcp-Name (=?base64?...?=) headers, upstream discover answers
 #   c_abi_json      the JSON the C ABI reads (search options, servers, catalog options)
 #   outcome_codec   the OUTC section of recorded execution outcomes, seeded from
 #                   tests/fuzz/corpus/outcome_codec/
@@ -35,7 +37,8 @@ for arg in "$@"; do
     --long) long=1 ;;
     index_reader | word_model | safetensors | bert_config | vocab_txt | tokenizer_json | \
       catalog_loader | embeddings_response | search_json | jsonrpc_reader | gateway_config | \
-      gateway_embedder_config | c_abi_json | outcome_codec | gateway_auth | gateway_http_rules)
+      gateway_embedder_config | c_abi_json | outcome_codec | gateway_auth | gateway_http_rules | \
+      gateway_modern)
       targets+=("$arg") ;;
     *) echo "fuzz: unknown argument $arg" >&2; exit 2 ;;
   esac
@@ -43,7 +46,7 @@ done
 [ ${#targets[@]} -gt 0 ] ||
   targets=(index_reader word_model safetensors bert_config vocab_txt tokenizer_json catalog_loader
     embeddings_response search_json jsonrpc_reader gateway_config gateway_embedder_config c_abi_json
-    outcome_codec gateway_auth gateway_http_rules)
+    outcome_codec gateway_auth gateway_http_rules gateway_modern)
 cxx="$(command -v clang++-14 || command -v clang++ || true)"
 if [ -z "$cxx" ]; then
   echo "fuzz: clang++ not found (scripts/debian-packages.txt lists clang and libclang-rt-14-dev)" >&2

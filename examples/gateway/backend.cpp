@@ -229,11 +229,19 @@ bool Backend::connect_and_index() {
         }
     }
     log_line("backend " + quote_name(spec_.name) + " started (" + session->where() + ")");
-    auto init = session->initialize(timings_.request_timeout);
+    auto init = session->open(timings_.request_timeout, timings_.discover_timeout);
     if (!init) {
         log_line("backend " + quote_name(spec_.name) +
                  " initialize failed: " + init.status().message());
         return false;
+    }
+    {
+        const Json version = init->value("protocolVersion", Json());
+        log_line("backend " + quote_name(spec_.name) + " speaks " +
+                 (version.is_string() ? detail::printable(version.get<std::string>())
+                                      : std::string("an unnamed version")) +
+                 (session->modern() ? " (stateless era, server/discover)"
+                                    : " (legacy era, initialize)"));
     }
     if (auto info = init->find("serverInfo"); info != init->end() && info->is_object()) {
         const Json title = info->value("title", info->value("name", Json()));

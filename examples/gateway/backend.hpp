@@ -20,7 +20,9 @@ namespace scout::gateway {
 
 struct BackendTimings {
     std::chrono::milliseconds request_timeout{30000};  ///< initialize and tools/list
-    std::chrono::milliseconds call_timeout{120000};    ///< tools/call
+    /// The server/discover probe that tells a 2026-07-28 backend from a legacy one.
+    std::chrono::milliseconds discover_timeout = kDiscoverProbeTimeout;
+    std::chrono::milliseconds call_timeout{120000};  ///< tools/call
     /// Least time between two re-listings, however fast list_changed notifications come.
     std::chrono::milliseconds relist_interval{200};
     std::chrono::milliseconds initial_backoff{250};

@@ -2,6 +2,7 @@
 #include "backend_session.hpp"
 
 #include "log.hpp"
+#include "modern_protocol.hpp"
 #include "util/json_limits.hpp"
 #include "util/printable.hpp"
 
@@ -171,6 +172,9 @@ void BackendSession::handle_response(Message& m, std::size_t bytes) {
             msg = detail::clipped(msg, kMaxErrorMessageBytes);
         }
         p.result = Status{Errc::invalid_argument, std::move(msg)};
+        if (err->is_object() && !m.too_deep) {
+            p.error = std::move(*err);
+        }
     } else {
         p.result = std::move(m.body["result"]);
     }
@@ -187,9 +191,9 @@ void BackendSession::fail_pending(const std::string& why) {
     pending_.clear();
 }
 
-Result<Json> BackendSession::request(const std::string& method,
-                                     Json params,
-                                     const RequestOptions& options) {
+Result<Json> BackendSession::exchange(const std::string& method,
+                                      Json params,
+                                      const RequestOptions& options) {
     const auto deadline = std::chrono::steady_clock::now() + options.timeout;
     auto p = std::make_shared<Pending>();
     p->accept_pruned = options.accept_pruned;
@@ -233,6 +237,9 @@ Result<Json> BackendSession::request(const std::string& method,
         if (options.answer_bytes != nullptr) {
             *options.answer_bytes = p->bytes;
         }
+        if (options.error != nullptr) {
+            *options.error = std::move(p->error);
+        }
         return std::move(*p->result);
     }
     // A request still queued was never seen by the backend: withdrawing it is the whole cancel.
@@ -251,8 +258,84 @@ Result<Json> BackendSession::request(const std::string& method,
                   method + " timed out after " + std::to_string(options.timeout.count()) + " ms"};
 }
 
+Status BackendSession::send_unanswered(const std::string& method, Json params) {
+    std::int64_t id = 0;
+    {
+        std::lock_guard lock(mutex_);
+        id = next_id_++;  // never in pending_: its late answer is dropped like a timed-out one's
+    }
+    return writer_->send(to_line(make_request(id, method, std::move(params))));
+}
+
 Status BackendSession::notify(const std::string& method, Json params) {
     return writer_->send(to_line(make_notification(method, std::move(params))));
+}
+
+Result<Json> McpSession::request(const std::string& method,
+                                 Json params,
+                                 const RequestOptions& options) {
+    if (!modern_.load()) {
+        return exchange(method, std::move(params), options);
+    }
+    if (!params.is_object()) {
+        params = Json::object();
+    }
+    Json& meta = params["_meta"];
+    if (!meta.is_object()) {
+        meta = Json::object();
+    }
+    const Json envelope = modern::client_envelope();
+    for (const auto& [key, value] : envelope.items()) {
+        meta[key] = value;
+    }
+    auto result = exchange(method, std::move(params), options);
+    // The gateway forwards final answers only (a legacy answer without resultType is final).
+    if (result && result->is_object()) {
+        if (auto type = result->find("resultType"); type != result->end() && *type != "complete") {
+            return Status{Errc::invalid_argument,
+                          "the backend answered " + method + " with resultType " +
+                              detail::clipped(type->dump(), 40) +
+                              ", which the gateway cannot relay"};
+        }
+    }
+    return result;
+}
+
+Result<Json> McpSession::open(std::chrono::milliseconds timeout,
+                              std::chrono::milliseconds probe_timeout) {
+    RequestOptions options;
+    options.timeout = std::min(timeout, probe_timeout);
+    options.cancel_on_timeout = false;  // the legacy fallback follows at once
+    Json error;
+    options.error = &error;
+    auto discovered =
+        exchange("server/discover", Json{{"_meta", modern::client_envelope()}}, options);
+    if (discovered && modern::is_discover_result(*discovered)) {
+        modern_.store(true);
+        // A modern server announces tool changes only on an opted-in stream: open one, so
+        // its list_changed re-indexes it as a legacy server's does.
+        const Json tools =
+            discovered->value("capabilities", Json::object()).value("tools", Json::object());
+        if (opens_subscriptions() && tools.is_object() &&
+            tools.value("listChanged", false) == true) {
+            if (Status s = send_unanswered("subscriptions/listen",
+                                           Json{{"_meta", modern::client_envelope()},
+                                                {"notifications", {{"toolsListChanged", true}}}});
+                !s.ok()) {
+                return s;
+            }
+        }
+        return modern::initialize_view(*discovered);
+    }
+    if (!discovered && modern::is_modern_error(error)) {
+        // The modern era, which has no initialize to fall back to.
+        return Status{
+            Errc::invalid_argument,
+            "the backend speaks protocol revision " + std::string(modern::kProtocolVersion) +
+                " or later but refused server/discover: " + discovered.status().message()};
+    }
+    // Anything else (-32601 from v1 servers, other errors, HTTP 4xx, silence) means legacy.
+    return initialize(timeout);
 }
 
 Result<Json> McpSession::initialize(std::chrono::milliseconds timeout) {

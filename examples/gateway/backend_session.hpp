@@ -56,7 +56,13 @@ struct RequestOptions {
     bool cancel_on_timeout = true;
     /// When set, receives the size in bytes of the answer's line.
     std::size_t* answer_bytes = nullptr;
+    /// When set, receives the JSON-RPC error object of an error answer.
+    Json* error = nullptr;
 };
+
+/// The longest wait for a backend's answer to the server/discover probe; a legacy server that
+/// ignores requests before initialize costs this much once per process start.
+inline constexpr std::chrono::milliseconds kDiscoverProbeTimeout{5000};
 
 using NotificationFn = std::function<void(const std::string& method, const Json& params)>;
 using ClosedFn = std::function<void()>;
@@ -72,10 +78,11 @@ public:
 
     /// Sends a request and waits for its response: the "result" member, or an error
     /// (unavailable when the backend died, timed out or the call was cancelled,
-    /// invalid_argument for a JSON-RPC error or an answer the gateway cannot use).
-    [[nodiscard]] virtual Result<Json> request(const std::string& method,
-                                               Json params,
-                                               const RequestOptions& options) = 0;
+    /// invalid_argument for a JSON-RPC error or an answer the gateway cannot use). With a
+    /// modern (2026-07-28) backend, the request carries the per-request _meta envelope.
+    [[nodiscard]] Result<Json> request(const std::string& method,
+                                       Json params,
+                                       const RequestOptions& options);
     [[nodiscard]] virtual Status notify(const std::string& method, Json params) = 0;
     [[nodiscard]] virtual bool closed() const noexcept = 0;
     /// Ends the session; pending requests fail with unavailable. Idempotent; safe from several
@@ -86,9 +93,35 @@ public:
 
     /// initialize + notifications/initialized. Returns the initialize result.
     [[nodiscard]] Result<Json> initialize(std::chrono::milliseconds timeout);
+    /// Decides the backend's era and opens the session: server/discover with a modern envelope
+    /// first (bounded by `probe_timeout`); a DiscoverResult or an error of the modern era means
+    /// 2026-07-28, anything else (another error, a timeout) legacy, then initialize. Returns an
+    /// initialize-shaped result (protocolVersion, capabilities, serverInfo, instructions).
+    [[nodiscard]] Result<Json> open(std::chrono::milliseconds timeout,
+                                    std::chrono::milliseconds probe_timeout);
+    /// Whether open() found a 2026-07-28 backend (fixed for the session's life).
+    [[nodiscard]] bool modern() const noexcept { return modern_.load(); }
     /// Every page of tools/list (following nextCursor), concatenated. Tools nested too deep
     /// are kept as placeholders for the caller to skip.
     [[nodiscard]] Result<Json> list_tools(std::chrono::milliseconds timeout, std::size_t max_bytes);
+
+protected:
+    /// The transport's half of request(): one request on the wire, its answer back.
+    [[nodiscard]] virtual Result<Json> exchange(const std::string& method,
+                                                Json params,
+                                                const RequestOptions& options) = 0;
+    /// Whether a modern session opens subscriptions/listen for tool changes (the remote
+    /// transport reads no long-lived streams, so it does not).
+    [[nodiscard]] virtual bool opens_subscriptions() const noexcept { return false; }
+    /// Sends a request whose answer nobody waits for (subscriptions/listen, answered only when
+    /// the stream ends); only sessions that opens_subscriptions() need it.
+    [[nodiscard]] virtual Status send_unanswered(const std::string& method, Json params) {
+        (void)params;
+        return Status{Errc::unavailable, method + " cannot be sent on this transport"};
+    }
+
+private:
+    std::atomic<bool> modern_{false};
 };
 
 /// The session with a backend process on its stdio. Callbacks run on the reader thread and
@@ -103,9 +136,6 @@ public:
         const BackendSpec& spec, NotificationFn on_notification, ClosedFn on_closed);
     ~BackendSession() override;
 
-    [[nodiscard]] Result<Json> request(const std::string& method,
-                                       Json params,
-                                       const RequestOptions& options) override;
     [[nodiscard]] Status notify(const std::string& method, Json params) override;
 
     [[nodiscard]] bool closed() const noexcept override { return closed_.load(); }
@@ -117,10 +147,18 @@ public:
     /// a callback).
     void close() override;
 
+protected:
+    [[nodiscard]] Result<Json> exchange(const std::string& method,
+                                        Json params,
+                                        const RequestOptions& options) override;
+    [[nodiscard]] bool opens_subscriptions() const noexcept override { return true; }
+    [[nodiscard]] Status send_unanswered(const std::string& method, Json params) override;
+
 private:
     struct Pending {
         std::condition_variable cv;
         std::optional<Result<Json>> result;
+        Json error;  ///< the JSON-RPC error object of an error answer
         bool cancelled = false;
         bool accept_pruned = false;
         std::size_t bytes = 0;  ///< of the answer's line

@@ -6,6 +6,7 @@
 
 #include "log.hpp"
 #include "mcp/internal.hpp"
+#include "modern_protocol.hpp"
 #include "util/printable.hpp"
 
 namespace scout::gateway {
@@ -93,6 +94,15 @@ void Gateway::shutdown() {
             t.join();
         }
         pool_.shutdown();  // calls in flight have failed with the backends; their answers go out
+        // A graceful end of each subscription, after the last answers.
+        std::unordered_map<std::string, Json> open;
+        {
+            std::lock_guard lock(subscriptions_mutex_);
+            open.swap(subscriptions_);
+        }
+        for (const auto& [key, id] : open) {
+            write_(to_line(modern::listen_closed(id)), Wait::never);
+        }
     });
 }
 
@@ -100,7 +110,15 @@ void Gateway::on_indexed() {
     for (const auto& listener : listeners_) {
         listener();
     }
-    if (!client_initialized_.load()) {
+    std::vector<Json> subscribers;
+    {
+        std::lock_guard lock(subscriptions_mutex_);
+        for (const auto& [key, id] : subscriptions_) {
+            subscribers.push_back(id);
+        }
+    }
+    const bool legacy = client_initialized_.load();
+    if (!legacy && subscribers.empty()) {
         return;
     }
     // Clients re-fetch tools/list on this notification; send it only when the answer changed.
@@ -112,7 +130,13 @@ void Gateway::on_indexed() {
         }
         last_list_ = std::move(now);
     }
-    write_(to_line(make_notification("notifications/tools/list_changed")), Wait::never);
+    if (legacy) {
+        write_(to_line(make_notification("notifications/tools/list_changed")), Wait::never);
+    }
+    // The modern era sends change notifications only on an opted-in subscription, tagged.
+    for (const Json& id : subscribers) {
+        write_(to_line(modern::tools_list_changed(id)), Wait::never);
+    }
 }
 
 void Gateway::handle_oversized(std::size_t bytes, std::size_t limit) {
@@ -138,10 +162,20 @@ void Gateway::handle_line(const std::string& line) {
                 client_initialized_.store(true);
             } else if (m.method == "notifications/cancelled") {
                 cancel_call(m.body.value("params", Json::object()));
+                close_subscription(m.body.value("params", Json::object()));
             }
             return;  // others need no answer
         case MessageKind::request:
             break;
+    }
+    // The era is decided per message: initialize is legacy (unless it names the modern
+    // version, which has no initialize), an envelope in _meta is modern.
+    const bool modern_request = m.method == "initialize"
+                                    ? modern::envelope_version(m.body) == modern::kProtocolVersion
+                                    : modern::carries_envelope(m.body);
+    if (modern_request) {
+        handle_modern(m, line.size());
+        return;
     }
     if (m.method != "initialize" && m.method != "ping" && !initialize_seen_.load()) {
         reply(make_error(m.id,
@@ -197,7 +231,85 @@ void Gateway::list_tools(const Json& id, Wait wait) {
     write_(to_line(make_result(id, std::move(list))), wait);
 }
 
-void Gateway::start_call(const Message& m, std::size_t bytes) {
+void Gateway::handle_modern(const Message& m, std::size_t bytes) {
+    if (auto error = modern::check_envelope(m.body)) {
+        reply(modern::error_response(m.id, *error));
+        return;
+    }
+    if (m.method == "subscriptions/listen") {
+        open_subscription(m);
+        return;
+    }
+    if (m.method == "server/discover" || !modern::serves_method(m.method)) {
+        reply(answer_modern(m, meta_, nullptr, false));  // answered without a backend
+        return;
+    }
+    start_call(m, bytes, true);
+}
+
+void Gateway::open_subscription(const Message& m) {
+    Json honoured;
+    if (auto error = modern::check_listen(m.body, honoured)) {
+        reply(modern::error_response(m.id, *error));
+        return;
+    }
+    const bool tools = honoured.contains("toolsListChanged");
+    {
+        std::lock_guard lock(subscriptions_mutex_);
+        // Subscriptions are few; a client opening more than this is refused, not remembered.
+        constexpr std::size_t kMaxSubscriptions = 64;
+        if (subscriptions_.size() >= kMaxSubscriptions) {
+            reply(make_error(m.id, kServerBusy, "Server busy: too many open subscriptions"));
+            return;
+        }
+        if (tools && !subscriptions_.emplace(m.id.dump(), m.id).second) {
+            reply(make_error(
+                m.id, kInvalidRequest, "Invalid Request: a subscription with this id is open"));
+            return;
+        }
+        // Under the lock: on_indexed reads the subscribers under it too, so no change
+        // notification can overtake the acknowledgement.
+        reply(modern::acknowledged(m.id, honoured));
+    }
+    if (!tools) {  // nothing the gateway will ever send on it: end it at once
+        reply(modern::listen_closed(m.id));
+    }
+}
+
+void Gateway::close_subscription(const Json& params) {
+    auto id = params.is_object() ? params.find("requestId") : params.end();
+    if (!params.is_object() || id == params.end()) {
+        return;
+    }
+    std::lock_guard lock(subscriptions_mutex_);
+    subscriptions_.erase(id->dump());  // MCP: a cancelled request gets no answer
+}
+
+Json Gateway::answer_modern(const Message& m,
+                            const mcp::MetaTools& tools,
+                            const std::shared_ptr<CancelToken>& cancel,
+                            bool per_caller) {
+    if (auto error = modern::check_envelope(m.body)) {
+        return modern::error_response(m.id, *error);
+    }
+    if (!modern::serves_method(m.method) || m.method == "subscriptions/listen") {
+        return make_error(m.id,
+                          kMethodNotFound,
+                          "Method not found: " + detail::clipped(m.method) +
+                              " (not served in protocol revision " + modern::kProtocolVersion +
+                              ")");
+    }
+    if (m.method == "server/discover") {
+        return make_result(m.id, modern::discover_result(initialize(Json::object()), per_caller));
+    }
+    Json response = answer(m, tools, cancel);
+    if (auto result = response.find("result"); result != response.end()) {
+        modern::finish_result(m.method, *result, per_caller);
+    }
+    return response;
+}
+
+void Gateway::start_call(const Message& m, std::size_t bytes, bool modern) {
     const std::string key = m.id.dump();
     auto token = std::make_shared<CancelToken>();
     const char* refusal = nullptr;
@@ -220,10 +332,10 @@ void Gateway::start_call(const Message& m, std::size_t bytes) {
         calls_.erase(key);
         call_bytes_ -= bytes;
     };
-    auto job = [this, m, token, finish] {
+    auto job = [this, m, token, finish, modern] {
         Json answer;
         if (!token->cancelled()) {
-            answer = this->answer(m, meta_, token);
+            answer = modern ? answer_modern(m, meta_, token, false) : this->answer(m, meta_, token);
         }
         finish();
         if (!token->cancelled()) {  // MCP: a cancelled request gets no answer

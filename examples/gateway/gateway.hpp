@@ -90,6 +90,13 @@ public:
     [[nodiscard]] Json answer(const Message& m,
                               const mcp::MetaTools& tools,
                               const std::shared_ptr<CancelToken>& cancel);
+    /// The same for a request of the stateless 2026-07-28 era: its envelope checked first, the
+    /// result stamped with resultType (and ttlMs/cacheScope, "private" when `per_caller`: the
+    /// answer depends on the caller's scope). subscriptions/listen is not answered here.
+    [[nodiscard]] Json answer_modern(const Message& m,
+                                     const mcp::MetaTools& tools,
+                                     const std::shared_ptr<CancelToken>& cancel,
+                                     bool per_caller);
     /// The tools/list result for the scope `tools`: the meta-tools and the pinned tools in scope.
     [[nodiscard]] Json list_result(const mcp::MetaTools& tools);
     /// /metrics in Prometheus text format.
@@ -104,7 +111,13 @@ public:
 private:
     Json handle_request(const Message& m);
     Json initialize(const Json& params);
-    void start_call(const Message& m, std::size_t bytes);
+    /// A request of the 2026-07-28 era from the stdio client (no initialize needed).
+    void handle_modern(const Message& m, std::size_t bytes);
+    void start_call(const Message& m, std::size_t bytes, bool modern = false);
+    /// subscriptions/listen: acknowledged at once, then fed tools/list_changed until cancelled
+    /// (notifications/cancelled naming it) or ended with a result at shutdown.
+    void open_subscription(const Message& m);
+    void close_subscription(const Json& params);
     /// A write from the thread reading the client (never waits).
     void reply(const Json& message) { write_(to_line(message), Wait::never); }
     void list_tools(const Json& id, Wait wait);
@@ -150,6 +163,10 @@ private:
     std::unordered_map<std::string, std::shared_ptr<CancelToken>> calls_;
     std::size_t call_bytes_ = 0;  ///< summed line sizes of calls_ (limits_.bytes_in_flight)
     std::once_flag shutdown_once_;
+
+    std::mutex subscriptions_mutex_;
+    /// Open subscriptions/listen requests of the stdio client (their ids), by id's JSON text.
+    std::unordered_map<std::string, Json> subscriptions_;
 };
 
 }  // namespace scout::gateway

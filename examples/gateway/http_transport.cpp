@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "log.hpp"
+#include "modern_protocol.hpp"
 #include "util/printable.hpp"
 
 namespace scout::gateway {
@@ -215,6 +216,20 @@ public:
         for (auto& s : sessions) {
             close_session(*s);
         }
+        std::vector<std::shared_ptr<Listen>> listens;
+        {
+            std::lock_guard lock(sessions_mutex_);
+            for (auto& [n, l] : listens_) {
+                listens.push_back(l);
+            }
+        }
+        for (auto& l : listens) {  // each stream ends with its graceful-close result
+            {
+                std::lock_guard lock(l->mutex);
+                l->closed = true;
+            }
+            l->cv.notify_all();
+        }
         server_.stop();
     }
 
@@ -241,6 +256,16 @@ private:
         bool stream_open = false;
         bool closed = false;
         std::chrono::steady_clock::time_point last_used = std::chrono::steady_clock::now();
+    };
+
+    /// One subscriptions/listen of a 2026-07-28 caller: the POST's response stays an event
+    /// stream that carries the acknowledgement, tagged list changes and, at shutdown, the result.
+    struct Listen {
+        Json id;
+        std::mutex mutex;
+        std::condition_variable cv;
+        std::deque<std::string> events;
+        bool closed = false;
     };
 
     /// Who is calling: the caller's name and scope, or nullopt after answering 401.
@@ -438,9 +463,8 @@ private:
                        "Not Acceptable: accept application/json or text/event-stream");
             return;
         }
-        if (!check_protocol_version(req, res)) {
-            return;
-        }
+        const bool modern_header =
+            req.get_header_value("MCP-Protocol-Version") == modern::kProtocolVersion;
         Message m = classify(req.body);
         if (m.kind == MessageKind::parse_error) {
             json_error(res, 400, nullptr, kParseError, m.error);
@@ -448,6 +472,23 @@ private:
         }
         if (m.kind == MessageKind::invalid) {
             json_error(res, 400, m.id, kInvalidRequest, m.error);
+            return;
+        }
+        // The era, per message: an envelope in _meta (or the modern version header) is the
+        // stateless 2026-07-28 era; initialize is legacy unless its envelope names the former.
+        const bool carries = m.method == "initialize"
+                                 ? modern::envelope_version(m.body) == modern::kProtocolVersion
+                                 : modern::carries_envelope(m.body);
+        if (m.kind != MessageKind::response && (carries || modern_header)) {
+            post_modern(req, res, m, *who, accept);
+            return;
+        }
+        if (modern_header) {  // a response: the gateway sends modern callers no requests
+            res.status = 202;
+            return;
+        }
+        // After the era is known: a modern body's version is judged by its envelope.
+        if (!check_protocol_version(req, res)) {
             return;
         }
         std::shared_ptr<Session> session;
@@ -500,6 +541,170 @@ private:
         res.set_content(to_line(answer), kJson);
     }
 
+    /// A request or notification of the stateless era: no session; every request carries its
+    /// envelope and the standard headers that mirror it.
+    void post_modern(const httplib::Request& req,
+                     httplib::Response& res,
+                     const Message& m,
+                     const Who& who,
+                     const AcceptedTypes& accept) {
+        if (m.kind == MessageKind::request) {
+            if (auto error = modern::check_envelope(m.body)) {
+                res.status = error->http_status;
+                res.set_content(to_line(modern::error_response(m.id, *error)), kJson);
+                return;
+            }
+        }
+        modern::ModernHeaders headers;
+        if (req.has_header("MCP-Protocol-Version")) {
+            headers.protocol_version = req.get_header_value("MCP-Protocol-Version");
+        }
+        if (req.has_header("Mcp-Method")) {
+            headers.method = req.get_header_value("Mcp-Method");
+        }
+        if (req.has_header("Mcp-Name")) {
+            headers.name = req.get_header_value("Mcp-Name");
+        }
+        if (auto error = modern::check_headers(m.body, headers)) {
+            res.status = error->http_status;
+            res.set_content(to_line(modern::error_response(m.id, *error)), kJson);
+            return;
+        }
+        if (m.kind == MessageKind::notification) {
+            if (m.method == "notifications/cancelled") {
+                cancel_modern(who, m.body.value("params", Json::object()));
+            }
+            res.status = 202;
+            return;
+        }
+        if (!modern::serves_method(m.method)) {
+            json_error(res,
+                       404,
+                       m.id,
+                       kMethodNotFound,
+                       "Method not found: " + detail::clipped(m.method) +
+                           " (not served in protocol revision " + modern::kProtocolVersion + ")");
+            return;
+        }
+        if (m.method == "subscriptions/listen") {
+            listen(res, m);
+            return;
+        }
+        // Calls in flight by caller and id, for notifications/cancelled (no session to hold them).
+        const std::string key = who.name + '\n' + m.id.dump();
+        auto token = std::make_shared<CancelToken>();
+        {
+            std::lock_guard lock(sessions_mutex_);
+            if (!modern_calls_.emplace(key, token).second) {
+                json_error(res,
+                           400,
+                           m.id,
+                           kInvalidRequest,
+                           "Invalid Request: a request with this id is in flight");
+                return;
+            }
+        }
+        // With bearer tokens the answer depends on the caller's scope: never shared caches.
+        Json answer = gateway_.answer_modern(m, *who.tools, token, options_.auth != nullptr);
+        {
+            std::lock_guard lock(sessions_mutex_);
+            modern_calls_.erase(key);
+        }
+        if (token->cancelled()) {
+            res.status = 202;
+            return;
+        }
+        if (!accept.json) {
+            res.set_content("event: message\ndata: " + to_line(answer) + "\n\n", kEventStream);
+            return;
+        }
+        res.set_content(to_line(answer), kJson);
+    }
+
+    void cancel_modern(const Who& who, const Json& params) {
+        auto id = params.is_object() ? params.find("requestId") : params.end();
+        if (!params.is_object() || id == params.end()) {
+            return;
+        }
+        std::shared_ptr<CancelToken> token;
+        {
+            std::lock_guard lock(sessions_mutex_);
+            if (auto it = modern_calls_.find(who.name + '\n' + id->dump());
+                it != modern_calls_.end()) {
+                token = it->second;
+            }
+        }
+        if (token) {
+            token->cancel("cancelled by the client");
+        }
+    }
+
+    /// subscriptions/listen: the response is an event stream until the client goes or the
+    /// transport stops (then the subscription's result ends it).
+    void listen(httplib::Response& res, const Message& m) {
+        Json honoured;
+        if (auto error = modern::check_listen(m.body, honoured)) {
+            res.set_content(to_line(modern::error_response(m.id, *error)), kJson);
+            return;
+        }
+        auto l = std::make_shared<Listen>();
+        l->id = m.id;
+        l->events.push_back(to_line(modern::acknowledged(m.id, honoured)));
+        l->closed = !honoured.contains("toolsListChanged");  // nothing will ever come
+        std::uint64_t number = 0;
+        {
+            std::lock_guard lock(sessions_mutex_);
+            if (stopping_ || open_streams_ >= options_.limits.max_streams) {
+                res.set_header("Retry-After", "5");
+                json_error(res, 503, m.id, kServerBusy, "Server busy: too many event streams");
+                return;
+            }
+            ++open_streams_;
+            number = ++listen_count_;
+            listens_[number] = l;
+        }
+        const auto ping = options_.limits.stream_ping;
+        res.set_header("Cache-Control", "no-cache");
+        res.set_chunked_content_provider(
+            kEventStream,
+            [l, ping, last = std::chrono::steady_clock::now()](std::size_t,
+                                                               httplib::DataSink& sink) mutable {
+                std::unique_lock lock(l->mutex);
+                l->cv.wait_for(lock, std::chrono::milliseconds(500), [&] {
+                    return l->closed || !l->events.empty();
+                });
+                std::string out;
+                while (!l->events.empty()) {
+                    out += "event: message\ndata: " + l->events.front() + "\n\n";
+                    l->events.pop_front();
+                }
+                const bool closed = l->closed;
+                lock.unlock();
+                if (closed) {
+                    out +=
+                        "event: message\ndata: " + to_line(modern::listen_closed(l->id)) + "\n\n";
+                    if (sink.write(out.data(), out.size())) {
+                        sink.done();
+                    }
+                    return true;
+                }
+                const auto now = std::chrono::steady_clock::now();
+                if (out.empty() && now - last >= ping) {
+                    out = ": ping\n\n";
+                }
+                if (out.empty()) {
+                    return true;
+                }
+                last = now;
+                return sink.write(out.data(), out.size());  // false: the client is gone
+            },
+            [this, number](bool) {
+                std::lock_guard lock(sessions_mutex_);
+                listens_.erase(number);
+                --open_streams_;
+            });
+    }
+
     static void cancel(Session& s, const Json& params) {
         auto id = params.is_object() ? params.find("requestId") : params.end();
         if (!params.is_object() || id == params.end() ||
@@ -521,6 +726,18 @@ private:
     void get(const httplib::Request& req, httplib::Response& res) {
         auto who = authenticate(req, res);
         if (!who) {
+            return;
+        }
+        if (req.get_header_value("MCP-Protocol-Version") == modern::kProtocolVersion) {
+            // The stateless era has no standalone stream: changes come on subscriptions/listen.
+            res.set_header("Allow", "POST");
+            json_error(res,
+                       405,
+                       nullptr,
+                       kInvalidRequest,
+                       "Method not allowed: protocol revision " +
+                           std::string(modern::kProtocolVersion) +
+                           " has no GET stream; POST subscriptions/listen");
             return;
         }
         if (!parse_accept(req.get_header_value("Accept")).event_stream) {
@@ -622,6 +839,26 @@ private:
                 sessions.push_back(s);
             }
         }
+        std::vector<std::shared_ptr<Listen>> listens;
+        {
+            std::lock_guard lock(sessions_mutex_);
+            for (auto& [n, l] : listens_) {
+                listens.push_back(l);
+            }
+        }
+        for (auto& l : listens) {  // the modern era's subscribers, each tagged with its id
+            {
+                std::lock_guard lock(l->mutex);
+                if (l->closed) {
+                    continue;
+                }
+                if (l->events.size() >= kMaxQueuedEvents) {
+                    l->events.pop_front();
+                }
+                l->events.push_back(to_line(modern::tools_list_changed(l->id)));
+            }
+            l->cv.notify_all();
+        }
         for (auto& s : sessions) {
             {
                 std::lock_guard lock(s->mutex);
@@ -648,6 +885,10 @@ private:
     std::unordered_map<std::string, std::shared_ptr<Session>> sessions_;
     std::size_t open_streams_ = 0;
     bool stopping_ = false;
+    /// The stateless era's calls in flight (caller and id) and open subscriptions.
+    std::unordered_map<std::string, std::shared_ptr<CancelToken>> modern_calls_;
+    std::map<std::uint64_t, std::shared_ptr<Listen>> listens_;
+    std::uint64_t listen_count_ = 0;
 };
 
 HttpTransport::HttpTransport(Gateway& gateway, HttpOptions options)

@@ -5,6 +5,7 @@
 
 #include "http_rules.hpp"
 #include "log.hpp"
+#include "modern_protocol.hpp"
 #include "util/printable.hpp"
 
 namespace scout::gateway {
@@ -126,13 +127,14 @@ Status RemoteSession::notify(const std::string& method, Json params) {
                   kConnectTimeout,
                   nullptr,
                   nullptr,
-                  false);
+                  false,
+                  nullptr);
     return r ? Status{} : r.status();
 }
 
-Result<Json> RemoteSession::request(const std::string& method,
-                                    Json params,
-                                    const RequestOptions& options) {
+Result<Json> RemoteSession::exchange(const std::string& method,
+                                     Json params,
+                                     const RequestOptions& options) {
     std::int64_t id = 0;
     {
         std::lock_guard lock(mutex_);
@@ -143,7 +145,8 @@ Result<Json> RemoteSession::request(const std::string& method,
                        options.timeout,
                        options.cancel,
                        options.answer_bytes,
-                       options.accept_pruned);
+                       options.accept_pruned,
+                       options.error);
     if (!result && result.status().code() == Errc::unavailable && options.cancel_on_timeout &&
         !closed_.load()) {
         (void)notify(
@@ -165,7 +168,8 @@ Result<Json> RemoteSession::post(const Json& message,
                                  std::chrono::milliseconds timeout,
                                  const std::shared_ptr<CancelToken>& cancel,
                                  std::size_t* answer_bytes,
-                                 bool accept_pruned) {
+                                 bool accept_pruned,
+                                 Json* error_out) {
     auto client = std::make_unique<httplib::Client>(url_.origin);
     set_timeouts(*client, timeout);
     client->set_keep_alive(false);
@@ -175,15 +179,30 @@ Result<Json> RemoteSession::post(const Json& message,
     req.headers = httplib::Headers(headers_.begin(), headers_.end());
     req.headers.emplace("Content-Type", "application/json");
     req.headers.emplace("Accept", "application/json, text/event-stream");
+    // A modern message (the probe, or any request once the server is modern) is stateless: its
+    // headers mirror its body and it carries no session.
+    const bool modern = modern::carries_envelope(message);
+    if (modern) {
+        const modern::ModernHeaders h = modern::request_headers(message);
+        for (const auto& [key, value] : {std::pair{"MCP-Protocol-Version", h.protocol_version},
+                                         std::pair{"Mcp-Method", h.method},
+                                         std::pair{"Mcp-Name", h.name}}) {
+            if (value) {
+                req.headers.emplace(key, *value);
+            }
+        }
+    }
+    bool in_session = false;  // a 404 then means the server forgot the session
     {
         std::lock_guard lock(mutex_);
         if (closed_.load()) {
             return Status{Errc::unavailable, "the session with the remote server has ended"};
         }
-        if (!session_id_.empty()) {
+        if (!modern && !session_id_.empty()) {
             req.headers.emplace("Mcp-Session-Id", session_id_);
+            in_session = true;
         }
-        if (!protocol_version_.empty()) {
+        if (!modern && !protocol_version_.empty()) {
             req.headers.emplace("MCP-Protocol-Version", protocol_version_);
         }
         in_flight_.insert(client.get());
@@ -239,7 +258,7 @@ Result<Json> RemoteSession::post(const Json& message,
         return Status{Errc::unavailable,
                       "cannot reach the remote server: " + httplib::to_string(error)};
     }
-    if (res.status == 404 && message.contains("id") && !id.is_null()) {
+    if (res.status == 404 && in_session && !id.is_null()) {
         end("the server no longer knows the session (404)");
         return Status{Errc::unavailable, "the remote server ended the session"};
     }
@@ -247,10 +266,25 @@ Result<Json> RemoteSession::post(const Json& message,
         return Json();
     }
     if (res.status < 200 || res.status >= 300) {
-        return Status{Errc::unavailable,
-                      "the remote server answered HTTP " + std::to_string(res.status)};
+        std::string why = "the remote server answered HTTP " + std::to_string(res.status);
+        // A modern server answers protocol errors with a 4xx and a JSON-RPC error: keep it, so
+        // the caller can tell a modern refusal from a legacy server's.
+        if (Message m = classify(body); m.kind == MessageKind::response && !m.too_deep) {
+            if (auto e = m.body.find("error"); e != m.body.end() && e->is_object()) {
+                if (auto text = e->find("message"); text != e->end() && text->is_string()) {
+                    why += ": " + detail::clipped(text->get<std::string>(), 4096);
+                }
+                if (error_out != nullptr) {
+                    *error_out = *e;
+                }
+                if (modern) {  // a refusal of this request, not a broken session
+                    return Status{Errc::invalid_argument, why};
+                }
+            }
+        }
+        return Status{Errc::unavailable, why};
     }
-    if (auto sid = res.get_header_value("Mcp-Session-Id"); !sid.empty()) {
+    if (auto sid = res.get_header_value("Mcp-Session-Id"); !sid.empty() && !modern) {
         std::lock_guard lock(mutex_);
         if (session_id_.empty()) {
             session_id_ = sid;
@@ -282,6 +316,9 @@ Result<Json> RemoteSession::post(const Json& message,
                 e->is_object() && e->contains("message") && (*e)["message"].is_string()
                     ? (*e)["message"].get<std::string>()
                     : std::string("error");
+            if (error_out != nullptr && e->is_object() && !m.too_deep) {
+                *error_out = *e;
+            }
             return Status{Errc::invalid_argument, detail::clipped(what, 4096)};
         }
         return m.body.value("result", Json());

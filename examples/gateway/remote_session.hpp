@@ -1,11 +1,15 @@
 // remote_session.hpp: the session with a remote MCP server over Streamable HTTP (a config entry
 // with "url"). Each request is one POST, answered with JSON or an SSE stream that ends with the
-// response; the server's Mcp-Session-Id and the negotiated protocol version go with every later
-// request. A request waits at most its timeout, and cancelling it (or close()) aborts the socket
-// at once. A transport failure or a 404 (the server forgot the session) ends the session, so the
-// supervising Backend reconnects with backoff as it restarts a crashed process. Server-initiated
-// messages are taken from the POST streams only (no GET stream): list_changed reaches the gateway
-// when it comes with a response.
+// response. The first POST probes with server/discover (McpSession::open): a 2026-07-28 server is
+// then spoken to statelessly (the `_meta` envelope and the MCP-Protocol-Version, Mcp-Method and
+// Mcp-Name headers on every request, no session), any other answer falls back to initialize,
+// whose Mcp-Session-Id and negotiated protocol version go with every later request. A request waits
+// at most its timeout, and cancelling it (or close()) aborts the socket at once. A transport
+// failure or a 404 (the server forgot the session) ends the session, so the supervising Backend
+// reconnects with backoff as it restarts a crashed process. Server-initiated messages are taken
+// from the POST streams only (no GET stream): list_changed reaches the gateway when it comes with a
+// response (a modern server's, which come only on subscription streams, do not: the gateway opens
+// none over HTTP).
 #pragma once
 
 #include <atomic>
@@ -39,13 +43,15 @@ public:
         const BackendSpec& spec, NotificationFn on_notification, ClosedFn on_closed);
     ~RemoteSession() override;
 
-    [[nodiscard]] Result<Json> request(const std::string& method,
-                                       Json params,
-                                       const RequestOptions& options) override;
     [[nodiscard]] Status notify(const std::string& method, Json params) override;
     [[nodiscard]] bool closed() const noexcept override { return closed_.load(); }
     void close() override;
     [[nodiscard]] std::string where() const override { return url_.origin + url_.path; }
+
+protected:
+    [[nodiscard]] Result<Json> exchange(const std::string& method,
+                                        Json params,
+                                        const RequestOptions& options) override;
 
 private:
     RemoteSession(const BackendSpec& spec, HttpUrl url, NotificationFn n, ClosedFn c);
@@ -55,7 +61,8 @@ private:
                       std::chrono::milliseconds timeout,
                       const std::shared_ptr<CancelToken>& cancel,
                       std::size_t* answer_bytes,
-                      bool accept_pruned);
+                      bool accept_pruned,
+                      Json* error_out);
     void end(const std::string& why);
 
     std::string name_;

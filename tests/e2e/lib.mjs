@@ -91,3 +91,38 @@ export function check(condition, message) {
   if (!condition) throw new Error(`check failed: ${message}`);
   console.log(`ok - ${message}`);
 }
+
+/// Exits with SKIP (like requirePeers) unless the 2026-07-28 SDK packages are installed too.
+export function requireModernPeers() {
+  requirePeers();
+  for (const pkg of ['client', 'server']) {
+    if (!fs.existsSync(peerPath(pkg, 'package.json'))) {
+      const required = process.env.SCOUT_REQUIRE_FIXTURES === '1';
+      console.log(`${required ? 'FAIL' : 'SKIP'}: MCP peer @modelcontextprotocol/${pkg} is not installed in ` +
+                  `${peersDir()}; run scripts/fetch.d/30-mcp-test-peers.sh (needs npm)`);
+      process.exit(required ? 1 : SKIP);
+    }
+  }
+}
+
+/// The v2 SDK's client package (2026-07-28 with legacy fallback): { Client, StdioClientTransport, ... }.
+export async function modernSdk() {
+  const client = await import(pathToFileURL(peerPath('client', 'dist/index.mjs')).href);
+  const stdio = await import(pathToFileURL(peerPath('client', 'dist/stdio.mjs')).href);
+  return { ...client, ...stdio };
+}
+
+/// Starts the gateway under the v2 SDK's StdioClientTransport with version negotiation on
+/// (server/discover first). Returns { client, transport, stderr }.
+export async function connectModernGateway(gateway, args) {
+  const { Client, StdioClientTransport } = await modernSdk();
+  const transport = new StdioClientTransport({ command: gateway, args, stderr: 'pipe' });
+  let log = '';
+  transport.stderr.on('data', (chunk) => {
+    log += chunk.toString();
+    if (process.env.SCOUT_E2E_VERBOSE) process.stderr.write(chunk);
+  });
+  const client = new Client({ name: 'scout-e2e-modern', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+  await client.connect(transport, { timeout: 30000 });
+  return { client, transport, stderr: () => log };
+}
