@@ -8,9 +8,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs="$(nproc)"
 
+# Warnings are not errors here: the Release build is the warnings gate, and GCC's
+# -Wmaybe-uninitialized misfires inside libstdc++ (std::function in std::regex) under ASan at -O1.
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSCOUT_SANITIZE=address,undefined \
-  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" -DCMAKE_C_FLAGS_DEBUG="-O1 -g1" \
-  -DSCOUT_BUILD_BENCHMARKS=OFF -DSCOUT_WERROR=ON
+  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1 -Wno-maybe-uninitialized" -DCMAKE_C_FLAGS_DEBUG="-O1 -g1" \
+  -DSCOUT_BUILD_BENCHMARKS=OFF -DSCOUT_WERROR=OFF
 cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j"$jobs"
