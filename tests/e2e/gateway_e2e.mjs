@@ -4,7 +4,9 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { check, connectGateway, requirePeers, tempDir, waitFor, writeConfig } from './lib.mjs';
+import {
+  check, connectGateway, execute, has, requirePeers, search, tempDir, waitFor, writeConfig,
+} from './lib.mjs';
 
 const [gateway, scenario] = process.argv.slice(2);
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -12,14 +14,6 @@ const CALL = { timeout: 15000 };
 
 setTimeout(() => { console.error(`FAIL: scenario ${scenario} exceeded 90 s`); process.exit(1); }, 90000).unref();
 
-const search = async (client, query, extra = {}) => {
-  const r = await client.callTool({ name: 'tool_search', arguments: { query, ...extra } }, undefined, CALL);
-  if (r.isError) throw new Error(`tool_search failed: ${JSON.stringify(r.content)}`);
-  return r.structuredContent.matches;
-};
-const execute = (client, tool_name, server_name, args) =>
-  client.callTool({ name: 'execute_tool', arguments: { tool_name, server_name, arguments: args } }, undefined, CALL);
-const has = (matches, server, tool) => matches.some((m) => m.server === server && m.tool === tool);
 
 const scenarios = {
   async meta_tools(client) {

@@ -7,7 +7,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-import { check, peerPath, requirePeers, tempDir, waitFor, writeConfig } from './lib.mjs';
+import {
+  check, execute, peerPath, requirePeers, search, startListeningGateway, tempDir, waitFor, writeConfig,
+} from './lib.mjs';
 
 const [gateway, scenario] = process.argv.slice(2);
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -32,30 +34,6 @@ async function startRemote() {
   return { url: `http://127.0.0.1:${port}/mcp`, stop: () => child.kill('SIGKILL') };
 }
 
-/// Starts the gateway with --listen 127.0.0.1:0; resolves { url, stderr(), stop() } once it
-/// logs its port.
-async function startGateway(args) {
-  const child = spawn(gateway, [...args, '--listen', '127.0.0.1:0'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let log = '';
-  child.stderr.on('data', (chunk) => {
-    log += chunk.toString();
-    if (process.env.SCOUT_E2E_VERBOSE) process.stderr.write(chunk);
-  });
-  const port = await waitFor('the gateway to listen', () => log.match(/\(port (\d+),/)?.[1], 30000);
-  const exited = new Promise((resolve) => child.on('exit', resolve));
-  return {
-    url: `http://127.0.0.1:${port}`,
-    stderr: () => log,
-    async stop() {
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10000);
-      const code = await exited;
-      clearTimeout(timer);
-      return code;
-    },
-  };
-}
-
 async function connect(gw, token) {
   const { Client } = await sdk('client/index.js');
   const { StreamableHTTPClientTransport } = await sdk('client/streamableHttp.js');
@@ -66,13 +44,6 @@ async function connect(gw, token) {
   return client;
 }
 
-const search = async (client, query, extra = {}) => {
-  const r = await client.callTool({ name: 'tool_search', arguments: { query, ...extra } }, undefined, CALL);
-  if (r.isError) throw new Error(`tool_search failed: ${JSON.stringify(r.content)}`);
-  return r.structuredContent.matches;
-};
-const execute = (client, tool_name, server_name, args, options = CALL) =>
-  client.callTool({ name: 'execute_tool', arguments: { tool_name, server_name, arguments: args } }, undefined, options);
 
 const scenarios = {
   async meta_tools(gw) {
@@ -239,7 +210,7 @@ async function main() {
   }));
   const args = ['--config', config, '--auth-file', auth, '--embedder', 'none'];
   if (scenario === 'hang') args.push('--call-timeout-ms', '1500');
-  const gw = await startGateway(args);
+  const gw = await startListeningGateway(gateway, args);
   try {
     await scenarios[scenario](gw);
     const code = await gw.stop();

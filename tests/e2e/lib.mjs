@@ -1,6 +1,7 @@
 // lib.mjs: helpers of the gateway end-to-end tests: locating the pinned MCP peers (installed by
 // scripts/fetch.d/30-mcp-test-peers.sh), skipping cleanly when node or the peers are missing,
 // writing a gateway config, and starting the gateway under the official TypeScript SDK client.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -126,3 +127,45 @@ export async function connectModernGateway(gateway, args) {
   await client.connect(transport, { timeout: 30000 });
   return { client, transport, stderr: () => log };
 }
+
+/// scout-gateway with `args` and --listen 127.0.0.1:0; resolves { url (http://127.0.0.1:<port>),
+/// stderr(), stop() } once it logs its port. stop() sends SIGTERM (SIGKILL after 10 s) and
+/// resolves with the exit code.
+export async function startListeningGateway(gateway, args) {
+  const child = spawn(gateway, [...args, '--listen', '127.0.0.1:0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  child.stderr.on('data', (chunk) => {
+    log += chunk.toString();
+    if (process.env.SCOUT_E2E_VERBOSE) process.stderr.write(chunk);
+  });
+  const port = await waitFor('the gateway to listen', () => log.match(/\(port (\d+),/)?.[1], 30000);
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stderr: () => log,
+    async stop() {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
+
+const CALL = { timeout: 20000 };
+
+/// tool_search through an SDK client: its matches (a failed search throws).
+export async function search(client, query, extra = {}) {
+  const r = await client.callTool({ name: 'tool_search', arguments: { query, ...extra } }, undefined, CALL);
+  if (r.isError) throw new Error(`tool_search failed: ${JSON.stringify(r.content)}`);
+  return r.structuredContent.matches;
+}
+
+/// execute_tool through an SDK client: the call's result.
+export function execute(client, tool_name, server_name, args, options = CALL) {
+  return client.callTool({ name: 'execute_tool', arguments: { tool_name, server_name, arguments: args } }, undefined, options);
+}
+
+/// Whether search matches hold server/tool.
+export const has = (matches, server, tool) => matches.some((m) => m.server === server && m.tool === tool);

@@ -9,7 +9,8 @@ import readline from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import {
-  check, connectGateway, connectModernGateway, modernSdk, peerPath, peersDir, requireModernPeers, tempDir, waitFor, writeConfig,
+  check, connectGateway, connectModernGateway, execute, has, modernSdk, peerPath, peersDir, requireModernPeers, search,
+  startListeningGateway, tempDir, waitFor, writeConfig,
 } from './lib.mjs';
 
 const [gateway, scenario] = process.argv.slice(2);
@@ -22,14 +23,6 @@ const SUB = 'io.modelcontextprotocol/subscriptionId';
 
 setTimeout(() => { console.error(`FAIL: scenario ${scenario} exceeded 60 s`); process.exit(1); }, 60000).unref();
 
-const search = async (client, query, extra = {}) => {
-  const r = await client.callTool({ name: 'tool_search', arguments: { query, ...extra } }, undefined, CALL);
-  if (r.isError) throw new Error(`tool_search failed: ${JSON.stringify(r.content)}`);
-  return r.structuredContent.matches;
-};
-const execute = (client, tool_name, server_name, args) =>
-  client.callTool({ name: 'execute_tool', arguments: { tool_name, server_name, arguments: args } }, undefined, CALL);
-const has = (matches, server, tool) => matches.some((m) => m.server === server && m.tool === tool);
 
 /// The gateway on plain pipes, for the messages no SDK sends (bad envelopes): request(msg)
 /// resolves with the response of the same id.
@@ -58,29 +51,6 @@ function rawGateway(args) {
 }
 
 const TOKEN = 'modern-token-0123456789abcdef';
-
-/// The gateway with --listen 127.0.0.1:0 and one bearer token; resolves { url, stderr(), stop() }.
-async function startHttpGateway(args) {
-  const child = spawn(gateway, [...args, '--listen', '127.0.0.1:0'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let log = '';
-  child.stderr.on('data', (chunk) => {
-    log += chunk.toString();
-    if (process.env.SCOUT_E2E_VERBOSE) process.stderr.write(chunk);
-  });
-  const port = await waitFor('the gateway to listen', () => log.match(/\(port (\d+),/)?.[1], 30000);
-  const exited = new Promise((resolve) => child.on('exit', resolve));
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    stderr: () => log,
-    async stop() {
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10000);
-      const code = await exited;
-      clearTimeout(timer);
-      return code;
-    },
-  };
-}
 
 async function connectHttp(url, mode = { mode: 'auto' }) {
   const { Client, StreamableHTTPClientTransport } = await modernSdk();
@@ -401,7 +371,8 @@ async function main() {
   if (scenario.startsWith('http_')) {
     const auth = path.join(dir, 'auth.json');
     fs.writeFileSync(auth, JSON.stringify({ callers: [{ name: 'modern', token: TOKEN }] }));
-    ctx.http = await startHttpGateway([...args, '--auth-file', auth, '--embedder', 'none']);
+    const gw = await startListeningGateway(gateway, [...args, '--auth-file', auth, '--embedder', 'none']);
+    ctx.http = { ...gw, url: `${gw.url}/mcp` };
   }
   const usesClient = ['stdio_basics', 'stdio_subscription', 'mixed_upstreams', 'remote_upstreams'].includes(scenario);
   if (usesClient) ctx.modern = await connectModernGateway(gateway, args);
