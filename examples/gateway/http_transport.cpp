@@ -10,8 +10,10 @@
 #include <map>
 #include <mutex>
 #include <random>
+#include <string>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 
 #include "log.hpp"
 #include "modern_protocol.hpp"
@@ -144,6 +146,23 @@ mcp::Connector caller_connector(const mcp::Connector& base, const CallerScope& c
         c.bind_environment = true;
     }
     return c;
+}
+
+/// One turn of an event stream: writes `events`, or a comment line when the stream has been
+/// quiet for `ping` (so proxies keep it open). False when the client is gone.
+bool send_or_ping(httplib::DataSink& sink,
+                  std::string events,
+                  std::chrono::steady_clock::time_point& last,
+                  std::chrono::steady_clock::duration ping) {
+    const auto now = std::chrono::steady_clock::now();
+    if (events.empty() && now - last >= ping) {
+        events = ": ping\n\n";
+    }
+    if (events.empty()) {
+        return true;
+    }
+    last = now;
+    return sink.write(events.data(), events.size());
 }
 
 }  // namespace
@@ -688,15 +707,7 @@ private:
                     }
                     return true;
                 }
-                const auto now = std::chrono::steady_clock::now();
-                if (out.empty() && now - last >= ping) {
-                    out = ": ping\n\n";
-                }
-                if (out.empty()) {
-                    return true;
-                }
-                last = now;
-                return sink.write(out.data(), out.size());  // false: the client is gone
+                return send_or_ping(sink, std::move(out), last, ping);
             },
             [this, number](bool) {
                 std::lock_guard lock(sessions_mutex_);
@@ -793,15 +804,7 @@ private:
                     session->events.pop_front();
                 }
                 lock.unlock();
-                const auto now = std::chrono::steady_clock::now();
-                if (out.empty() && now - last >= ping) {
-                    out = ": ping\n\n";
-                }
-                if (out.empty()) {
-                    return true;
-                }
-                last = now;
-                return sink.write(out.data(), out.size());  // false: the client is gone
+                return send_or_ping(sink, std::move(out), last, ping);
             },
             [this, session](bool) {
                 {
