@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# fuzz.sh: builds the libFuzzer targets with clang (libFuzzer + ASan + UBSan) in build-fuzz/ and
-# runs each for a bounded time: SCOUT_FUZZ_SECONDS per target (default 60). Targets:
+# fuzz.sh: builds the libFuzzer targets with clang (libFuzzer + ASan + UBSan) in build-asan/ (the
+# sanitizer build the tests share: scripts/lib/asan-build.sh) and runs each for a bounded time:
+# SCOUT_FUZZ_SECONDS per target (default 60). Targets:
 #   index_reader    the index file reader, seeded with index files the scout CLI writes
 #   word_model      the static word model reader, seeded from tests/fuzz/seeds/word_model/
 #   safetensors, bert_config, vocab_txt, tokenizer_json
@@ -24,7 +25,7 @@
 #   outcome_codec   the OUTC section of recorded execution outcomes, seeded from
 #                   tests/fuzz/corpus/outcome_codec/
 # The other targets' seeds come from tests/fuzz/corpus/<target>/ (read only); what the fuzzer
-# finds goes to build-fuzz/corpus/<target>/, crashes to build-fuzz/crashes/<target>/.
+# finds goes to build-asan/fuzz/corpus/<target>/, crashes to build-asan/fuzz/crashes/<target>/.
 # Usage: scripts/fuzz.sh [--long] [target...]
 #   --long  at least 10 million executions per target, no time limit (not for CI)
 set -euo pipefail
@@ -47,33 +48,26 @@ done
   targets=(index_reader word_model safetensors bert_config vocab_txt tokenizer_json catalog_loader
     embeddings_response search_json jsonrpc_reader gateway_config gateway_embedder_config c_abi_json
     outcome_codec gateway_auth gateway_http_rules gateway_modern)
-cxx="$(command -v clang++-14 || command -v clang++ || true)"
-if [ -z "$cxx" ]; then
-  echo "fuzz: clang++ not found (scripts/debian-packages.txt lists clang and libclang-rt-14-dev)" >&2
-  exit 1
-fi
-
-# Line tables only (-g1) are all a fuzzer's report needs, and much less to compile.
-cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
-  -DSCOUT_FUZZ=ON -DSCOUT_SANITIZE=address,undefined -DSCOUT_BUILD_TESTS=OFF \
-  -DSCOUT_BUILD_BENCHMARKS=OFF -DSCOUT_BUILD_EXAMPLES=ON -DSCOUT_WERROR=OFF
-cmake --build build-fuzz -j"$(nproc)" --target scout_cli $(printf 'scout_fuzz_%s ' "${targets[@]}")
+source scripts/lib/asan-build.sh
+configure_asan_build
+cmake --build build-asan -j"$(nproc)" --target scout_cli $(printf 'scout_fuzz_%s ' "${targets[@]}")
+bin=build-asan/bin
+out=build-asan/fuzz
 
 # Index seeds: a tiny catalog with and without vectors (small inputs keep executions fast).
 seed_indexes() {
-  local dir="build-fuzz/seeds/index_reader"
+  local dir="$out/seeds/index_reader"
   rm -rf "$dir"
   mkdir -p "$dir"
-  cat > build-fuzz/tiny.json <<'JSON'
+  cat > "$out/tiny.json" <<'JSON'
 {"servers": [{"name": "files", "description": "file store", "environment": "prod",
   "tools": [{"name": "read_file", "description": "read a file",
              "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}}}]},
  {"name": "mail", "description": "email", "status": "DEGRADED",
   "tools": [{"name": "send", "description": "send mail"}]}]}
 JSON
-  build-fuzz/bin/scout index --catalog build-fuzz/tiny.json --embedder hashing:4 --out "$dir/tiny-vecs.scoutidx"
-  build-fuzz/bin/scout index --catalog build-fuzz/tiny.json --embedder none --out "$dir/tiny.scoutidx"
+  "$bin/scout" index --catalog "$out/tiny.json" --embedder hashing:4 --out "$dir/tiny-vecs.scoutidx"
+  "$bin/scout" index --catalog "$out/tiny.json" --embedder none --out "$dir/tiny.scoutidx"
   # Every format version's golden files: the BM25, vector-key and embedder-state sections.
   for f in tests/golden/v*/*.scoutidx; do
     cp "$f" "$dir/$(basename "$(dirname "$f")")-$(basename "$f")"
@@ -82,12 +76,12 @@ JSON
 
 summary=()
 for target in "${targets[@]}"; do
-  corpus="build-fuzz/corpus/$target"
-  crashes="build-fuzz/crashes/$target"
+  corpus="$out/corpus/$target"
+  crashes="$out/crashes/$target"
   mkdir -p "$corpus" "$crashes"
   args=(-rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$crashes/")
   case "$target" in
-    index_reader | search_json) seed_indexes; seeds="build-fuzz/seeds/index_reader"; args+=(-max_len=65536) ;;
+    index_reader | search_json) seed_indexes; seeds="$out/seeds/index_reader"; args+=(-max_len=65536) ;;
     word_model) seeds="tests/fuzz/seeds/word_model"; args+=(-max_len=4096) ;;
     outcome_codec) seeds="tests/fuzz/corpus/outcome_codec"; args+=(-max_len=4096) ;;
     safetensors | bert_config | vocab_txt | tokenizer_json) seeds="tests/fuzz/corpus/$target"; args+=(-max_len=16384) ;;
@@ -99,10 +93,10 @@ for target in "${targets[@]}"; do
     args+=(-max_total_time="$seconds")
   fi
   echo "== fuzzing $target"
-  log="build-fuzz/$target.log"
+  log="$out/$target.log"
   set +e  # the exit status is the fuzzer's, read from PIPESTATUS; progress lines stay in the log
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1 \
-    "build-fuzz/bin/scout_fuzz_$target" "$corpus" "$seeds" "${args[@]}" 2>&1 | tee "$log" | grep -v '^#'
+    "$bin/scout_fuzz_$target" "$corpus" "$seeds" "${args[@]}" 2>&1 | tee "$log" | grep -v '^#'
   status=${PIPESTATUS[0]}
   set -e
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)

@@ -1,18 +1,15 @@
 #!/usr/bin/env bash
-# sanitizers.sh: builds the tests with ASan+UBSan (all of them) and with TSan (the tests whose
-# names mark concurrency, and the gateway tests, whose gateway runs dozens of threads), in
-# build-asan/ and build-tsan/, and runs them. Debug info is line tables only (-g1): all a
-# sanitizer report needs, and much less to compile and link. The ASan build keeps Debug's
-# assertions at -O1: under ASan the tests run much faster than at -O0.
+# sanitizers.sh: builds the tests with ASan+UBSan (all of them, in build-asan/, the build that also
+# holds the fuzz targets: scripts/lib/asan-build.sh) and with TSan (the tests whose names mark
+# concurrency, and the gateway tests, whose gateway runs dozens of threads, in build-tsan/), and
+# runs them. Debug info is line tables only (-g1): all a sanitizer report needs, and much less to
+# compile and link.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs="$(nproc)"
 
-# Warnings are not errors here: the Release build is the warnings gate, and GCC's
-# -Wmaybe-uninitialized misfires inside libstdc++ (std::function in std::regex) under ASan at -O1.
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSCOUT_SANITIZE=address,undefined \
-  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1 -Wno-maybe-uninitialized" -DCMAKE_C_FLAGS_DEBUG="-O1 -g1" \
-  -DSCOUT_BUILD_BENCHMARKS=OFF -DSCOUT_WERROR=OFF
+source scripts/lib/asan-build.sh
+configure_asan_build
 cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j"$jobs"

@@ -110,10 +110,15 @@ const char* scout_version(void) {
 }
 
 const char* scout_status_name(scout_status status) {
-    if (status < SCOUT_OK || status > SCOUT_INTERNAL) {
+    // A C caller may pass any int; in C++ reading it as the enum would be undefined when it is
+    // outside the enum's values, so the bytes are read as the integer they are.
+    int code = 0;
+    static_assert(sizeof code == sizeof status);
+    std::memcpy(&code, &status, sizeof code);
+    if (code < SCOUT_OK || code > SCOUT_INTERNAL) {
         return "unknown";
     }
-    return scout::errc_name(static_cast<Errc>(status)).data();  // names are literals
+    return scout::errc_name(static_cast<Errc>(code)).data();  // names are literals
 }
 
 const char* scout_last_error(void) {

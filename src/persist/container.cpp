@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "persist/crc32c.hpp"
+#include "util/fuzzing_mode.hpp"
 
 namespace scout::detail {
 namespace {
@@ -54,17 +55,9 @@ bool all_zero(std::span<const std::uint8_t> bytes) {
     return true;
 }
 
-/// True when a stored checksum matches. Fuzzing builds accept any value, so mutated inputs get
-/// past the checksums and exercise the parsers behind them (the usual libFuzzer convention).
+/// True when a stored checksum matches (or a fuzz target asked to skip checksums).
 bool checksum_ok(std::uint32_t stored, const void* data, std::size_t size) {
-#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
-    (void)stored;
-    (void)data;
-    (void)size;
-    return true;
-#else
-    return stored == crc32c(data, size);
-#endif
+    return checksums_skipped_for_fuzzing() || stored == crc32c(data, size);
 }
 
 Status corrupt(const std::string& why) {

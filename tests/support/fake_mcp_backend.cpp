@@ -72,10 +72,11 @@ void log_message(const Options& o, const Json& m) {
     }
     std::string line = m.value("method", std::string("response"));
     if (m.contains("id")) {
-        line += " " + m["id"].dump();
+        line.append(" ").append(m["id"].dump());
     }
     if (auto p = m.find("params"); p != m.end() && p->is_object() && p->contains("requestId")) {
-        line += " " + (*p)["requestId"].dump() + " " + p->value("reason", std::string());
+        line.append(" ").append((*p)["requestId"].dump());
+        line.append(" ").append(p->value("reason", std::string()));
     }
     std::ofstream(o.log, std::ios::app) << line << "\n";
 }

@@ -1,0 +1,19 @@
+# asan-build.sh (sourced by sanitizers.sh and fuzz.sh): configures build-asan/, the one
+# AddressSanitizer + UndefinedBehaviorSanitizer build that holds both the tests and the libFuzzer
+# targets, so the library is compiled once for both. clang, because libFuzzer is clang's. Debug's
+# assertions stay on at -O1 (much faster under ASan than -O0; an assertion a fuzzer trips is a
+# finding); debug info is line tables only (-g1), all a report needs.
+configure_asan_build() {
+  local cxx cc
+  cxx="$(command -v clang++-14 || command -v clang++ || true)"
+  cc="$(command -v clang-14 || command -v clang || true)"
+  if [ -z "$cxx" ] || [ -z "$cc" ]; then
+    echo "$0: clang not found (scripts/debian-packages.txt lists clang and libclang-rt-14-dev)" >&2
+    exit 1
+  fi
+  # Warnings are not errors here: the Release build (GCC) is the warnings gate.
+  cmake -S . -B build-asan -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_C_COMPILER="$cc" \
+    -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" -DCMAKE_C_FLAGS_DEBUG="-O1 -g1" \
+    -DSCOUT_SANITIZE=address,undefined -DSCOUT_FUZZ=ON -DSCOUT_BUILD_BENCHMARKS=OFF \
+    -DSCOUT_WERROR=OFF
+}
