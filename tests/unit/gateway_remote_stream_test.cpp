@@ -245,3 +245,31 @@ TEST_CASE("a dropped or flooding remote GET stream is opened again after a backo
     CHECK(gets.load() >= 4);
     CHECK(seen.gone.empty());
 }
+
+TEST_CASE("a remote GET stream silent past the idle timeout is opened again", "[gateway][http]") {
+    std::atomic<bool> done{false};
+    std::atomic<int> gets{0};
+    LoopbackServer server([&](httplib::Server& s) {
+        s.Get("/mcp", [&](const httplib::Request&, httplib::Response& res) {
+            ++gets;
+            res.set_chunked_content_provider("text/event-stream",
+                                             [&](std::size_t, httplib::DataSink& sink) {
+                                                 if (!sink.is_writable()) {
+                                                     return false;
+                                                 }
+                                                 std::this_thread::sleep_for(20ms);  // open, silent
+                                                 return !done.load();
+                                             });
+        });
+    });
+    Seen seen;
+    RemoteStreamTimings timings = quick();
+    timings.idle_timeout = 300ms;
+    timings.initial_backoff = 5000ms;  // an idle stream is reopened at once, not after this
+    {
+        RemoteStream stream(
+            server.spec(), [](const std::string&) {}, [](const std::string&) {}, timings);
+        CHECK(eventually([&] { return gets.load() >= 3; }, 3000ms));
+    }
+    done = true;
+}
