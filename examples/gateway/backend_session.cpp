@@ -355,6 +355,7 @@ Result<Json> McpSession::initialize(std::chrono::milliseconds timeout) {
     if (Status s = notify("notifications/initialized", nullptr); !s.ok()) {
         return s;
     }
+    on_initialized();
     return result;
 }
 

@@ -110,6 +110,9 @@ protected:
     [[nodiscard]] virtual Result<Json> exchange(const std::string& method,
                                                 Json params,
                                                 const RequestOptions& options) = 0;
+    /// Called once initialize and notifications/initialized went through (a 2025-11-25
+    /// session), for a transport that opens more of the session then.
+    virtual void on_initialized() {}
     /// Whether a modern session opens subscriptions/listen for tool changes (the remote
     /// transport reads no long-lived streams, so it does not).
     [[nodiscard]] virtual bool opens_subscriptions() const noexcept { return false; }

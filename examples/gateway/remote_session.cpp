@@ -103,6 +103,7 @@ void RemoteSession::end(const std::string& why) {
 void RemoteSession::close() {
     std::call_once(close_once_, [this] {
         std::string session_id;
+        std::unique_ptr<RemoteStream> stream;
         {
             std::lock_guard lock(mutex_);
             closed_.store(true);
@@ -110,6 +111,10 @@ void RemoteSession::close() {
                 c->stop();  // pending requests fail at once
             }
             session_id = session_id_;
+            stream = std::move(stream_);
+        }
+        if (stream) {
+            stream->stop();
         }
         if (!session_id.empty()) {  // tell the server, briefly; it forgets idle sessions anyway
             httplib::Client client(url_.origin);
@@ -119,6 +124,58 @@ void RemoteSession::close() {
             (void)client.Delete(url_.path, headers);
         }
     });
+}
+
+void RemoteSession::on_initialized() {
+    std::lock_guard lock(mutex_);
+    if (closed_.load() || stream_) {
+        return;
+    }
+    RemoteStreamSpec spec{name_, url_.origin, url_.path, headers_};
+    if (!session_id_.empty()) {
+        spec.headers["Mcp-Session-Id"] = session_id_;
+    }
+    if (!protocol_version_.empty()) {
+        spec.headers["MCP-Protocol-Version"] = protocol_version_;
+    }
+    stream_ = std::make_unique<RemoteStream>(
+        std::move(spec),
+        [this](const std::string& data) { handle_stream_message(data); },
+        [this](const std::string& why) { end(why); });
+}
+
+void RemoteSession::handle_stream_message(const std::string& data) {
+    Message m = classify(data);
+    switch (m.kind) {
+        case MessageKind::notification:
+            if (on_notification_) {
+                on_notification_(m.method, m.body.value("params", Json()));
+            }
+            return;
+        case MessageKind::request: {
+            // The gateway declares no client capabilities; it only answers ping.
+            const Json reply =
+                m.method == "ping"
+                    ? make_result(m.id, Json::object())
+                    : make_error(
+                          m.id, kMethodNotFound, "Method not found: " + detail::clipped(m.method));
+            if (auto r = post(reply, nullptr, kConnectTimeout, nullptr, nullptr, false, nullptr);
+                !r) {
+                log_line("backend '" + detail::printable(name_) + "': the answer to its " +
+                         detail::clipped(m.method) + " failed: " + r.status().message());
+            }
+            return;
+        }
+        default:
+            break;
+    }
+    ++unusable_stream_messages_;
+    if (unusable_stream_messages_ <= 5 || unusable_stream_messages_ % 1000 == 0) {
+        log_line("backend '" + detail::printable(name_) + "' sent a " +
+                 (m.kind == MessageKind::response ? std::string("response")
+                                                  : "malformed message (" + m.error + ")") +
+                 " on its GET stream, ignored");
+    }
 }
 
 Status RemoteSession::notify(const std::string& method, Json params) {

@@ -6,10 +6,12 @@
 // whose Mcp-Session-Id and negotiated protocol version go with every later request. A request waits
 // at most its timeout, and cancelling it (or close()) aborts the socket at once. A transport
 // failure or a 404 (the server forgot the session) ends the session, so the supervising Backend
-// reconnects with backoff as it restarts a crashed process. Server-initiated messages are taken
-// from the POST streams only (no GET stream): list_changed reaches the gateway when it comes with a
-// response (a modern server's, which come only on subscription streams, do not: the gateway opens
-// none over HTTP).
+// reconnects with backoff as it restarts a crashed process. Server-initiated messages come on the
+// POST streams and, in a 2025-11-25 session, on the GET stream opened after initialize
+// (remote_stream.hpp), so list_changed arrives even when no request is under way; the server's
+// requests there are answered with a POST (ping; anything else is "method not found", as the
+// gateway declares no client capabilities). A modern server's list_changed comes only on
+// subscription streams, which the gateway opens none of over HTTP.
 #pragma once
 
 #include <atomic>
@@ -21,6 +23,7 @@
 #include <string>
 
 #include "backend_session.hpp"
+#include "remote_stream.hpp"
 
 namespace httplib {
 class Client;
@@ -52,6 +55,8 @@ protected:
     [[nodiscard]] Result<Json> exchange(const std::string& method,
                                         Json params,
                                         const RequestOptions& options) override;
+    /// Opens the GET stream.
+    void on_initialized() override;
 
 private:
     RemoteSession(const BackendSpec& spec, HttpUrl url, NotificationFn n, ClosedFn c);
@@ -64,6 +69,8 @@ private:
                       bool accept_pruned,
                       Json* error_out);
     void end(const std::string& why);
+    /// One event of the GET stream (its thread).
+    void handle_stream_message(const std::string& data);
 
     std::string name_;
     HttpUrl url_;
@@ -77,6 +84,8 @@ private:
     std::int64_t next_id_ = 1;
     std::set<httplib::Client*> in_flight_;  ///< aborted by close()
     std::once_flag close_once_;
+    std::unique_ptr<RemoteStream> stream_;      ///< set once by on_initialized(), taken by close()
+    std::size_t unusable_stream_messages_ = 0;  ///< the stream's thread only
 };
 
 }  // namespace scout::gateway
