@@ -3,6 +3,8 @@
 
 #include <charconv>
 
+#include "sse_reader.hpp"
+
 namespace scout::gateway {
 namespace {
 
@@ -170,44 +172,11 @@ AcceptedTypes parse_accept(std::string_view accept) {
 
 std::vector<std::string> sse_event_data(std::string_view body) {
     std::vector<std::string> events;
-    std::string data;
-    bool has_data = false;
-    auto dispatch = [&] {
-        if (has_data) {
-            events.push_back(std::move(data));
-        }
-        data.clear();
-        has_data = false;
-    };
-    while (!body.empty()) {
-        std::size_t end = body.find_first_of("\r\n");
-        const std::string_view line = body.substr(0, end);
-        if (end == std::string_view::npos) {
-            body = {};
-        } else {
-            const bool crlf = body[end] == '\r' && end + 1 < body.size() && body[end + 1] == '\n';
-            body.remove_prefix(end + (crlf ? 2 : 1));
-        }
-        if (line.empty()) {
-            dispatch();
-            continue;
-        }
-        const std::size_t colon = line.find(':');
-        const std::string_view field = line.substr(0, colon);
-        std::string_view value =
-            colon == std::string_view::npos ? std::string_view() : line.substr(colon + 1);
-        if (!value.empty() && value.front() == ' ') {
-            value.remove_prefix(1);
-        }
-        if (field == "data") {
-            if (has_data) {
-                data += '\n';
-            }
-            data += value;
-            has_data = true;
-        }
-    }
-    dispatch();
+    // A whole body is bounded already: its lines and events may be as long as it is.
+    SseReader reader({.max_line = body.size(), .max_event = body.size() + 1});
+    const auto keep = [&](std::string data) { events.push_back(std::move(data)); };
+    (void)reader.feed(body, keep);
+    reader.finish(keep);
     return events;
 }
 

@@ -27,8 +27,6 @@ constexpr const char* kEventStream = "text/event-stream";
 /// Notifications waiting for a session's event stream; older ones are dropped beyond it (they
 /// only say "tools/list changed", so the newest is enough).
 constexpr std::size_t kMaxQueuedEvents = 16;
-/// The version a request without MCP-Protocol-Version is taken to speak (the spec's default).
-constexpr const char* kDefaultProtocolVersion = "2025-03-26";
 
 /// Set on the accepting thread while it turns away a connection the pool has no room for.
 thread_local bool t_overloaded = false;

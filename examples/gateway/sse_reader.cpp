@@ -42,6 +42,20 @@ bool SseReader::feed(std::string_view bytes, const EventFn& on_event) {
     return true;
 }
 
+void SseReader::finish(const EventFn& on_event) {
+    if (!error_.empty()) {
+        return;
+    }
+    if (!partial_.empty()) {
+        const std::string last = std::move(partial_);
+        partial_.clear();
+        if (!line(last, on_event)) {
+            return;
+        }
+    }
+    (void)line({}, on_event);
+}
+
 bool SseReader::line(std::string_view text, const EventFn& on_event) {
     if (text.empty()) {  // the end of an event
         if (has_data_) {

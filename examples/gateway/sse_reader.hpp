@@ -1,7 +1,8 @@
 // sse_reader.hpp: an incremental text/event-stream parser for a long-lived stream: bytes go in as
 // they arrive (cut anywhere, even between a CR and its LF), complete events come out. Bounded: a
 // line or an event over its limit is an error and the caller drops the stream, so a server cannot
-// grow the gateway's memory without end. sse_event_data (http_rules.hpp) parses a whole body.
+// grow the gateway's memory without end. sse_event_data (http_rules.hpp) reads a whole body with
+// it.
 #pragma once
 
 #include <cstddef>
@@ -26,6 +27,9 @@ public:
     /// without data lines are skipped). false once a limit is crossed (see error()); the
     /// reader then takes no more bytes.
     [[nodiscard]] bool feed(std::string_view bytes, const EventFn& on_event);
+    /// The end of a whole body: a line still open is read, and an event still open counts (a
+    /// live stream that drops mid-event loses that event instead, so it never calls this).
+    void finish(const EventFn& on_event);
     /// The last "id:" of a dispatched event (for Last-Event-ID when reconnecting).
     [[nodiscard]] const std::string& last_event_id() const noexcept { return last_id_; }
     [[nodiscard]] const std::string& error() const noexcept { return error_; }

@@ -1,15 +1,17 @@
 // gateway_http_rules_fuzz.cpp: libFuzzer target for what scout-gateway reads from HTTP peers
-// itself (the rest is cpp-httplib's): SSE bodies of remote servers, Accept, Content-Type and
-// Origin headers, remote URLs and --listen addresses. Any bytes must give an answer, never a
-// crash, and the answers must hold their invariants.
+// itself (the rest is cpp-httplib's): SSE bodies of remote servers (whole, and as a live stream cut
+// into pieces), Accept, Content-Type and Origin headers, remote URLs and --listen addresses. Any
+// bytes must give an answer, never a crash, and the answers must hold their invariants.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "fuzz_check.hpp"
 #include "http_rules.hpp"
 #include "remote_session.hpp"
+#include "sse_reader.hpp"
 
 using scout::fuzz::check;
 
@@ -21,6 +23,24 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         total += event.size();
     }
     check(total <= text.size());
+    // The same bytes as a live stream, cut where the first byte says: the events it completes
+    // are the whole body's, save an event still open at the end.
+    if (!text.empty()) {
+        const std::size_t cut = 1 + static_cast<std::uint8_t>(text.front()) % 7;
+        std::vector<std::string> streamed;
+        SseReader reader;
+        for (std::size_t at = 0; at < text.size(); at += cut) {
+            check(reader.feed(text.substr(at, cut),
+                              [&](std::string d) { streamed.push_back(std::move(d)); }));
+        }
+        const auto whole = sse_event_data(text);
+        check(streamed.size() <= whole.size());
+        for (std::size_t i = 0; i < streamed.size(); ++i) {
+            check(streamed[i] == whole[i]);
+        }
+        reader.finish([&](std::string d) { streamed.push_back(std::move(d)); });
+        check(streamed == whole);
+    }
     (void)parse_accept(text);
     check(media_type(text).size() <= text.size());
     if (origin_allowed(text, {})) {  // only no origin or a loopback one passes without a list
