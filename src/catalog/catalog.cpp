@@ -97,7 +97,7 @@ Status Catalog::upsert_tool(std::string_view server, ToolSpec tool) {
         return s;
     }
     std::string name = tool.name;
-    it->second.tools[std::move(name)] = std::move(tool);
+    it->second.tools[std::move(name)] = std::make_shared<const ToolSpec>(std::move(tool));
     return {};
 }
 

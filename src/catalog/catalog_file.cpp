@@ -26,7 +26,7 @@ detail::IndexImage image_of(const detail::Snapshot& snap, const Embedder* embedd
             detail::ServerImage s{&server.meta, {}};
             s.tools.reserve(server.tools.size());
             for (const auto& [tool_name, tool] : server.tools) {
-                s.tools.push_back(&tool);
+                s.tools.push_back(tool.get());
             }
             image.servers.push_back(std::move(s));
         }
@@ -60,9 +60,9 @@ Result<std::vector<detail::CachedDocument*>> Catalog::Impl::restore_staged(
             for (const auto& [name, tool] : entry.tools) {
                 std::size_t rendered = 0;
                 detail::CachedDocument* doc =
-                    documents.get(detail::DocumentCache::key(entry.meta, tool),
+                    documents.get(detail::DocumentCache::key(entry.meta, *tool),
                                   entry.meta,
-                                  tool,
+                                  *tool,
                                   analyzer,
                                   stored.options.bm25.weights,
                                   rendered);

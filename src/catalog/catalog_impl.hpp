@@ -57,7 +57,7 @@ struct [[gnu::visibility("hidden")]] Catalog::Impl {
         detail::StagedServer entry;
         for (ToolSpec& tool : spec.tools) {
             std::string name = tool.name;
-            entry.tools.emplace(std::move(name), std::move(tool));
+            entry.tools.emplace(std::move(name), std::make_shared<const ToolSpec>(std::move(tool)));
         }
         spec.tools.clear();
         entry.meta = std::move(spec);

@@ -12,6 +12,7 @@
 #include "analysis/term.hpp"
 #include "analysis/tool_action.hpp"
 #include "document/tool_document.hpp"
+#include "snapshot/snapshot_layout.hpp"
 #include "util/hash.hpp"
 
 namespace scout::detail {
@@ -265,34 +266,39 @@ std::shared_ptr<const WordVectors> word_vectors_for(Embedder* embedder,
     }
 }
 
+/// Points a record's texts at `tool` (which the snapshot's source owns).
+void set_texts(ToolRecord& record, const ToolSpec& tool, ToolAction action) {
+    record.title = tool.title;
+    record.description = tool.description;
+    record.input_schema = tool.input_schema.empty() ? std::string_view(R"({"type":"object"})")
+                                                    : std::string_view(tool.input_schema);
+    record.annotations = tool.annotations;
+    record.action = action;
+}
+
 ToolRecord tool_record(const ServerSpec& server,
                        const ToolSpec& tool,
                        std::uint32_t server_index,
                        ToolAction action) {
-    return {server.name,
-            tool.name,
-            {},
-            tool.title,
-            tool.description,
-            tool.input_schema.empty() ? std::string_view(R"({"type":"object"})")
-                                      : std::string_view(tool.input_schema),
-            tool.annotations,
-            server_index,
-            action};
+    ToolRecord record{server.name, tool.name, {}, {}, {}, {}, {}, server_index, action};
+    set_texts(record, tool, action);
+    return record;
 }
 
 /// What the pass over the ACTIVE servers' tools collects besides the snapshot's records.
 struct Collected {
-    Bm25Index::Builder bm25;
-    std::vector<CachedDocument*> docs;    ///< ToolId order
-    std::vector<std::uint64_t> doc_keys;  ///< DocumentCache keys, ToolId order
+    std::vector<Bm25DocumentTerms> terms;  ///< ToolId order
+    std::vector<CachedDocument*> docs;     ///< ToolId order
+    std::vector<std::uint64_t> doc_keys;   ///< DocumentCache keys, ToolId order
 };
 
 /// Records every tool of the ACTIVE servers in ToolId order (servers by name, tools by name) and
-/// feeds its cached document to the BM25 builder.
+/// collects its cached document. With `reuse` (a snapshot of the same layout) its server and
+/// tool records are copied and only the tools' texts re-pointed.
 void collect_tools(const StagedCatalog& staged,
                    const CatalogOptions& options,
                    DocumentCache& documents,
+                   const Snapshot* reuse,
                    Snapshot& snap,
                    Collected& out,
                    std::size_t& rendered,
@@ -302,6 +308,15 @@ void collect_tools(const StagedCatalog& staged,
         total += server.meta.status == ServerStatus::active ? server.tools.size() : 0;
     }
     report(progress, "documents", 0, total);
+    if (reuse != nullptr) {
+        snap.servers = reuse->servers;
+        snap.server_index = reuse->server_index;
+        snap.tools = reuse->tools;
+    }
+    out.terms.reserve(total);
+    out.docs.reserve(total);
+    out.doc_keys.reserve(total);
+    std::size_t next = 0;  // ToolId of the next tool
     for (const auto& [server_name, server] : staged) {
         if (server.meta.status != ServerStatus::active) {
             continue;
@@ -314,28 +329,49 @@ void collect_tools(const StagedCatalog& staged,
                             static_cast<ToolId>(snap.tools.size()),
                             0};
         for (const auto& [tool_name, tool] : server.tools) {
-            const std::uint64_t key = DocumentCache::key(server.meta, tool);
+            const std::uint64_t key = DocumentCache::key(server.meta, *tool);
             CachedDocument* doc = documents.get(
-                key, server.meta, tool, snap.analyzer, options.bm25.weights, rendered);
+                key, server.meta, *tool, snap.analyzer, options.bm25.weights, rendered);
             if (doc == nullptr) {
                 continue;  // validated at upsert; unreachable in practice
             }
-            out.bm25.begin_document();
-            for (const auto& [term, weighted_tf] : doc->weighted_terms) {
-                out.bm25.add(term, weighted_tf);
-            }
+            out.terms.push_back({doc->term_ids, doc->length});
             out.docs.push_back(doc);
             out.doc_keys.push_back(key);
-            snap.tools.push_back(tool_record(server.meta, tool, server_index, doc->action));
-            if (snap.tools.size() % kDocumentsPerReport == 0) {
-                report(progress, "documents", snap.tools.size(), total);
+            if (reuse != nullptr) {
+                set_texts(snap.tools[next], *tool, doc->action);
+            } else {
+                snap.tools.push_back(tool_record(server.meta, *tool, server_index, doc->action));
+            }
+            if (++next % kDocumentsPerReport == 0) {
+                report(progress, "documents", next, total);
             }
         }
-        record.end_tool = static_cast<ToolId>(snap.tools.size());
-        snap.server_index.emplace(record.name, server_index);
-        snap.servers.push_back(std::move(record));
+        if (reuse == nullptr) {
+            record.end_tool = static_cast<ToolId>(snap.tools.size());
+            snap.server_index.emplace(record.name, server_index);
+            snap.servers.push_back(std::move(record));
+        }
     }
-    report(progress, "documents", snap.tools.size(), total);
+    report(progress, "documents", next, total);
+}
+
+/// A build renders afresh once the vocabulary holds this many times more terms than the index
+/// uses (terms of replaced documents stay interned until then).
+constexpr std::size_t kDeadTermFactor = 2;
+constexpr std::size_t kDeadTermSlack = 4096;
+
+/// Drops the document cache when most of its vocabulary is dead, so the next build interns only
+/// live terms.
+void compact_vocabulary(const Bm25Index& bm25, DocumentCache& documents) {
+    const std::span<const std::uint32_t> offsets = bm25.offsets();
+    std::size_t live = 0;
+    for (std::size_t t = 0; t + 1 < offsets.size(); ++t) {
+        live += offsets[t + 1] > offsets[t] ? 1U : 0U;
+    }
+    if (bm25.num_terms() > kDeadTermFactor * live + kDeadTermSlack) {
+        documents.clear();
+    }
 }
 
 /// Enhanced names over every staged tool, whatever its server's status (so a server leaving the
@@ -347,10 +383,10 @@ void index_names(Snapshot& snap, const StagedCatalog& staged) {
     for (const auto& [server_name, server] : staged) {
         const bool active = server.meta.status == ServerStatus::active;
         for (const auto& [tool_name, tool] : server.tools) {
-            keys.push_back({server.meta.name, tool.name});
+            keys.push_back({server.meta.name, tool->name});
             const bool indexed = active && next < snap.tools.size() &&
                                  snap.tools[next].server == server.meta.name &&
-                                 snap.tools[next].tool == tool.name;
+                                 snap.tools[next].tool == tool->name;
             snap.name_tools.push_back(indexed ? next++ : kNotIndexed);
         }
     }
@@ -390,15 +426,26 @@ BuildOutput build_snapshot(std::shared_ptr<const StagedCatalog> staged,
     std::shared_ptr<const WordVectors> word_vectors = word_vectors_for(embedder, options);
     BuildOutput out;
     Collected collected;
-    collect_tools(*staged, options, documents, *snap, collected, out.info.rendered, progress);
+    const Snapshot* reuse =
+        previous != nullptr && previous->source && same_layout(*previous->source, *staged)
+            ? previous
+            : nullptr;
+    collect_tools(
+        *staged, options, documents, reuse, *snap, collected, out.info.rendered, progress);
     report(progress, "bm25", 0, snap->tools.size());
-    snap->bm25 = std::move(collected.bm25).build(options.bm25);
+    snap->bm25 = Bm25Index::from_documents(documents.vocabulary(), collected.terms, options.bm25);
     report(progress, "bm25", snap->tools.size(), snap->tools.size());
     if (word_vectors) {
         snap->neighbours = build_neighbours(
             snap->analyzer, options.analyzer, std::move(word_vectors), collected.docs);
     }
-    index_names(*snap, *staged);
+    if (reuse != nullptr) {
+        snap->names = reuse->names;
+        snap->name_tools = reuse->name_tools;
+        snap->tools_by_name = reuse->tools_by_name;
+    } else {
+        index_names(*snap, *staged);
+    }
     snap->source = std::move(staged);  // owns what the tool records view
     if (embedder != nullptr && !collected.docs.empty()) {
         build_dense(*snap, collected.docs, options, *embedder, cache, previous, out.info, progress);
@@ -406,6 +453,7 @@ BuildOutput build_snapshot(std::shared_ptr<const StagedCatalog> staged,
         snap->dense_error = "no embedder configured";
     }
     documents.retain(collected.doc_keys);
+    compact_vocabulary(snap->bm25, documents);
 
     out.info.generation = generation;
     out.info.servers = snap->servers.size();
@@ -440,7 +488,7 @@ std::shared_ptr<Snapshot> assemble_snapshot(std::shared_ptr<const StagedCatalog>
                             0};
         for (const auto& [tool_name, tool] : server.tools) {
             snap->tools.push_back(tool_record(
-                server.meta, tool, server_index, action_of_tool(server.meta.name, tool.name)));
+                server.meta, *tool, server_index, action_of_tool(server.meta.name, tool->name)));
         }
         record.end_tool = static_cast<ToolId>(snap->tools.size());
         snap->server_index.emplace(record.name, server_index);
