@@ -378,6 +378,7 @@ void compact_vocabulary(const Bm25Index& bm25, DocumentCache& documents) {
 /// index renames nothing), and the plain-name map of the indexed ones. Staged order is by
 /// (server, tool), which the indexed tools' ToolId order follows.
 void index_names(Snapshot& snap, const StagedCatalog& staged) {
+    auto names = std::make_shared<ToolNames>();
     std::vector<ToolKey> keys;
     ToolId next = 0;
     for (const auto& [server_name, server] : staged) {
@@ -387,18 +388,19 @@ void index_names(Snapshot& snap, const StagedCatalog& staged) {
             const bool indexed = active && next < snap.tools.size() &&
                                  snap.tools[next].server == server.meta.name &&
                                  snap.tools[next].tool == tool->name;
-            snap.name_tools.push_back(indexed ? next++ : kNotIndexed);
+            names->tools.push_back(indexed ? next++ : kNotIndexed);
         }
     }
-    snap.names = EnhancedNames(keys);
-    for (std::size_t i = 0; i < snap.name_tools.size(); ++i) {
-        if (snap.name_tools[i] != kNotIndexed) {
-            snap.tools[snap.name_tools[i]].enhanced_name = snap.names.name(i);
+    names->enhanced = EnhancedNames(keys);
+    for (std::size_t i = 0; i < names->tools.size(); ++i) {
+        if (names->tools[i] != kNotIndexed) {
+            snap.tools[names->tools[i]].enhanced_name = names->enhanced.name(i);
         }
     }
     for (std::size_t i = 0; i < snap.tools.size(); ++i) {
-        snap.tools_by_name[snap.tools[i].tool].push_back(static_cast<ToolId>(i));
+        names->by_plain[snap.tools[i].tool].push_back(static_cast<ToolId>(i));
     }
+    snap.names = std::move(names);
 }
 
 }  // namespace
@@ -441,8 +443,6 @@ BuildOutput build_snapshot(std::shared_ptr<const StagedCatalog> staged,
     }
     if (reuse != nullptr) {
         snap->names = reuse->names;
-        snap->name_tools = reuse->name_tools;
-        snap->tools_by_name = reuse->tools_by_name;
     } else {
         index_names(*snap, *staged);
     }
