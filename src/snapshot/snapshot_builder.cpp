@@ -305,7 +305,7 @@ void collect_tools(const StagedCatalog& staged,
                    const ProgressCallback& progress) {
     std::size_t total = 0;
     for (const auto& [server_name, server] : staged) {
-        total += server.meta.status == ServerStatus::active ? server.tools.size() : 0;
+        total += server->meta.status == ServerStatus::active ? server->tools.size() : 0;
     }
     report(progress, "documents", 0, total);
     if (reuse != nullptr) {
@@ -318,20 +318,20 @@ void collect_tools(const StagedCatalog& staged,
     out.doc_keys.reserve(total);
     std::size_t next = 0;  // ToolId of the next tool
     for (const auto& [server_name, server] : staged) {
-        if (server.meta.status != ServerStatus::active) {
+        if (server->meta.status != ServerStatus::active) {
             continue;
         }
         const auto server_index = static_cast<std::uint32_t>(snap.servers.size());
-        ServerRecord record{server.meta.name,
-                            server.meta.description,
-                            server.meta.category,
-                            server.meta.environment,
+        ServerRecord record{server->meta.name,
+                            server->meta.description,
+                            server->meta.category,
+                            server->meta.environment,
                             static_cast<ToolId>(snap.tools.size()),
                             0};
-        for (const auto& [tool_name, tool] : server.tools) {
-            const std::uint64_t key = DocumentCache::key(server.meta, *tool);
+        for (const auto& [tool_name, tool] : server->tools) {
+            const std::uint64_t key = DocumentCache::key(server->meta, *tool);
             CachedDocument* doc = documents.get(
-                key, server.meta, *tool, snap.analyzer, options.bm25.weights, rendered);
+                key, server->meta, *tool, snap.analyzer, options.bm25.weights, rendered);
             if (doc == nullptr) {
                 continue;  // validated at upsert; unreachable in practice
             }
@@ -341,7 +341,7 @@ void collect_tools(const StagedCatalog& staged,
             if (reuse != nullptr) {
                 set_texts(snap.tools[next], *tool, doc->action);
             } else {
-                snap.tools.push_back(tool_record(server.meta, *tool, server_index, doc->action));
+                snap.tools.push_back(tool_record(server->meta, *tool, server_index, doc->action));
             }
             if (++next % kDocumentsPerReport == 0) {
                 report(progress, "documents", next, total);
@@ -382,11 +382,11 @@ void index_names(Snapshot& snap, const StagedCatalog& staged) {
     std::vector<ToolKey> keys;
     ToolId next = 0;
     for (const auto& [server_name, server] : staged) {
-        const bool active = server.meta.status == ServerStatus::active;
-        for (const auto& [tool_name, tool] : server.tools) {
-            keys.push_back({server.meta.name, tool->name});
+        const bool active = server->meta.status == ServerStatus::active;
+        for (const auto& [tool_name, tool] : server->tools) {
+            keys.push_back({server->meta.name, tool->name});
             const bool indexed = active && next < snap.tools.size() &&
-                                 snap.tools[next].server == server.meta.name &&
+                                 snap.tools[next].server == server->meta.name &&
                                  snap.tools[next].tool == tool->name;
             names->tools.push_back(indexed ? next++ : kNotIndexed);
         }
@@ -476,19 +476,19 @@ std::shared_ptr<Snapshot> assemble_snapshot(std::shared_ptr<const StagedCatalog>
                                             std::uint64_t generation) {
     std::shared_ptr<Snapshot> snap = start_snapshot(options, generation);
     for (const auto& [server_name, server] : *staged) {
-        if (server.meta.status != ServerStatus::active) {
+        if (server->meta.status != ServerStatus::active) {
             continue;
         }
         const auto server_index = static_cast<std::uint32_t>(snap->servers.size());
-        ServerRecord record{server.meta.name,
-                            server.meta.description,
-                            server.meta.category,
-                            server.meta.environment,
+        ServerRecord record{server->meta.name,
+                            server->meta.description,
+                            server->meta.category,
+                            server->meta.environment,
                             static_cast<ToolId>(snap->tools.size()),
                             0};
-        for (const auto& [tool_name, tool] : server.tools) {
+        for (const auto& [tool_name, tool] : server->tools) {
             snap->tools.push_back(tool_record(
-                server.meta, *tool, server_index, action_of_tool(server.meta.name, tool->name)));
+                server->meta, *tool, server_index, action_of_tool(server->meta.name, tool->name)));
         }
         record.end_tool = static_cast<ToolId>(snap->tools.size());
         snap->server_index.emplace(record.name, server_index);

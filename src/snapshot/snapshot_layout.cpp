@@ -8,15 +8,21 @@ bool same_layout(const StagedCatalog& a, const StagedCatalog& b) noexcept {
         return false;
     }
     for (auto x = a.begin(), y = b.begin(); x != a.end(); ++x, ++y) {
-        const ServerSpec& p = x->second.meta;
-        const ServerSpec& q = y->second.meta;
-        if (x->first != y->first || p.name != q.name || p.status != q.status ||
-            p.description != q.description || p.category != q.category ||
-            p.environment != q.environment || x->second.tools.size() != y->second.tools.size()) {
+        if (x->first != y->first) {
             return false;
         }
-        for (auto s = x->second.tools.begin(), t = y->second.tools.begin();
-             s != x->second.tools.end();
+        if (x->second == y->second) {
+            continue;  // one unedited server
+        }
+        const ServerSpec& p = x->second->meta;
+        const ServerSpec& q = y->second->meta;
+        if (p.name != q.name || p.status != q.status || p.description != q.description ||
+            p.category != q.category || p.environment != q.environment ||
+            x->second->tools.size() != y->second->tools.size()) {
+            return false;
+        }
+        for (auto s = x->second->tools.begin(), t = y->second->tools.begin();
+             s != x->second->tools.end();
              ++s, ++t) {
             if (s->first != t->first) {
                 return false;
