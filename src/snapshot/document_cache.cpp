@@ -122,7 +122,20 @@ std::shared_ptr<const Bm25Vocabulary> DocumentCache::vocabulary() {
     return vocabulary_;
 }
 
+void DocumentCache::remember(std::uint64_t generation,
+                             std::vector<CachedDocument*> docs,
+                             std::vector<std::uint64_t> keys) {
+    // Entries whose keys are live survive retain() in place, so these pointers stay valid until
+    // the next retain() or clear().
+    last_generation_ = generation;
+    last_docs_ = std::move(docs);
+    last_keys_ = std::move(keys);
+}
+
 void DocumentCache::clear() {
+    last_generation_ = 0;
+    last_docs_.clear();
+    last_keys_.clear();
     entries_.clear();
     vocabulary_ = std::make_shared<Bm25Vocabulary>();
     vocabulary_shared_ = false;

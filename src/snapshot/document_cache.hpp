@@ -59,12 +59,28 @@ public:
     /// terms no document uses any more).
     void clear();
 
+    /// The documents of build `generation` and their keys, in ToolId order, kept so that the
+    /// next build takes the documents of servers it shares with that one by position instead
+    /// of hashing their tools. Call after retain(keys).
+    void remember(std::uint64_t generation,
+                  std::vector<CachedDocument*> docs,
+                  std::vector<std::uint64_t> keys);
+    /// Whether remember() was told about `generation` (and nothing was cleared since).
+    [[nodiscard]] bool remembers(std::uint64_t generation) const noexcept {
+        return last_generation_ == generation && last_generation_ != 0;
+    }
+    [[nodiscard]] CachedDocument* remembered(std::size_t id) const { return last_docs_[id]; }
+    [[nodiscard]] std::uint64_t remembered_key(std::size_t id) const { return last_keys_[id]; }
+
 private:
     TermId intern(const std::string& term);
 
     std::unordered_map<std::uint64_t, CachedDocument> entries_;
     std::shared_ptr<Bm25Vocabulary> vocabulary_ = std::make_shared<Bm25Vocabulary>();
     bool vocabulary_shared_ = false;  ///< vocabulary() handed it out: copy before adding
+    std::uint64_t last_generation_ = 0;
+    std::vector<CachedDocument*> last_docs_;
+    std::vector<std::uint64_t> last_keys_;
 };
 
 }  // namespace scout::detail

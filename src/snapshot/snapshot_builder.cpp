@@ -294,7 +294,8 @@ struct Collected {
 
 /// Records every tool of the ACTIVE servers in ToolId order (servers by name, tools by name) and
 /// collects its cached document. With `reuse` (a snapshot of the same layout) its server and
-/// tool records are copied and only the tools' texts re-pointed.
+/// tool records are copied and only the tools' texts re-pointed, and the servers it shares
+/// unedited take their documents from the build of `reuse` when the cache remembers it.
 void collect_tools(const StagedCatalog& staged,
                    const CatalogOptions& options,
                    DocumentCache& documents,
@@ -316,8 +317,12 @@ void collect_tools(const StagedCatalog& staged,
     out.terms.reserve(total);
     out.docs.reserve(total);
     out.doc_keys.reserve(total);
+    const bool remembered = reuse != nullptr && documents.remembers(reuse->generation);
+    auto previous_server = remembered ? reuse->source->begin() : staged.end();
     std::size_t next = 0;  // ToolId of the next tool
     for (const auto& [server_name, server] : staged) {
+        // Same layout: the previous catalog has the same servers in the same order.
+        const bool unedited = remembered && (previous_server++)->second == server;
         if (server->meta.status != ServerStatus::active) {
             continue;
         }
@@ -329,9 +334,13 @@ void collect_tools(const StagedCatalog& staged,
                             static_cast<ToolId>(snap.tools.size()),
                             0};
         for (const auto& [tool_name, tool] : server->tools) {
-            const std::uint64_t key = DocumentCache::key(server->meta, *tool);
-            CachedDocument* doc = documents.get(
-                key, server->meta, *tool, snap.analyzer, options.bm25.weights, rendered);
+            const std::uint64_t key =
+                unedited ? documents.remembered_key(next) : DocumentCache::key(server->meta, *tool);
+            CachedDocument* doc =
+                unedited
+                    ? documents.remembered(next)
+                    : documents.get(
+                          key, server->meta, *tool, snap.analyzer, options.bm25.weights, rendered);
             if (doc == nullptr) {
                 continue;  // validated at upsert; unreachable in practice
             }
@@ -453,6 +462,7 @@ BuildOutput build_snapshot(std::shared_ptr<const StagedCatalog> staged,
         snap->dense_error = "no embedder configured";
     }
     documents.retain(collected.doc_keys);
+    documents.remember(generation, std::move(collected.docs), std::move(collected.doc_keys));
     compact_vocabulary(snap->bm25, documents);
 
     out.info.generation = generation;
