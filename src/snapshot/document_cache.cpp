@@ -14,6 +14,9 @@
 namespace scout::detail {
 namespace {
 
+/// retain() sweeps once dead entries exceed 1/kDeadEntryFraction of the live ones.
+constexpr std::size_t kDeadEntryFraction = 8;
+
 std::uint64_t combine(std::uint64_t h, std::string_view field) noexcept {
     // Length first, so ("ab", "c") and ("a", "bc") differ.
     h = mix64(h ^ field.size());
@@ -142,8 +145,10 @@ void DocumentCache::clear() {
 }
 
 void DocumentCache::retain(const std::vector<std::uint64_t>& live) {
-    if (live.size() == entries_.size()) {
-        return;  // every entry was used by this build (keys are distinct per entry)
+    // Keys are distinct per entry, so this bounds the dead entries: a few replaced documents
+    // wait for the next sweep instead of costing every commit a pass over the whole cache.
+    if (entries_.size() <= live.size() + live.size() / kDeadEntryFraction) {
+        return;
     }
     // Erasing in place keeps the surviving entries where they are (one hash per live key).
     std::unordered_set<std::uint64_t> keep(live.begin(), live.end());

@@ -48,7 +48,8 @@ public:
                                       const Analyzer& analyzer,
                                       const FieldWeights& weights,
                                       std::size_t& rendered);
-    /// Drops every entry whose key is not in `live`.
+    /// Drops every entry whose key is not in `live` once they are more than an eighth of those
+    /// in it (until then they are only memory).
     void retain(const std::vector<std::uint64_t>& live);
     [[nodiscard]] std::size_t size() const noexcept { return entries_.size(); }
 

@@ -22,7 +22,12 @@ void EmbeddingCache::put(std::uint64_t key, std::vector<float> vec) {
 }
 
 void EmbeddingCache::retain(const std::vector<std::uint64_t>& live) {
-    // Erasing in place moves no vector: a commit that changed one document erases one entry.
+    // Live keys may repeat (equal texts), so this only bounds the dead entries loosely: a few
+    // replaced vectors wait for the next sweep instead of costing every commit a pass over all.
+    if (entries_.size() <= live.size() + live.size() / 8) {
+        return;
+    }
+    // Erasing in place moves no vector.
     std::unordered_set<std::uint64_t> keep(live.begin(), live.end());
     for (auto it = entries_.begin(); it != entries_.end();) {
         it = keep.count(it->first) != 0 ? std::next(it) : entries_.erase(it);
