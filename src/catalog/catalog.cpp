@@ -81,7 +81,7 @@ Status Catalog::set_server_status(std::string_view server, ServerStatus status) 
     if (it == staged.end()) {
         return {Errc::not_found, "unknown server '" + detail::clipped(server) + "'"};
     }
-    it->second.meta.status = status;
+    Impl::edit_server(it).meta.status = status;
     return {};
 }
 
@@ -92,12 +92,13 @@ Status Catalog::upsert_tool(std::string_view server, ToolSpec tool) {
     if (it == staged.end()) {
         return {Errc::not_found, "unknown server '" + detail::clipped(server) + "'"};
     }
-    Status s = detail::validate_tool(it->second.meta, tool);
+    Status s = detail::validate_tool(it->second->meta, tool);
     if (!s.ok()) {
         return s;
     }
     std::string name = tool.name;
-    it->second.tools[std::move(name)] = std::move(tool);
+    Impl::edit_server(it).tools[std::move(name)] =
+        std::make_shared<const ToolSpec>(std::move(tool));
     return {};
 }
 
@@ -108,13 +109,13 @@ Status Catalog::remove_tool(std::string_view server, std::string_view tool) {
     if (it == staged.end()) {
         return {Errc::not_found, "unknown server '" + detail::clipped(server) + "'"};
     }
-    auto t = it->second.tools.find(tool);
-    if (t == it->second.tools.end()) {
+    if (!it->second->tools.contains(tool)) {
         return {
             Errc::not_found,
             "server '" + detail::clipped(server) + "' has no tool '" + detail::clipped(tool) + "'"};
     }
-    it->second.tools.erase(t);
+    detail::StagedServer& edited = Impl::edit_server(it);
+    edited.tools.erase(edited.tools.find(tool));
     return {};
 }
 

@@ -23,10 +23,10 @@ detail::IndexImage image_of(const detail::Snapshot& snap, const Embedder* embedd
     image.indexed_tools = snap.tools.size();
     if (snap.source) {
         for (const auto& [name, server] : *snap.source) {
-            detail::ServerImage s{&server.meta, {}};
-            s.tools.reserve(server.tools.size());
-            for (const auto& [tool_name, tool] : server.tools) {
-                s.tools.push_back(&tool);
+            detail::ServerImage s{&server->meta, {}};
+            s.tools.reserve(server->tools.size());
+            for (const auto& [tool_name, tool] : server->tools) {
+                s.tools.push_back(tool.get());
             }
             image.servers.push_back(std::move(s));
         }
@@ -55,14 +55,14 @@ Result<std::vector<detail::CachedDocument*>> Catalog::Impl::restore_staged(
     std::vector<detail::CachedDocument*> docs;
     const detail::Analyzer analyzer(stored.options.analyzer);
     for (ServerSpec& server : stored.catalog.servers) {
-        detail::StagedServer entry = stage(std::move(server));
-        if (entry.meta.status == ServerStatus::active) {
-            for (const auto& [name, tool] : entry.tools) {
+        std::shared_ptr<const detail::StagedServer> entry = stage(std::move(server));
+        if (entry->meta.status == ServerStatus::active) {
+            for (const auto& [name, tool] : entry->tools) {
                 std::size_t rendered = 0;
                 detail::CachedDocument* doc =
-                    documents.get(detail::DocumentCache::key(entry.meta, tool),
-                                  entry.meta,
-                                  tool,
+                    documents.get(detail::DocumentCache::key(entry->meta, *tool),
+                                  entry->meta,
+                                  *tool,
                                   analyzer,
                                   stored.options.bm25.weights,
                                   rendered);
@@ -72,7 +72,7 @@ Result<std::vector<detail::CachedDocument*>> Catalog::Impl::restore_staged(
                 docs.push_back(doc);
             }
         }
-        std::string name = entry.meta.name;
+        std::string name = entry->meta.name;
         staged[std::move(name)] = std::move(entry);
     }
     return docs;

@@ -53,15 +53,24 @@ struct [[gnu::visibility("hidden")]] Catalog::Impl {
     detail::DocumentCache documents;
     std::uint64_t generation = 0;
 
-    static detail::StagedServer stage(ServerSpec spec) {
-        detail::StagedServer entry;
+    static std::shared_ptr<const detail::StagedServer> stage(ServerSpec spec) {
+        auto entry = std::make_shared<detail::StagedServer>();
         for (ToolSpec& tool : spec.tools) {
             std::string name = tool.name;
-            entry.tools.emplace(std::move(name), std::move(tool));
+            entry->tools.emplace(std::move(name),
+                                 std::make_shared<const ToolSpec>(std::move(tool)));
         }
         spec.tools.clear();
-        entry.meta = std::move(spec);
+        entry->meta = std::move(spec);
         return entry;
+    }
+    /// The staged server at `it`, ready to be changed: a copy (of its tool pointers), since
+    /// published snapshots may share the current one.
+    static detail::StagedServer& edit_server(detail::StagedCatalog::iterator it) {
+        auto copy = std::make_shared<detail::StagedServer>(*it->second);
+        detail::StagedServer& server = *copy;
+        it->second = std::move(copy);
+        return server;
     }
 
     /// Builds and publishes the next snapshot from `staged`. Call with write_mu held.

@@ -30,7 +30,8 @@ std::vector<ToolId> exact_name_matches(const Snapshot& snap,
         return out;
     }
     const auto allowed = [&](ToolId id) { return filter == nullptr || filter->test(id); };
-    if (auto it = snap.tools_by_name.find(std::string(query)); it != snap.tools_by_name.end()) {
+    const auto& by_plain = snap.names->by_plain;
+    if (auto it = by_plain.find(std::string(query)); it != by_plain.end()) {
         std::copy_if(it->second.begin(), it->second.end(), std::back_inserter(out), allowed);
     } else if (auto id = resolve_enhanced_name(snap, query); id && allowed(*id)) {
         out.push_back(*id);

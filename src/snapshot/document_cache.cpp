@@ -2,7 +2,9 @@
 #include "snapshot/document_cache.hpp"
 
 #include <functional>
+#include <iterator>
 #include <string_view>
+#include <unordered_set>
 
 #include "analysis/tool_action.hpp"
 #include "analysis/word_pairs.hpp"
@@ -11,6 +13,9 @@
 
 namespace scout::detail {
 namespace {
+
+/// retain() sweeps once dead entries exceed 1/kDeadEntryFraction of the live ones.
+constexpr std::size_t kDeadEntryFraction = 8;
 
 std::uint64_t combine(std::uint64_t h, std::string_view field) noexcept {
     // Length first, so ("ab", "c") and ("a", "bc") differ.
@@ -93,23 +98,63 @@ CachedDocument* DocumentCache::get(std::uint64_t key,
             add(std::move(term), weights.word_pairs);
         }
     }
+    entry.term_ids.reserve(entry.weighted_terms.size());
+    for (const auto& [term, weighted_tf] : entry.weighted_terms) {
+        entry.term_ids.emplace_back(intern(term), weighted_tf);
+        entry.length += weighted_tf;  // in order, as Bm25Index::Builder::add sums it
+    }
     entry.text = doc->text();
     return &entries_.emplace(key, std::move(entry)).first->second;
 }
 
+TermId DocumentCache::intern(const std::string& term) {
+    if (auto it = vocabulary_->find(term); it != vocabulary_->end()) {
+        return it->second;
+    }
+    if (vocabulary_shared_) {
+        vocabulary_ = std::make_shared<Bm25Vocabulary>(*vocabulary_);
+        vocabulary_shared_ = false;
+    }
+    const auto id = static_cast<TermId>(vocabulary_->size());
+    vocabulary_->emplace(term, id);
+    return id;
+}
+
+std::shared_ptr<const Bm25Vocabulary> DocumentCache::vocabulary() {
+    vocabulary_shared_ = true;
+    return vocabulary_;
+}
+
+void DocumentCache::remember(std::uint64_t generation,
+                             std::vector<CachedDocument*> docs,
+                             std::vector<std::uint64_t> keys) {
+    // Entries whose keys are live survive retain() in place, so these pointers stay valid until
+    // the next retain() or clear().
+    last_generation_ = generation;
+    last_docs_ = std::move(docs);
+    last_keys_ = std::move(keys);
+}
+
+void DocumentCache::clear() {
+    last_generation_ = 0;
+    last_docs_.clear();
+    last_keys_.clear();
+    entries_.clear();
+    vocabulary_ = std::make_shared<Bm25Vocabulary>();
+    vocabulary_shared_ = false;
+}
+
 void DocumentCache::retain(const std::vector<std::uint64_t>& live) {
-    if (live.size() == entries_.size()) {
-        return;  // every entry was used by this build (keys are distinct per entry)
+    // Keys are distinct per entry, so this bounds the dead entries: a few replaced documents
+    // wait for the next sweep instead of costing every commit a pass over the whole cache.
+    if (entries_.size() <= live.size() + live.size() / kDeadEntryFraction) {
+        return;
     }
-    std::unordered_map<std::uint64_t, CachedDocument> kept;
-    kept.reserve(live.size());
-    for (std::uint64_t k : live) {
-        if (auto it = entries_.find(k); it != entries_.end()) {
-            kept.emplace(k, std::move(it->second));
-            entries_.erase(it);
-        }
+    // Erasing in place keeps the surviving entries where they are (one hash per live key).
+    std::unordered_set<std::uint64_t> keep(live.begin(), live.end());
+    for (auto it = entries_.begin(); it != entries_.end();) {
+        it = keep.count(it->first) != 0 ? std::next(it) : entries_.erase(it);
     }
-    entries_ = std::move(kept);
 }
 
 }  // namespace scout::detail

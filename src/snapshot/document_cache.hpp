@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -12,6 +13,7 @@
 
 #include "analysis/analyzer.hpp"
 #include "analysis/tool_action.hpp"
+#include "sparse/bm25_index.hpp"
 
 namespace scout::detail {
 
@@ -20,6 +22,10 @@ namespace scout::detail {
 /// per occurrence) and the dense text.
 struct CachedDocument {
     std::vector<std::pair<std::string, float>> weighted_terms;
+    /// The same terms interned in the cache's vocabulary, and their summed frequency: what the
+    /// BM25 index is built from without hashing a term again.
+    std::vector<std::pair<TermId, float>> term_ids;
+    float length = 0.0f;
     std::string text;
     ToolAction action = ToolAction::none;  ///< read off the tool's name
     std::uint64_t embed_key = 0;           ///< EmbeddingCache key for embed_model below
@@ -42,12 +48,40 @@ public:
                                       const Analyzer& analyzer,
                                       const FieldWeights& weights,
                                       std::size_t& rendered);
-    /// Drops every entry whose key is not in `live`.
+    /// Drops every entry whose key is not in `live` once they are more than an eighth of those
+    /// in it (until then they are only memory).
     void retain(const std::vector<std::uint64_t>& live);
     [[nodiscard]] std::size_t size() const noexcept { return entries_.size(); }
 
+    /// Every term interned so far (terms of dropped documents included), for an index to share:
+    /// later documents intern new terms into a copy, never into what was handed out.
+    [[nodiscard]] std::shared_ptr<const Bm25Vocabulary> vocabulary();
+    /// Forgets every document and term, so the next build renders and interns afresh (drops the
+    /// terms no document uses any more).
+    void clear();
+
+    /// The documents of build `generation` and their keys, in ToolId order, kept so that the
+    /// next build takes the documents of servers it shares with that one by position instead
+    /// of hashing their tools. Call after retain(keys).
+    void remember(std::uint64_t generation,
+                  std::vector<CachedDocument*> docs,
+                  std::vector<std::uint64_t> keys);
+    /// Whether remember() was told about `generation` (and nothing was cleared since).
+    [[nodiscard]] bool remembers(std::uint64_t generation) const noexcept {
+        return last_generation_ == generation && last_generation_ != 0;
+    }
+    [[nodiscard]] CachedDocument* remembered(std::size_t id) const { return last_docs_[id]; }
+    [[nodiscard]] std::uint64_t remembered_key(std::size_t id) const { return last_keys_[id]; }
+
 private:
+    TermId intern(const std::string& term);
+
     std::unordered_map<std::uint64_t, CachedDocument> entries_;
+    std::shared_ptr<Bm25Vocabulary> vocabulary_ = std::make_shared<Bm25Vocabulary>();
+    bool vocabulary_shared_ = false;  ///< vocabulary() handed it out: copy before adding
+    std::uint64_t last_generation_ = 0;
+    std::vector<CachedDocument*> last_docs_;
+    std::vector<std::uint64_t> last_keys_;
 };
 
 }  // namespace scout::detail

@@ -1,6 +1,9 @@
 // embedding_cache.cpp: see embedding_cache.hpp.
 #include "snapshot/embedding_cache.hpp"
 
+#include <iterator>
+#include <unordered_set>
+
 #include "util/hash.hpp"
 
 namespace scout::detail {
@@ -19,14 +22,16 @@ void EmbeddingCache::put(std::uint64_t key, std::vector<float> vec) {
 }
 
 void EmbeddingCache::retain(const std::vector<std::uint64_t>& live) {
-    std::unordered_map<std::uint64_t, std::vector<float>> kept;
-    kept.reserve(live.size());
-    for (std::uint64_t k : live) {
-        if (auto it = entries_.find(k); it != entries_.end()) {
-            kept.emplace(k, std::move(it->second));
-        }
+    // Live keys may repeat (equal texts), so this only bounds the dead entries loosely: a few
+    // replaced vectors wait for the next sweep instead of costing every commit a pass over all.
+    if (entries_.size() <= live.size() + live.size() / 8) {
+        return;
     }
-    entries_ = std::move(kept);
+    // Erasing in place moves no vector.
+    std::unordered_set<std::uint64_t> keep(live.begin(), live.end());
+    for (auto it = entries_.begin(); it != entries_.end();) {
+        it = keep.count(it->first) != 0 ? std::next(it) : entries_.erase(it);
+    }
 }
 
 }  // namespace scout::detail

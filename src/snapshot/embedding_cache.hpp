@@ -16,7 +16,8 @@ public:
     [[nodiscard]] static std::uint64_t key(const std::string& model_id, const std::string& text);
     [[nodiscard]] const std::vector<float>* find(std::uint64_t key) const;
     void put(std::uint64_t key, std::vector<float> vec);
-    /// Drops every entry whose key is not in `live`.
+    /// Drops every entry whose key is not in `live` once the cache holds more than an eighth
+    /// more entries than `live` has keys (until then they are only memory).
     void retain(const std::vector<std::uint64_t>& live);
     [[nodiscard]] std::size_t size() const noexcept { return entries_.size(); }
 

@@ -23,11 +23,12 @@ std::size_t server_bytes(const ServerRecord& s) noexcept {
 }  // namespace
 
 std::optional<ToolId> resolve_enhanced_name(const Snapshot& snap, std::string_view name) {
-    const auto i = snap.names.resolve(name);
-    if (!i || *i >= snap.name_tools.size() || snap.name_tools[*i] == kNotIndexed) {
+    const ToolNames& names = *snap.names;
+    const auto i = names.enhanced.resolve(name);
+    if (!i || *i >= names.tools.size() || names.tools[*i] == kNotIndexed) {
         return std::nullopt;
     }
-    return snap.name_tools[*i];
+    return names.tools[*i];
 }
 
 MemoryUsage memory_usage(const Snapshot& snap) noexcept {
@@ -40,7 +41,7 @@ MemoryUsage memory_usage(const Snapshot& snap) noexcept {
     for (const ServerRecord& s : snap.servers) {
         m.documents += server_bytes(s);
     }
-    m.names = snap.names.memory_bytes() + snap.name_tools.capacity() * sizeof(ToolId);
+    m.names = snap.names->enhanced.memory_bytes() + snap.names->tools.capacity() * sizeof(ToolId);
     m.bm25 = snap.bm25.memory_bytes();
     m.dense = snap.dense ? snap.dense->memory_bytes() : 0;
     return m;

@@ -46,6 +46,16 @@ struct ToolRecord {
     ToolAction action = ToolAction::none;  ///< read off the name at build, for action_boost
 };
 
+/// Names of the tools, a function of the staged servers and tool names only: shared by the
+/// snapshots of one layout.
+struct ToolNames {
+    /// Enhanced names of every staged tool, whatever its server's status, so a server that
+    /// leaves the index (crashed, DEGRADED) changes no other tool's name.
+    EnhancedNames enhanced;
+    std::vector<ToolId> tools;  // enhanced index -> ToolId, kNotIndexed for a tool not indexed
+    std::unordered_map<std::string, std::vector<ToolId>> by_plain;  // plain tool name -> ids
+};
+
 struct Snapshot {
     std::uint64_t generation = 0;
     CatalogOptions options;
@@ -54,11 +64,7 @@ struct Snapshot {
     std::vector<ServerRecord> servers;  // ACTIVE servers only, by name
     std::vector<ToolRecord> tools;      // ToolId order: by (server, tool)
     std::unordered_map<std::string, std::uint32_t> server_index;
-    /// Enhanced names of every staged tool, whatever its server's status, so a server that
-    /// leaves the index (crashed, DEGRADED) changes no other tool's name.
-    EnhancedNames names;
-    std::vector<ToolId> name_tools;  // names index -> ToolId, kNotIndexed for a tool not indexed
-    std::unordered_map<std::string, std::vector<ToolId>> tools_by_name;  // plain tool name -> ids
+    std::shared_ptr<const ToolNames> names = std::make_shared<const ToolNames>();
     Bm25Index bm25;
     std::shared_ptr<const DenseIndex> dense;  // null: no embedder, or indexing failed
     std::vector<std::uint64_t> embed_keys;    // EmbeddingCache key of each tool's vector
@@ -71,7 +77,7 @@ struct Snapshot {
     std::shared_ptr<const StagedCatalog> source;
 };
 
-/// name_tools entry of a tool whose server is not ACTIVE.
+/// ToolNames::tools entry of a tool whose server is not ACTIVE.
 inline constexpr ToolId kNotIndexed = static_cast<ToolId>(-1);
 
 /// The indexed tool an enhanced name denotes. A name of a tool whose server is not ACTIVE, or one

@@ -12,6 +12,7 @@
 #include "analysis/term.hpp"
 #include "analysis/tool_action.hpp"
 #include "document/tool_document.hpp"
+#include "snapshot/snapshot_layout.hpp"
 #include "util/hash.hpp"
 
 namespace scout::detail {
@@ -265,104 +266,150 @@ std::shared_ptr<const WordVectors> word_vectors_for(Embedder* embedder,
     }
 }
 
+/// Points a record's texts at `tool` (which the snapshot's source owns).
+void set_texts(ToolRecord& record, const ToolSpec& tool, ToolAction action) {
+    record.title = tool.title;
+    record.description = tool.description;
+    record.input_schema = tool.input_schema.empty() ? std::string_view(R"({"type":"object"})")
+                                                    : std::string_view(tool.input_schema);
+    record.annotations = tool.annotations;
+    record.action = action;
+}
+
 ToolRecord tool_record(const ServerSpec& server,
                        const ToolSpec& tool,
                        std::uint32_t server_index,
                        ToolAction action) {
-    return {server.name,
-            tool.name,
-            {},
-            tool.title,
-            tool.description,
-            tool.input_schema.empty() ? std::string_view(R"({"type":"object"})")
-                                      : std::string_view(tool.input_schema),
-            tool.annotations,
-            server_index,
-            action};
+    ToolRecord record{server.name, tool.name, {}, {}, {}, {}, {}, server_index, action};
+    set_texts(record, tool, action);
+    return record;
 }
 
 /// What the pass over the ACTIVE servers' tools collects besides the snapshot's records.
 struct Collected {
-    Bm25Index::Builder bm25;
-    std::vector<CachedDocument*> docs;    ///< ToolId order
-    std::vector<std::uint64_t> doc_keys;  ///< DocumentCache keys, ToolId order
+    std::vector<Bm25DocumentTerms> terms;  ///< ToolId order
+    std::vector<CachedDocument*> docs;     ///< ToolId order
+    std::vector<std::uint64_t> doc_keys;   ///< DocumentCache keys, ToolId order
 };
 
 /// Records every tool of the ACTIVE servers in ToolId order (servers by name, tools by name) and
-/// feeds its cached document to the BM25 builder.
+/// collects its cached document. With `reuse` (a snapshot of the same layout) its server and
+/// tool records are copied and only the tools' texts re-pointed, and the servers it shares
+/// unedited take their documents from the build of `reuse` when the cache remembers it.
 void collect_tools(const StagedCatalog& staged,
                    const CatalogOptions& options,
                    DocumentCache& documents,
+                   const Snapshot* reuse,
                    Snapshot& snap,
                    Collected& out,
                    std::size_t& rendered,
                    const ProgressCallback& progress) {
     std::size_t total = 0;
     for (const auto& [server_name, server] : staged) {
-        total += server.meta.status == ServerStatus::active ? server.tools.size() : 0;
+        total += server->meta.status == ServerStatus::active ? server->tools.size() : 0;
     }
     report(progress, "documents", 0, total);
+    if (reuse != nullptr) {
+        snap.servers = reuse->servers;
+        snap.server_index = reuse->server_index;
+        snap.tools = reuse->tools;
+    }
+    out.terms.reserve(total);
+    out.docs.reserve(total);
+    out.doc_keys.reserve(total);
+    const bool remembered = reuse != nullptr && documents.remembers(reuse->generation);
+    auto previous_server = remembered ? reuse->source->begin() : staged.end();
+    std::size_t next = 0;  // ToolId of the next tool
     for (const auto& [server_name, server] : staged) {
-        if (server.meta.status != ServerStatus::active) {
+        // Same layout: the previous catalog has the same servers in the same order.
+        const bool unedited = remembered && (previous_server++)->second == server;
+        if (server->meta.status != ServerStatus::active) {
             continue;
         }
         const auto server_index = static_cast<std::uint32_t>(snap.servers.size());
-        ServerRecord record{server.meta.name,
-                            server.meta.description,
-                            server.meta.category,
-                            server.meta.environment,
+        ServerRecord record{server->meta.name,
+                            server->meta.description,
+                            server->meta.category,
+                            server->meta.environment,
                             static_cast<ToolId>(snap.tools.size()),
                             0};
-        for (const auto& [tool_name, tool] : server.tools) {
-            const std::uint64_t key = DocumentCache::key(server.meta, tool);
-            CachedDocument* doc = documents.get(
-                key, server.meta, tool, snap.analyzer, options.bm25.weights, rendered);
+        for (const auto& [tool_name, tool] : server->tools) {
+            const std::uint64_t key =
+                unedited ? documents.remembered_key(next) : DocumentCache::key(server->meta, *tool);
+            CachedDocument* doc =
+                unedited
+                    ? documents.remembered(next)
+                    : documents.get(
+                          key, server->meta, *tool, snap.analyzer, options.bm25.weights, rendered);
             if (doc == nullptr) {
                 continue;  // validated at upsert; unreachable in practice
             }
-            out.bm25.begin_document();
-            for (const auto& [term, weighted_tf] : doc->weighted_terms) {
-                out.bm25.add(term, weighted_tf);
-            }
+            out.terms.push_back({doc->term_ids, doc->length});
             out.docs.push_back(doc);
             out.doc_keys.push_back(key);
-            snap.tools.push_back(tool_record(server.meta, tool, server_index, doc->action));
-            if (snap.tools.size() % kDocumentsPerReport == 0) {
-                report(progress, "documents", snap.tools.size(), total);
+            if (reuse != nullptr) {
+                set_texts(snap.tools[next], *tool, doc->action);
+            } else {
+                snap.tools.push_back(tool_record(server->meta, *tool, server_index, doc->action));
+            }
+            if (++next % kDocumentsPerReport == 0) {
+                report(progress, "documents", next, total);
             }
         }
-        record.end_tool = static_cast<ToolId>(snap.tools.size());
-        snap.server_index.emplace(record.name, server_index);
-        snap.servers.push_back(std::move(record));
+        if (reuse == nullptr) {
+            record.end_tool = static_cast<ToolId>(snap.tools.size());
+            snap.server_index.emplace(record.name, server_index);
+            snap.servers.push_back(std::move(record));
+        }
     }
-    report(progress, "documents", snap.tools.size(), total);
+    report(progress, "documents", next, total);
+}
+
+/// A build renders afresh once the vocabulary holds this many times more terms than the index
+/// uses (terms of replaced documents stay interned until then).
+constexpr std::size_t kDeadTermFactor = 2;
+constexpr std::size_t kDeadTermSlack = 4096;
+
+/// Drops the document cache when most of its vocabulary is dead, so the next build interns only
+/// live terms.
+void compact_vocabulary(const Bm25Index& bm25, DocumentCache& documents) {
+    const std::span<const std::uint32_t> offsets = bm25.offsets();
+    std::size_t live = 0;
+    for (std::size_t t = 0; t + 1 < offsets.size(); ++t) {
+        live += offsets[t + 1] > offsets[t] ? 1U : 0U;
+    }
+    if (bm25.num_terms() > kDeadTermFactor * live + kDeadTermSlack) {
+        documents.clear();
+    }
 }
 
 /// Enhanced names over every staged tool, whatever its server's status (so a server leaving the
 /// index renames nothing), and the plain-name map of the indexed ones. Staged order is by
 /// (server, tool), which the indexed tools' ToolId order follows.
 void index_names(Snapshot& snap, const StagedCatalog& staged) {
+    auto names = std::make_shared<ToolNames>();
     std::vector<ToolKey> keys;
     ToolId next = 0;
     for (const auto& [server_name, server] : staged) {
-        const bool active = server.meta.status == ServerStatus::active;
-        for (const auto& [tool_name, tool] : server.tools) {
-            keys.push_back({server.meta.name, tool.name});
+        const bool active = server->meta.status == ServerStatus::active;
+        for (const auto& [tool_name, tool] : server->tools) {
+            keys.push_back({server->meta.name, tool->name});
             const bool indexed = active && next < snap.tools.size() &&
-                                 snap.tools[next].server == server.meta.name &&
-                                 snap.tools[next].tool == tool.name;
-            snap.name_tools.push_back(indexed ? next++ : kNotIndexed);
+                                 snap.tools[next].server == server->meta.name &&
+                                 snap.tools[next].tool == tool->name;
+            names->tools.push_back(indexed ? next++ : kNotIndexed);
         }
     }
-    snap.names = EnhancedNames(keys);
-    for (std::size_t i = 0; i < snap.name_tools.size(); ++i) {
-        if (snap.name_tools[i] != kNotIndexed) {
-            snap.tools[snap.name_tools[i]].enhanced_name = snap.names.name(i);
+    names->enhanced = EnhancedNames(keys);
+    for (std::size_t i = 0; i < names->tools.size(); ++i) {
+        if (names->tools[i] != kNotIndexed) {
+            snap.tools[names->tools[i]].enhanced_name = names->enhanced.name(i);
         }
     }
     for (std::size_t i = 0; i < snap.tools.size(); ++i) {
-        snap.tools_by_name[snap.tools[i].tool].push_back(static_cast<ToolId>(i));
+        names->by_plain[snap.tools[i].tool].push_back(static_cast<ToolId>(i));
     }
+    snap.names = std::move(names);
 }
 
 }  // namespace
@@ -390,15 +437,24 @@ BuildOutput build_snapshot(std::shared_ptr<const StagedCatalog> staged,
     std::shared_ptr<const WordVectors> word_vectors = word_vectors_for(embedder, options);
     BuildOutput out;
     Collected collected;
-    collect_tools(*staged, options, documents, *snap, collected, out.info.rendered, progress);
+    const Snapshot* reuse =
+        previous != nullptr && previous->source && same_layout(*previous->source, *staged)
+            ? previous
+            : nullptr;
+    collect_tools(
+        *staged, options, documents, reuse, *snap, collected, out.info.rendered, progress);
     report(progress, "bm25", 0, snap->tools.size());
-    snap->bm25 = std::move(collected.bm25).build(options.bm25);
+    snap->bm25 = Bm25Index::from_documents(documents.vocabulary(), collected.terms, options.bm25);
     report(progress, "bm25", snap->tools.size(), snap->tools.size());
     if (word_vectors) {
         snap->neighbours = build_neighbours(
             snap->analyzer, options.analyzer, std::move(word_vectors), collected.docs);
     }
-    index_names(*snap, *staged);
+    if (reuse != nullptr) {
+        snap->names = reuse->names;
+    } else {
+        index_names(*snap, *staged);
+    }
     snap->source = std::move(staged);  // owns what the tool records view
     if (embedder != nullptr && !collected.docs.empty()) {
         build_dense(*snap, collected.docs, options, *embedder, cache, previous, out.info, progress);
@@ -406,6 +462,8 @@ BuildOutput build_snapshot(std::shared_ptr<const StagedCatalog> staged,
         snap->dense_error = "no embedder configured";
     }
     documents.retain(collected.doc_keys);
+    documents.remember(generation, std::move(collected.docs), std::move(collected.doc_keys));
+    compact_vocabulary(snap->bm25, documents);
 
     out.info.generation = generation;
     out.info.servers = snap->servers.size();
@@ -428,19 +486,19 @@ std::shared_ptr<Snapshot> assemble_snapshot(std::shared_ptr<const StagedCatalog>
                                             std::uint64_t generation) {
     std::shared_ptr<Snapshot> snap = start_snapshot(options, generation);
     for (const auto& [server_name, server] : *staged) {
-        if (server.meta.status != ServerStatus::active) {
+        if (server->meta.status != ServerStatus::active) {
             continue;
         }
         const auto server_index = static_cast<std::uint32_t>(snap->servers.size());
-        ServerRecord record{server.meta.name,
-                            server.meta.description,
-                            server.meta.category,
-                            server.meta.environment,
+        ServerRecord record{server->meta.name,
+                            server->meta.description,
+                            server->meta.category,
+                            server->meta.environment,
                             static_cast<ToolId>(snap->tools.size()),
                             0};
-        for (const auto& [tool_name, tool] : server.tools) {
+        for (const auto& [tool_name, tool] : server->tools) {
             snap->tools.push_back(tool_record(
-                server.meta, tool, server_index, action_of_tool(server.meta.name, tool.name)));
+                server->meta, *tool, server_index, action_of_tool(server->meta.name, tool->name)));
         }
         record.end_tool = static_cast<ToolId>(snap->tools.size());
         snap->server_index.emplace(record.name, server_index);

@@ -32,8 +32,10 @@ struct BuildOutput {
                                          std::uint64_t generation);
 
 /// Same, reusing the writer's caches: unchanged tools are neither rendered, analyzed nor
-/// embedded again, and when every document vector is the same as in `previous` its dense
-/// index is shared instead of rebuilt. `progress` (may be empty) hears each phase.
+/// embedded again, and the BM25 postings are laid out from their interned terms. When `previous`
+/// has the same servers and tool names, its tool records and names are copied; when every
+/// document vector is the same as in `previous` its dense index is shared instead of rebuilt.
+/// `progress` (may be empty) hears each phase.
 [[nodiscard]] BuildOutput build_snapshot(std::shared_ptr<const StagedCatalog> staged,
                                          const CatalogOptions& options,
                                          Embedder* embedder,

@@ -35,17 +35,6 @@ void Bm25Index::Builder::add(const std::string& term, float weight) {
 Bm25Index Bm25Index::Builder::build(const Bm25Options& options) && {
     Bm25Index index;
     index.num_docs_ = doc_length_.size();
-    double total_length = 0;
-    for (float len : doc_length_) {
-        total_length += static_cast<double>(len);
-    }
-    const double avgdl = index.num_docs_ == 0
-                             ? 1.0
-                             : std::max(total_length / static_cast<double>(index.num_docs_), 1e-9);
-    const double n = static_cast<double>(index.num_docs_);
-    const auto k1 = static_cast<double>(options.k1);
-    const auto b = static_cast<double>(options.b);
-
     std::size_t total_postings = 0;
     for (const auto& list : postings_) {
         total_postings += list.size();
@@ -55,18 +44,79 @@ Bm25Index Bm25Index::Builder::build(const Bm25Options& options) && {
     index.impacts_.reserve(total_postings);
     index.offsets_.push_back(0);
     for (const auto& list : postings_) {
-        const double df = static_cast<double>(list.size());
-        const double idf = std::log(1.0 + (n - df + 0.5) / (df + 0.5));
         for (const auto& [doc, weighted_tf] : list) {
-            const auto tf = static_cast<double>(weighted_tf);
-            const double norm = k1 * (1.0 - b + b * static_cast<double>(doc_length_[doc]) / avgdl);
             index.docids_.push_back(doc);
-            index.impacts_.push_back(static_cast<float>(idf * tf * (k1 + 1.0) / (tf + norm)));
+            index.impacts_.push_back(weighted_tf);
         }
         index.offsets_.push_back(static_cast<std::uint32_t>(index.docids_.size()));
     }
-    index.vocabulary_ = std::move(vocabulary_);
+    index.compute_impacts(doc_length_, options);
+    index.vocabulary_ = std::make_shared<const Bm25Vocabulary>(std::move(vocabulary_));
     return index;
+}
+
+Bm25Index Bm25Index::from_documents(std::shared_ptr<const Bm25Vocabulary> vocabulary,
+                                    std::span<const Bm25DocumentTerms> documents,
+                                    const Bm25Options& options) {
+    Bm25Index index;
+    index.num_docs_ = documents.size();
+    // Counting sort by term: postings come out in docid order within each term.
+    std::vector<std::uint32_t>& offsets = index.offsets_;
+    offsets.assign(vocabulary->size() + 1, 0);
+    std::vector<float> doc_length;
+    doc_length.reserve(documents.size());
+    for (const Bm25DocumentTerms& doc : documents) {
+        for (const auto& [term, tf] : doc.terms) {
+            ++offsets[term + 1];
+        }
+        doc_length.push_back(doc.length);
+    }
+    for (std::size_t t = 1; t < offsets.size(); ++t) {
+        offsets[t] += offsets[t - 1];
+    }
+    index.docids_.resize(offsets.back());
+    index.impacts_.resize(offsets.back());
+    std::vector<std::uint32_t> next(offsets.begin(), offsets.end() - 1);
+    for (std::size_t d = 0; d < documents.size(); ++d) {
+        for (const auto& [term, tf] : documents[d].terms) {
+            const std::uint32_t p = next[term]++;
+            index.docids_[p] = static_cast<ToolId>(d);
+            index.impacts_[p] = tf;
+        }
+    }
+    index.compute_impacts(doc_length, options);
+    index.vocabulary_ = std::move(vocabulary);
+    return index;
+}
+
+void Bm25Index::compute_impacts(const std::vector<float>& doc_length, const Bm25Options& options) {
+    double total_length = 0;
+    for (float len : doc_length) {
+        total_length += static_cast<double>(len);
+    }
+    const double avgdl =
+        num_docs_ == 0 ? 1.0 : std::max(total_length / static_cast<double>(num_docs_), 1e-9);
+    const double n = static_cast<double>(num_docs_);
+    const auto k1 = static_cast<double>(options.k1);
+    const auto b = static_cast<double>(options.b);
+    for (std::size_t t = 0; t + 1 < offsets_.size(); ++t) {
+        const double df = static_cast<double>(offsets_[t + 1] - offsets_[t]);
+        if (df == 0) {
+            continue;  // a term no document uses any more
+        }
+        const double idf = std::log(1.0 + (n - df + 0.5) / (df + 0.5));
+        for (std::uint32_t p = offsets_[t]; p < offsets_[t + 1]; ++p) {
+            const auto tf = static_cast<double>(impacts_[p]);
+            const double norm =
+                k1 * (1.0 - b + b * static_cast<double>(doc_length[docids_[p]]) / avgdl);
+            impacts_[p] = static_cast<float>(idf * tf * (k1 + 1.0) / (tf + norm));
+        }
+    }
+}
+
+std::shared_ptr<const Bm25Vocabulary> Bm25Index::empty_vocabulary() {
+    static const auto empty = std::make_shared<const Bm25Vocabulary>();
+    return empty;
 }
 
 std::unique_ptr<Bm25Index> Bm25Index::from_parts(std::size_t num_docs,
@@ -89,13 +139,15 @@ std::unique_ptr<Bm25Index> Bm25Index::from_parts(std::size_t num_docs,
             }
         }
     }
-    auto index = std::make_unique<Bm25Index>();
-    index->vocabulary_.reserve(terms.size());
+    auto vocabulary = std::make_shared<Bm25Vocabulary>();
+    vocabulary->reserve(terms.size());
     for (std::size_t t = 0; t < terms.size(); ++t) {
-        if (!index->vocabulary_.try_emplace(std::move(terms[t]), static_cast<TermId>(t)).second) {
+        if (!vocabulary->try_emplace(std::move(terms[t]), static_cast<TermId>(t)).second) {
             return nullptr;
         }
     }
+    auto index = std::make_unique<Bm25Index>();
+    index->vocabulary_ = std::move(vocabulary);
     index->num_docs_ = num_docs;
     index->offsets_ = std::move(offsets);
     index->docids_ = std::move(docids);
@@ -105,7 +157,7 @@ std::unique_ptr<Bm25Index> Bm25Index::from_parts(std::size_t num_docs,
 
 std::vector<std::string_view> Bm25Index::terms() const {
     std::vector<std::string_view> out(num_terms());
-    for (const auto& [term, id] : vocabulary_) {
+    for (const auto& [term, id] : *vocabulary_) {
         out[id] = term;
     }
     return out;
@@ -114,15 +166,15 @@ std::vector<std::string_view> Bm25Index::terms() const {
 std::size_t Bm25Index::memory_bytes() const noexcept {
     std::size_t bytes = offsets_.size() * sizeof(std::uint32_t) + docids_.size() * sizeof(ToolId) +
                         impacts_.size() * sizeof(float);
-    for (const auto& [term, id] : vocabulary_) {
+    for (const auto& [term, id] : *vocabulary_) {
         bytes += term.size() + sizeof(id) + 32;  // key, value, node overhead (approximate)
     }
     return bytes;
 }
 
 std::size_t Bm25Index::doc_freq(const std::string& term) const {
-    auto it = vocabulary_.find(term);
-    return it == vocabulary_.end() ? 0 : offsets_[it->second + 1] - offsets_[it->second];
+    auto it = vocabulary_->find(term);
+    return it == vocabulary_->end() ? 0 : offsets_[it->second + 1] - offsets_[it->second];
 }
 
 }  // namespace scout::detail

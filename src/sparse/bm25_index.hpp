@@ -19,6 +19,15 @@
 namespace scout::detail {
 
 using TermId = std::uint32_t;
+/// Term -> TermId. Immutable once an index holds it, so snapshots can share one.
+using Bm25Vocabulary = std::unordered_map<std::string, TermId>;
+
+/// One document as interned terms: its distinct terms with their weighted frequencies (each > 0)
+/// and its length, the float sum of those frequencies in order (as Builder::add sums them).
+struct Bm25DocumentTerms {
+    std::span<const std::pair<TermId, float>> terms;
+    float length = 0.0f;
+};
 
 /// An analyzed query term and how much its matches count (1 for the query's own words).
 struct QueryTerm {
@@ -57,6 +66,13 @@ public:
                 const Bitset* allowed,
                 std::vector<ScoredDoc>& out) const;
 
+    /// The index of `documents` (ids 0, 1, 2, ... in order) over terms interned in `vocabulary`
+    /// (every TermId used must be in it; terms no document uses get empty postings). Equal, term
+    /// by term, to what a Builder fed the same occurrences builds, without hashing any term.
+    [[nodiscard]] static Bm25Index from_documents(std::shared_ptr<const Bm25Vocabulary> vocabulary,
+                                                  std::span<const Bm25DocumentTerms> documents,
+                                                  const Bm25Options& options);
+
     /// An index from its stored arrays (an index file's), after checking every invariant a
     /// search relies on: offsets from 0, non-decreasing, ending at the postings; docids below
     /// num_docs and increasing within a term; finite impacts; unique terms. Null if any fails.
@@ -82,6 +98,9 @@ public:
     [[nodiscard]] std::size_t doc_freq(const std::string& term) const;
 
 private:
+    /// Impacts of the postings already in docids_ with their weighted tfs in impacts_.
+    void compute_impacts(const std::vector<float>& doc_length, const Bm25Options& options);
+
     /// The search itself, over plain terms (weight 1) or weighted ones; bm25_search.cpp.
     template <class Term>
     void search_terms(std::span<const Term> terms,
@@ -89,11 +108,13 @@ private:
                       const Bitset* allowed,
                       std::vector<ScoredDoc>& out) const;
 
-    std::unordered_map<std::string, TermId> vocabulary_;
+    std::shared_ptr<const Bm25Vocabulary> vocabulary_ = empty_vocabulary();
     std::vector<std::uint32_t> offsets_;  // term t's postings are [offsets_[t], offsets_[t + 1])
     std::vector<ToolId> docids_;
     std::vector<float> impacts_;
     std::size_t num_docs_ = 0;
+
+    [[nodiscard]] static std::shared_ptr<const Bm25Vocabulary> empty_vocabulary();
 };
 
 }  // namespace scout::detail

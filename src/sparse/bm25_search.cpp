@@ -79,8 +79,8 @@ void Bm25Index::search_terms(std::span<const Term> terms,
     std::size_t postings = 0;
     for (const Term& qt : terms) {
         const float weight = weight_of(qt);
-        auto it = vocabulary_.find(term_of(qt));
-        if (it == vocabulary_.end() || !(weight > 0.0f)) {
+        auto it = vocabulary_->find(term_of(qt));
+        if (it == vocabulary_->end() || !(weight > 0.0f)) {
             continue;
         }
         auto same = std::find_if(
