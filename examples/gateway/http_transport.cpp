@@ -187,6 +187,13 @@ public:
                 link->impl->broadcast_list_changed();
             }
         });
+        gateway_.set_resource_update_listener(
+            [link = link_](const std::vector<std::string>& sessions, const std::string& line) {
+                std::lock_guard lock(link->mutex);
+                if (link->impl != nullptr) {
+                    link->impl->deliver(sessions, line);
+                }
+            });
         configure();
     }
 
@@ -445,7 +452,8 @@ private:
         return s;
     }
 
-    static void close_session(Session& s) {
+    void close_session(Session& s) {
+        gateway_.end_client(s.id);  // its resource subscriptions end with it
         std::vector<std::shared_ptr<CancelToken>> calls;
         {
             std::lock_guard lock(s.mutex);
@@ -544,10 +552,15 @@ private:
                 return;
             }
         }
-        Json answer = gateway_.answer(m, *session->tools, token);
+        Json answer = gateway_.answer(m, *session->tools, token, session->id);
+        bool ended = false;
         {
             std::lock_guard lock(session->mutex);
             session->calls.erase(key);
+            ended = session->closed;
+        }
+        if (ended) {  // a subscription made as the session ended must not outlive it
+            gateway_.end_client(session->id);
         }
         if (token->cancelled()) {  // cancelled by the client, or its session ended
             res.status = 202;
@@ -866,6 +879,33 @@ private:
             {
                 std::lock_guard lock(s->mutex);
                 if (!s->stream_open) {
+                    continue;
+                }
+                if (s->events.size() >= kMaxQueuedEvents) {
+                    s->events.pop_front();
+                }
+                s->events.push_back(line);
+            }
+            s->cv.notify_all();
+        }
+    }
+
+    /// A resource update to the sessions subscribed to it, on their GET stream (dropped for a
+    /// session without one, as list_changed is).
+    void deliver(const std::vector<std::string>& ids, const std::string& line) {
+        std::vector<std::shared_ptr<Session>> sessions;
+        {
+            std::lock_guard lock(sessions_mutex_);
+            for (const std::string& id : ids) {
+                if (auto it = sessions_.find(id); it != sessions_.end()) {
+                    sessions.push_back(it->second);
+                }
+            }
+        }
+        for (auto& s : sessions) {
+            {
+                std::lock_guard lock(s->mutex);
+                if (!s->stream_open || s->closed) {
                     continue;
                 }
                 if (s->events.size() >= kMaxQueuedEvents) {
