@@ -43,6 +43,7 @@ Gateway::Gateway(Catalog& catalog,
         backends_.push_back(std::make_unique<Backend>(
             std::move(spec), catalog_, timings, [this] { on_indexed(); }));
         const std::string server = backends_.back()->name();
+        subscription_locks_.emplace(server, std::make_unique<std::mutex>());
         backends_.back()->set_resource_hooks(
             {[this, server](const std::string& uri) { forward_update(server, uri); },
              [this, server] { return resource_subs_.held_uris(server); }});
@@ -628,6 +629,8 @@ Json Gateway::change_subscription(const Message& m,
                                   const std::string& client,
                                   const std::shared_ptr<CancelToken>& cancel) {
     const ResourceSubscriptions::Resource resource{backend.name(), uri};
+    // Subscriptions change rarely: one at a time per backend keeps its state in step with ours.
+    std::lock_guard lock(*subscription_locks_.at(backend.name()));
     if (m.method == "resources/unsubscribe") {
         if (resource_subs_.remove(client, resource) == ResourceSubscriptions::Removed::last) {
             // The client is unsubscribed whatever the backend answers: no update reaches it.
@@ -674,7 +677,11 @@ void Gateway::end_client(const std::string& session) {
     const bool queued = pool_.submit([this, orphaned] {
         for (const auto& [server, uri] : orphaned) {
             for (auto& b : backends_) {
-                if (b->name() == server) {
+                if (b->name() != server) {
+                    continue;
+                }
+                std::lock_guard lock(*subscription_locks_.at(server));
+                if (resource_subs_.holders({server, uri}).empty()) {  // nobody came back since
                     (void)b->request("resources/unsubscribe", Json{{"uri", uri}});
                 }
             }

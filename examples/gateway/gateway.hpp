@@ -171,6 +171,9 @@ private:
     std::vector<std::function<void()>> listeners_;
     UpdateListener update_listener_;
     ResourceSubscriptions resource_subs_;
+    /// Per server: held while a subscription's first holder comes or last one goes, so the
+    /// backend's subscribe and unsubscribe follow the registry in order. Filled at construction.
+    std::unordered_map<std::string, std::unique_ptr<std::mutex>> subscription_locks_;
     Metrics metrics_;
     CallPool pool_;
 

@@ -5,6 +5,7 @@
 
 #include <httplib.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <map>
@@ -910,6 +911,12 @@ private:
                 }
                 if (s->events.size() >= kMaxQueuedEvents) {
                     s->events.pop_front();
+                    // A backend flooding updates, or a client not reading: say so, not per event.
+                    const std::uint64_t n = ++dropped_updates_;
+                    if (n <= 5 || n % 1000 == 0) {
+                        log_line("a session's event queue is full; dropped its oldest event (" +
+                                 std::to_string(n) + " so far)");
+                    }
                 }
                 s->events.push_back(line);
             }
@@ -932,6 +939,7 @@ private:
     std::unordered_map<std::string, std::shared_ptr<CancelToken>> modern_calls_;
     std::map<std::uint64_t, std::shared_ptr<Listen>> listens_;
     std::uint64_t listen_count_ = 0;
+    std::atomic<std::uint64_t> dropped_updates_{0};  ///< resource updates lost to full queues
 };
 
 HttpTransport::HttpTransport(Gateway& gateway, HttpOptions options)

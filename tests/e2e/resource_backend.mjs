@@ -3,12 +3,14 @@
 // then its URI gets notifications/resources/updated at once and every 200 ms until unsubscribed;
 // note://stray gets one every 200 ms whoever asked. Without it, subscribe is -32601. The tool
 // exit_now ends the process (to test a restart). Each subscribe and unsubscribe is appended to
-// the log file argv[2] as "<pid> subscribe <uri>". Usage: node resource_backend.mjs LOG [subscribe].
+// the log file argv[2] as "<pid> subscribe <uri>". With "flood" (as "subscribe"), a subscribe is
+// followed by 20,000 updates of its URI and 20,000 of note://stray at once.
+// Usage: node resource_backend.mjs LOG [subscribe|flood].
 import fs from 'node:fs';
 import readline from 'node:readline';
 
 const [log, mode] = process.argv.slice(2);
-const subscribes = mode === 'subscribe';
+const subscribes = mode === 'subscribe' || mode === 'flood';
 const subscribed = new Set();
 const send = (m) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...m }) + '\n');
 const updated = (uri) => send({ method: 'notifications/resources/updated', params: { uri } });
@@ -42,6 +44,10 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
     subscribed.add(uri);
     send({ id: m.id, result: {} });
     updated(uri);
+    for (let i = 0; mode === 'flood' && i < 20000; ++i) {
+      updated(uri);
+      updated('note://stray');
+    }
   } else if (subscribes && m.method === 'resources/unsubscribe') {
     note(`unsubscribe ${uri}`);
     subscribed.delete(uri);

@@ -6,7 +6,9 @@
 // which ends with the last of them (unsubscribe, then DELETE); a caller scoped to another server
 // is refused exactly as resources/read refuses it, and a backend without the capability refuses
 // with a clear error. "stdio": the stdio client hears updates, the backend subscribed again after
-// a restart keeps sending them, and unsubscribe stops them. Exits 0 on success, 77 (skip) without
+// a restart keeps sending them, and unsubscribe stops them. "flood": a backend sending 40,000
+// updates in a burst leaves the gateway answering at once, over stdio and to an HTTP session
+// whose queue is bounded (the drops logged). Exits 0 on success, 77 (skip) without
 // the peers, 1 on failure.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -125,6 +127,32 @@ const scenarios = {
     await sleep(600);
     check(heard.length === after, `no update follows the unsubscribe (${heard.length - after})`);
   },
+
+  async flood(ctx) {
+    const gw = await startListeningGateway(gateway, [...ctx.args, '--auth-file', ctx.auth]);
+    ctx.stop = () => gw.stop();
+    ctx.stderr = () => gw.stderr();
+    const http = await connectHttp(gw, TOKENS.admin);
+    const stdio = await connectGateway(gateway, ctx.args);
+    const heard = await listen(stdio.client);
+    try {
+      await Promise.all([http.client.subscribeResource({ uri: A }, CALL), stdio.client.subscribeResource({ uri: A }, CALL)]);
+      for (const [name, client] of [['HTTP', http.client], ['stdio', stdio.client]]) {
+        const started = Date.now();
+        await client.ping(CALL);
+        const { resources } = await client.listResources(undefined, CALL);
+        check(resources.length > 0, `the ${name} client is answered during the flood (${Date.now() - started} ms)`);
+      }
+      await waitFor('the flood to reach the stdio client', () => heard.length > 1000, 10000);
+      check(heard.every((u) => u === A), `the stdio client hears only its URI (${heard.length} updates)`);
+      await waitFor('the dropped events to be logged', () => /event queue is full/.test(gw.stderr()), 10000);
+      check(http.heard.length > 0 && http.heard.every((u) => u === A),
+        `the HTTP session hears only its URI, its queue bounded (${http.heard.length} of 20,001 heard)`);
+    } finally {
+      await http.client.close();
+      await stdio.client.close();
+    }
+  },
 };
 
 async function main() {
@@ -137,7 +165,7 @@ async function main() {
   const config = path.join(dir, 'servers.json');
   fs.writeFileSync(config, JSON.stringify({
     mcpServers: {
-      notes: { command: process.execPath, args: [backend, log, 'subscribe'] },
+      notes: { command: process.execPath, args: [backend, log, scenario === 'flood' ? 'flood' : 'subscribe'] },
       plain: { command: process.execPath, args: [backend, path.join(dir, 'plain.log')] },
     },
   }));
