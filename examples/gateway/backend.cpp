@@ -181,7 +181,15 @@ bool Backend::connect_and_index() {
         closed_ = false;
         list_changed_ = false;
     }
-    auto on_notification = [this, gen](const std::string& method, const Json&) {
+    auto on_notification = [this, gen](const std::string& method, const Json& params) {
+        if (method == "notifications/resources/updated") {
+            auto uri = params.is_object() ? params.find("uri") : params.end();
+            if (resource_hooks_.updated && params.is_object() && uri != params.end() &&
+                uri->is_string()) {
+                resource_hooks_.updated(uri->get<std::string>());
+            }
+            return;
+        }
         if (method == "notifications/tools/list_changed") {
             {
                 std::lock_guard lock(mutex_);
@@ -248,8 +256,11 @@ bool Backend::connect_and_index() {
         description_ = title.is_string() ? title.get<std::string>() : std::string();
     }
     {
+        const Json resources =
+            init->value("capabilities", Json::object()).value("resources", Json::object());
         std::lock_guard lock(mutex_);
         list_changed_ = false;  // the listing below is newer than any earlier notification
+        subscribable_ = resources.is_object() && resources.value("subscribe", false) == true;
     }
     auto tools = session->list_tools(timings_.request_timeout, timings_.max_listing_bytes);
     if (!tools) {
@@ -263,7 +274,37 @@ bool Backend::connect_and_index() {
         std::lock_guard lock(mutex_);
         ready_ = true;
     }
-    return index(tools.value()).ok();
+    if (!index(tools.value()).ok()) {
+        return false;
+    }
+    resubscribe(*session);
+    return true;
+}
+
+void Backend::resubscribe(McpSession& session) {
+    const std::vector<std::string> uris =
+        resource_hooks_.held ? resource_hooks_.held() : std::vector<std::string>();
+    if (uris.empty()) {
+        return;
+    }
+    if (!accepts_resource_subscriptions()) {
+        log_line("backend " + quote_name(spec_.name) + " no longer offers resources/subscribe; " +
+                 std::to_string(uris.size()) + " subscriptions get no updates");
+        return;
+    }
+    RequestOptions options;
+    options.timeout = timings_.request_timeout;
+    std::size_t done = 0;
+    for (const std::string& uri : uris) {
+        auto r = session.request("resources/subscribe", Json{{"uri", uri}}, options);
+        if (r) {
+            ++done;
+        } else if (r.status().code() == Errc::unavailable) {
+            break;  // gone or not answering: the next start tries again
+        }
+    }
+    log_line("backend " + quote_name(spec_.name) + " subscribed again to " + std::to_string(done) +
+             " of " + std::to_string(uris.size()) + " resources");
 }
 
 void Backend::serve_until_closed() {
@@ -375,6 +416,11 @@ const char* Backend::state() {
         return "active";
     }
     return first_attempt_done_ ? "degraded" : "starting";
+}
+
+bool Backend::accepts_resource_subscriptions() {
+    std::lock_guard lock(mutex_);
+    return !ready_ || closed_ || subscribable_;
 }
 
 Result<Json> Backend::call_tool(const std::string& tool,

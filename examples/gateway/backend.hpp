@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "scout/catalog.hpp"
 
@@ -36,6 +37,14 @@ struct BackendTimings {
     std::shared_ptr<DoctorReportFile> doctor_report;
 };
 
+/// How a backend's resource subscriptions reach the gateway (Backend::set_resource_hooks).
+struct ResourceHooks {
+    /// A notifications/resources/updated of the backend (its own URI), on a reader thread.
+    std::function<void(const std::string& uri)> updated;
+    /// The URIs clients hold on this backend, subscribed again after each (re)start.
+    std::function<std::vector<std::string>()> held;
+};
+
 /// Thread-safe. The Catalog must outlive the Backend.
 class Backend {
 public:
@@ -49,6 +58,8 @@ public:
 
     [[nodiscard]] const std::string& name() const noexcept { return spec_.name; }
     [[nodiscard]] const std::string& environment() const noexcept { return spec_.environment; }
+    /// Sets how resource subscriptions are passed through; call before start().
+    void set_resource_hooks(ResourceHooks hooks) { resource_hooks_ = std::move(hooks); }
     /// Starts the supervising thread.
     void start();
     /// Waits until the first start attempt has finished (indexed or failed), at most `timeout`.
@@ -73,6 +84,9 @@ public:
                                        std::shared_ptr<CancelToken> cancel = nullptr);
     /// "starting" (first attempt running), "active", "degraded" (restarting) or "stopped".
     [[nodiscard]] const char* state();
+    /// False when the running backend's initialize result lacks resources.subscribe (true
+    /// while it is not running: a request then fails as unavailable).
+    [[nodiscard]] bool accepts_resource_subscriptions();
 
 private:
     void run();
@@ -82,6 +96,8 @@ private:
     /// Logs the catalog doctor's one-line summary of the server just indexed (docs/doctor.md) and
     /// updates the JSON report file when there is one.
     void log_doctor_summary(const CatalogSpec& indexed) const;
+    /// Subscribes the new session to the URIs clients still hold.
+    void resubscribe(McpSession& session);
     void mark_degraded();
     bool sleep_for(std::chrono::milliseconds d);
 
@@ -90,6 +106,7 @@ private:
     BackendTimings timings_;
     std::function<void()> on_indexed_;
     std::string description_;
+    ResourceHooks resource_hooks_;
 
     std::mutex mutex_;
     std::condition_variable cv_;
@@ -98,6 +115,7 @@ private:
     bool ready_ = false;   ///< session_ is initialized and has listed its tools
     bool closed_ = false;  ///< session_'s process ended
     bool list_changed_ = false;
+    bool subscribable_ = false;     ///< session_'s initialize result has resources.subscribe
     std::uint64_t generation_ = 0;  ///< which session the callbacks belong to
     std::shared_ptr<McpSession> session_;
     std::thread thread_;

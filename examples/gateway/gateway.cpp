@@ -42,6 +42,11 @@ Gateway::Gateway(Catalog& catalog,
     for (auto& spec : backends) {
         backends_.push_back(std::make_unique<Backend>(
             std::move(spec), catalog_, timings, [this] { on_indexed(); }));
+        const std::string server = backends_.back()->name();
+        subscription_locks_.emplace(server, std::make_unique<std::mutex>());
+        backends_.back()->set_resource_hooks(
+            {[this, server](const std::string& uri) { forward_update(server, uri); },
+             [this, server] { return resource_subs_.held_uris(server); }});
     }
 }
 
@@ -300,7 +305,10 @@ Json Gateway::answer_modern(const Message& m,
                               ")");
     }
     if (m.method == "server/discover") {
-        return make_result(m.id, modern::discover_result(initialize(Json::object()), per_caller));
+        // Resource subscriptions are passed through in the legacy era only.
+        Json init = initialize(Json::object());
+        init["capabilities"]["resources"].erase("subscribe");
+        return make_result(m.id, modern::discover_result(init, per_caller));
     }
     Json response = answer(m, tools, cancel);
     if (auto result = response.find("result"); result != response.end()) {
@@ -370,7 +378,8 @@ void Gateway::cancel_call(const Json& params) {
 
 Json Gateway::answer(const Message& m,
                      const mcp::MetaTools& tools,
-                     const std::shared_ptr<CancelToken>& cancel) {
+                     const std::shared_ptr<CancelToken>& cancel,
+                     const std::string& client) {
     if (m.method == "tools/list") {
         wait_started();
         return make_result(m.id, list_result(tools));
@@ -381,7 +390,7 @@ Json Gateway::answer(const Message& m,
     }
     if (m.method.rfind("resources/", 0) == 0 || m.method.rfind("prompts/", 0) == 0) {
         wait_started();
-        return pass_through(m, tools, cancel);
+        return pass_through(m, tools, cancel, client);
     }
     if (m.method == "initialize") {
         // Each HTTP session initializes on its own; the stdio flags are not this caller's.
@@ -423,7 +432,8 @@ Json Gateway::initialize(const Json& params) {
     return Json{{"protocolVersion", version},
                 {"capabilities",
                  {{"tools", {{"listChanged", true}}},
-                  {"resources", Json::object()},
+                  // Advertised whatever the backends offer: a backend without it refuses.
+                  {"resources", {{"subscribe", true}}},
                   {"prompts", Json::object()}}},
                 {"serverInfo",
                  {{"name", "scout-gateway"}, {"title", "scout MCP gateway"}, {"version", "0.1.0"}}},
@@ -496,7 +506,8 @@ std::vector<Backend*> Gateway::backends_in_scope(const mcp::MetaTools& tools) {
 
 Json Gateway::pass_through(const Message& m,
                            const mcp::MetaTools& tools,
-                           const std::shared_ptr<CancelToken>& cancel) {
+                           const std::shared_ptr<CancelToken>& cancel,
+                           const std::string& client) {
     const Json params = m.body.value("params", Json::object());
     if (!params.is_object()) {
         return make_error(m.id, kInvalidParams, "params must be an object");
@@ -553,7 +564,9 @@ Json Gateway::pass_through(const Message& m,
         return make_result(m.id, Json{{l.field, std::move(items)}});
     }
     // One item: the prefix names the backend; it gets its own name or URI back.
-    const bool is_read = m.method == "resources/read";
+    const bool subscription =
+        m.method == "resources/subscribe" || m.method == "resources/unsubscribe";
+    const bool is_read = m.method == "resources/read" || subscription;
     if (!is_read && m.method != "prompts/get") {
         return make_error(m.id, kMethodNotFound, "Method not found: " + detail::clipped(m.method));
     }
@@ -577,6 +590,9 @@ Json Gateway::pass_through(const Message& m,
             continue;
         }
         const std::string inner(value.substr(server.size() + 1));
+        if (subscription) {
+            return change_subscription(m, *b, inner, client, cancel);
+        }
         Json ask = params;
         ask[key] = inner;
         auto got = b->request(m.method, std::move(ask), cancel);
@@ -601,6 +617,97 @@ Json Gateway::pass_through(const Message& m,
                       std::string(is_read ? "Unknown resource" : "Unknown prompt") +
                           ": no server in scope owns '" + detail::clipped(std::string(value)) +
                           "'");
+}
+
+}  // namespace scout::gateway
+
+namespace scout::gateway {
+
+Json Gateway::change_subscription(const Message& m,
+                                  Backend& backend,
+                                  const std::string& uri,
+                                  const std::string& client,
+                                  const std::shared_ptr<CancelToken>& cancel) {
+    const ResourceSubscriptions::Resource resource{backend.name(), uri};
+    // Subscriptions change rarely: one at a time per backend keeps its state in step with ours.
+    std::lock_guard lock(*subscription_locks_.at(backend.name()));
+    if (m.method == "resources/unsubscribe") {
+        if (resource_subs_.remove(client, resource) == ResourceSubscriptions::Removed::last) {
+            // The client is unsubscribed whatever the backend answers: no update reaches it.
+            if (auto done = backend.request(m.method, Json{{"uri", uri}}, cancel); !done) {
+                log_line("backend '" + detail::printable(backend.name()) +
+                         "' resources/unsubscribe failed: " + done.status().message());
+            }
+        }
+        return make_result(m.id, Json::object());
+    }
+    if (!backend.accepts_resource_subscriptions()) {
+        return make_error(m.id,
+                          kMethodNotFound,
+                          "Method not found: server '" + detail::printable(backend.name()) +
+                              "' does not offer resources/subscribe");
+    }
+    switch (resource_subs_.add(client, resource)) {
+        case ResourceSubscriptions::Added::too_many:
+            return make_error(m.id,
+                              kInvalidRequest,
+                              "Invalid Request: a client holds at most " +
+                                  std::to_string(resource_subs_.per_client()) +
+                                  " resource subscriptions; unsubscribe from one first");
+        case ResourceSubscriptions::Added::held:
+        case ResourceSubscriptions::Added::shared:
+            return make_result(m.id, Json::object());
+        case ResourceSubscriptions::Added::first:
+            break;
+    }
+    auto done = backend.request(m.method, Json{{"uri", uri}}, cancel);
+    if (!done) {
+        (void)resource_subs_.remove(client, resource);
+        return make_error(m.id, kInternalError, done.status().message());
+    }
+    return make_result(m.id, Json::object());
+}
+
+void Gateway::end_client(const std::string& session) {
+    std::vector<ResourceSubscriptions::Resource> orphaned = resource_subs_.end_client(session);
+    if (orphaned.empty()) {
+        return;
+    }
+    // Off the caller's thread: a backend may take its call timeout to answer.
+    const bool queued = pool_.submit([this, orphaned] {
+        for (const auto& [server, uri] : orphaned) {
+            for (auto& b : backends_) {
+                if (b->name() != server) {
+                    continue;
+                }
+                std::lock_guard lock(*subscription_locks_.at(server));
+                if (resource_subs_.holders({server, uri}).empty()) {  // nobody came back since
+                    (void)b->request("resources/unsubscribe", Json{{"uri", uri}});
+                }
+            }
+        }
+    });
+    if (!queued) {
+        log_line("ended session left " + std::to_string(orphaned.size()) +
+                 " backend resource subscriptions in place (the gateway is busy or stopping)");
+    }
+}
+
+void Gateway::forward_update(const std::string& server, const std::string& uri) {
+    std::vector<std::string> holders = resource_subs_.holders({server, uri});
+    if (holders.empty()) {
+        return;  // nobody asked (or the last holder has just left)
+    }
+    const std::string line = to_line(make_notification("notifications/resources/updated",
+                                                       Json{{"uri", prefixed_uri(server, uri)}}));
+    auto stdio = std::find(holders.begin(), holders.end(), std::string(kStdioClient));
+    if (stdio != holders.end()) {
+        holders.erase(stdio);
+        write_(line, Wait::never);
+    }
+    if (!holders.empty() && update_listener_) {
+        update_listener_(holders, line);
+    }
 }
 
 }  // namespace scout::gateway

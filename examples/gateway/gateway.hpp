@@ -23,6 +23,7 @@
 #include "json_rpc.hpp"
 #include "metrics.hpp"
 #include "outcome_memory.hpp"
+#include "resource_subscriptions.hpp"
 
 namespace scout::gateway {
 
@@ -79,6 +80,16 @@ public:
     void add_list_changed_listener(std::function<void()> listener) {
         listeners_.push_back(std::move(listener));
     }
+    /// Called (on a backend's thread, never waiting) with a notifications/resources/updated line
+    /// for the HTTP sessions (by id) subscribed to its resource; call before start().
+    using UpdateListener =
+        std::function<void(const std::vector<std::string>& sessions, const std::string& line)>;
+    void set_resource_update_listener(UpdateListener listener) {
+        update_listener_ = std::move(listener);
+    }
+    /// The end of an HTTP session: its resource subscriptions end (a backend is unsubscribed,
+    /// off this thread, from the URIs nobody else holds).
+    void end_client(const std::string& session);
     /// The process-wide connector (the stdio client's scope); HTTP callers' scopes narrow it.
     [[nodiscard]] const mcp::Connector& connector() const noexcept { return meta_.connector(); }
 
@@ -86,10 +97,13 @@ public:
     void handle_line(const std::string& line);
     /// The answer to one request (not a notification) of a caller whose scope is `tools`,
     /// computed on the calling thread: it waits for the backends, bounded by their timeouts, and
-    /// a cancelled `cancel` ends the wait. Used by the HTTP transport, one thread per request.
+    /// a cancelled `cancel` ends the wait. Used by the HTTP transport, one thread per request;
+    /// `client` names whose resource subscriptions resources/(un)subscribe change (the HTTP
+    /// session's id).
     [[nodiscard]] Json answer(const Message& m,
                               const mcp::MetaTools& tools,
-                              const std::shared_ptr<CancelToken>& cancel);
+                              const std::shared_ptr<CancelToken>& cancel,
+                              const std::string& client = kStdioClient);
     /// The same for a request of the stateless 2026-07-28 era: its envelope checked first, the
     /// result stamped with resultType (and ttlMs/cacheScope, "private" when `per_caller`: the
     /// answer depends on the caller's scope). subscriptions/listen is not answered here.
@@ -129,7 +143,16 @@ private:
     /// resources/* and prompts/* passed through to the backends in scope (server-prefixed).
     Json pass_through(const Message& m,
                       const mcp::MetaTools& tools,
-                      const std::shared_ptr<CancelToken>& cancel);
+                      const std::shared_ptr<CancelToken>& cancel,
+                      const std::string& client);
+    /// resources/subscribe or resources/unsubscribe of `uri` (the backend's own) for `client`.
+    Json change_subscription(const Message& m,
+                             Backend& backend,
+                             const std::string& uri,
+                             const std::string& client,
+                             const std::shared_ptr<CancelToken>& cancel);
+    /// A backend's notifications/resources/updated, to the clients subscribed to it.
+    void forward_update(const std::string& server, const std::string& uri);
     /// The backends whose server the scope of `tools` reaches.
     std::vector<Backend*> backends_in_scope(const mcp::MetaTools& tools);
     Result<Json> execute(const ToolKey& key,
@@ -146,6 +169,11 @@ private:
     CallLimits limits_;
     PinnedTools pinned_;
     std::vector<std::function<void()>> listeners_;
+    UpdateListener update_listener_;
+    ResourceSubscriptions resource_subs_;
+    /// Per server: held while a subscription's first holder comes or last one goes, so the
+    /// backend's subscribe and unsubscribe follow the registry in order. Filled at construction.
+    std::unordered_map<std::string, std::unique_ptr<std::mutex>> subscription_locks_;
     Metrics metrics_;
     CallPool pool_;
 

@@ -5,6 +5,7 @@
 
 #include <httplib.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <map>
@@ -185,6 +186,13 @@ public:
                 link->impl->broadcast_list_changed();
             }
         });
+        gateway_.set_resource_update_listener(
+            [link = link_](const std::vector<std::string>& sessions, const std::string& line) {
+                std::lock_guard lock(link->mutex);
+                if (link->impl != nullptr) {
+                    link->impl->deliver(sessions, line);
+                }
+            });
         configure();
     }
 
@@ -443,7 +451,8 @@ private:
         return s;
     }
 
-    static void close_session(Session& s) {
+    void close_session(Session& s) {
+        gateway_.end_client(s.id);  // its resource subscriptions end with it
         std::vector<std::shared_ptr<CancelToken>> calls;
         {
             std::lock_guard lock(s.mutex);
@@ -542,10 +551,15 @@ private:
                 return;
             }
         }
-        Json answer = gateway_.answer(m, *session->tools, token);
+        Json answer = gateway_.answer(m, *session->tools, token, session->id);
+        bool ended = false;
         {
             std::lock_guard lock(session->mutex);
             session->calls.erase(key);
+            ended = session->closed;
+        }
+        if (ended) {  // a subscription made as the session ended must not outlive it
+            gateway_.end_client(session->id);
         }
         if (token->cancelled()) {  // cancelled by the client, or its session ended
             res.status = 202;
@@ -875,6 +889,39 @@ private:
         }
     }
 
+    /// A resource update to the sessions subscribed to it, on their GET stream (dropped for a
+    /// session without one, as list_changed is).
+    void deliver(const std::vector<std::string>& ids, const std::string& line) {
+        std::vector<std::shared_ptr<Session>> sessions;
+        {
+            std::lock_guard lock(sessions_mutex_);
+            for (const std::string& id : ids) {
+                if (auto it = sessions_.find(id); it != sessions_.end()) {
+                    sessions.push_back(it->second);
+                }
+            }
+        }
+        for (auto& s : sessions) {
+            {
+                std::lock_guard lock(s->mutex);
+                if (!s->stream_open || s->closed) {
+                    continue;
+                }
+                if (s->events.size() >= kMaxQueuedEvents) {
+                    s->events.pop_front();
+                    // A backend flooding updates, or a client not reading: say so, not per event.
+                    const std::uint64_t n = ++dropped_updates_;
+                    if (n <= 5 || n % 1000 == 0) {
+                        log_line("a session's event queue is full; dropped its oldest event (" +
+                                 std::to_string(n) + " so far)");
+                    }
+                }
+                s->events.push_back(line);
+            }
+            s->cv.notify_all();
+        }
+    }
+
     Gateway& gateway_;
     HttpOptions options_;
     std::shared_ptr<Link> link_ = make_link(this);
@@ -890,6 +937,7 @@ private:
     std::unordered_map<std::string, std::shared_ptr<CancelToken>> modern_calls_;
     std::map<std::uint64_t, std::shared_ptr<Listen>> listens_;
     std::uint64_t listen_count_ = 0;
+    std::atomic<std::uint64_t> dropped_updates_{0};  ///< resource updates lost to full queues
 };
 
 HttpTransport::HttpTransport(Gateway& gateway, HttpOptions options)

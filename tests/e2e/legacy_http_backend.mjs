@@ -5,7 +5,9 @@
 // it pings the client and adds the tool calibrate_flux_capacitor, whose list_changed then goes out
 // on that stream only (no request is under way); without a GET within 3 s of initialize it adds
 // the tool anyway, where no client hears of it. Modes (argv[3]): "stream" (the above), "no-get"
-// (GET answered 405), "drop-get" (the first GET stream is closed by the server after 300 ms).
+// (GET answered 405), "drop-get" (the first GET stream is closed by the server after 300 ms),
+// "resources" (as "stream", plus the resource note://a with resources.subscribe: a subscribed URI
+// gets notifications/resources/updated every 200 ms, from a timer, so on the GET stream only).
 // Exits when stdin closes or after 60 s. Usage: node legacy_http_backend.mjs PEERS_NODE_MODULES MODE.
 import http from 'node:http';
 import path from 'node:path';
@@ -16,15 +18,26 @@ const [peers, mode = 'stream'] = process.argv.slice(2);
 const sdk = (rel) => import(pathToFileURL(path.join(peers, '@modelcontextprotocol', 'sdk', 'dist', 'esm', rel)).href);
 const { McpServer } = await sdk('server/mcp.js');
 const { StreamableHTTPServerTransport } = await sdk('server/streamableHttp.js');
+const { SubscribeRequestSchema, UnsubscribeRequestSchema } = await sdk('types.js');
 
 const sessions = new Map();  // session id -> { transport, server, added }
 let gets = 0;
 
 function newServer() {
+  const resources = mode === 'resources';
   const server = new McpServer({ name: 'legacy-http-backend', version: '1.0.0' },
-    { capabilities: { tools: { listChanged: true } } });
+    { capabilities: { tools: { listChanged: true }, ...(resources ? { resources: { subscribe: true } } : {}) } });
   server.registerTool('measure_plasma_density', { description: 'Measure the electron density of the plasma' },
     async () => ({ content: [{ type: 'text', text: 'density: 1e19 per cubic metre' }] }));
+  if (resources) {
+    server.registerResource('a', 'note://a', {}, async (uri) => ({ contents: [{ uri: uri.href, text: 'a' }] }));
+    const subscribed = new Set();
+    server.server.setRequestHandler(SubscribeRequestSchema, async (r) => { subscribed.add(r.params.uri); return {}; });
+    server.server.setRequestHandler(UnsubscribeRequestSchema, async (r) => { subscribed.delete(r.params.uri); return {}; });
+    setInterval(() => {
+      for (const uri of subscribed) server.server.sendResourceUpdated({ uri }).catch(() => {});
+    }, 200).unref();
+  }
   return server;
 }
 

@@ -4,13 +4,17 @@
 // through the list_changed that only the GET stream carries, and the server's ping on that stream
 // is answered. "no_get_stream": a server answering 405 to GET works as before, logged once.
 // "reopen": the server drops the first GET stream; the gateway opens it again and hears the
-// list_changed on the second one. Exits 0 on success, 77 (skip) without the peers, 1 on failure.
+// list_changed on the second one. "resource_updated": the stdio client subscribes to the server's
+// resource through the gateway and hears the updates the server sends on its GET stream, with the
+// prefixed URI. Exits 0 on success, 77 (skip) without the peers, 1 on failure.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
-import { check, connectGateway, execute, has, peersDir, requirePeers, search, tempDir, waitFor } from './lib.mjs';
+import {
+  check, connectGateway, execute, has, peerPath, peersDir, requirePeers, search, tempDir, waitFor,
+} from './lib.mjs';
 
 const [gateway, scenario] = process.argv.slice(2);
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -67,6 +71,18 @@ const scenarios = {
     check(!/DEGRADED|session ended/.test(ctx.stderr()), 'the backend stays up');
   },
 
+  async resource_updated(ctx) {
+    const { ResourceUpdatedNotificationSchema } = await import(pathToFileURL(peerPath('sdk', 'dist/esm/types.js')).href);
+    const heard = [];
+    ctx.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => { heard.push(n.params.uri); });
+    await waitFor('the gateway to open the GET stream', () => ctx.backend.out().includes('seen GET'), 10000);
+    const uri = 'scout-gateway://lab/note://a';
+    await ctx.client.subscribeResource({ uri }, { timeout: 10000 });
+    await waitFor('updates from the GET stream', () => heard.length >= 2, 5000);
+    check(heard.every((u) => u === uri), `the server's updates on its GET stream reach the client, prefixed (${[...new Set(heard)]})`);
+    check(count(ctx.backend.out(), 'seen resources/subscribe') === 1, 'the server saw one subscribe');
+  },
+
   async reopen(ctx) {
     await waitFor('a second GET stream', () => (ctx.backend.out().match(/seen GET/g) ?? []).length >= 2, 10000);
     check(/GET stream: .*reopening in \d+ ms/.test(ctx.stderr()), 'the gateway logs the dropped stream');
@@ -77,7 +93,7 @@ const scenarios = {
 async function main() {
   requirePeers();
   if (!scenarios[scenario]) throw new Error(`unknown scenario ${scenario}`);
-  const mode = { list_changed: 'stream', no_get_stream: 'no-get', reopen: 'drop-get' }[scenario];
+  const mode = { list_changed: 'stream', no_get_stream: 'no-get', reopen: 'drop-get', resource_updated: 'resources' }[scenario];
   const backend = await startBackend(mode);
   const dir = tempDir();
   const config = path.join(dir, 'servers.json');
