@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import {
-  check, connectGateway, execute, has, requirePeers, search, tempDir, waitFor, writeConfig,
+  check, checkNoSanitizerReport, connectGateway, execute, has, requirePeers, search, tempDir, waitFor, writeConfig,
 } from './lib.mjs';
 
 const [gateway, scenario] = process.argv.slice(2);
@@ -126,10 +126,7 @@ async function main() {
   ctx.client.__dir = dir;
   try {
     await scenarios[scenario](ctx.client, ctx);
-    // Under the sanitizer builds, a report on the gateway's stderr is a failure too.
-    if (/(Address|Thread|UndefinedBehavior)Sanitizer|runtime error:/.test(ctx.stderr())) {
-      throw new Error('the gateway reported a sanitizer error');
-    }
+    checkNoSanitizerReport(ctx.stderr());
     console.log(`PASS ${scenario}`);
   } catch (e) {
     console.error(`FAIL ${scenario}: ${e.stack}\n--- gateway stderr ---\n${ctx.stderr()}`);

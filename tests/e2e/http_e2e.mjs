@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import {
-  check, execute, peerPath, requirePeers, search, startListeningGateway, tempDir, waitFor, writeConfig,
+  check, checkNoSanitizerReport, execute, peerPath, requirePeers, search, startListeningGateway, tempDir, waitFor, writeConfig,
 } from './lib.mjs';
 
 const [gateway, scenario] = process.argv.slice(2);
@@ -215,9 +215,7 @@ async function main() {
     await scenarios[scenario](gw);
     const code = await gw.stop();
     check(code === 0, `the gateway exits cleanly on SIGTERM (${code})`);
-    if (/(Address|Thread|UndefinedBehavior)Sanitizer|runtime error:/.test(gw.stderr())) {
-      throw new Error('the gateway reported a sanitizer error');
-    }
+    checkNoSanitizerReport(gw.stderr());
     console.log(`PASS ${scenario}`);
   } catch (e) {
     console.error(`FAIL ${scenario}: ${e.stack}\n--- gateway stderr ---\n${gw.stderr()}`);

@@ -93,6 +93,13 @@ export function check(condition, message) {
   console.log(`ok - ${message}`);
 }
 
+// Under the sanitizer builds, a report on the gateway's stderr fails the scenario.
+export function checkNoSanitizerReport(stderr) {
+  if (/(Address|Thread|UndefinedBehavior)Sanitizer|runtime error:/.test(stderr)) {
+    throw new Error('the gateway reported a sanitizer error');
+  }
+}
+
 /// Exits with SKIP (like requirePeers) unless the 2026-07-28 SDK packages are installed too.
 export function requireModernPeers() {
   requirePeers();

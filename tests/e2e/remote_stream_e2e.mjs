@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import {
-  check, connectGateway, execute, has, peerPath, peersDir, requirePeers, search, tempDir, waitFor,
+  check, checkNoSanitizerReport, connectGateway, execute, has, peerPath, peersDir, requirePeers, search, tempDir, waitFor,
 } from './lib.mjs';
 
 const [gateway, scenario] = process.argv.slice(2);
@@ -103,9 +103,7 @@ async function main() {
   try {
     await waitFor('the backend to be listed', async () => has(await search(ctx.client, 'plasma electron density'), 'lab', 'measure_plasma_density'), 10000, 100);
     await scenarios[scenario](ctx);
-    if (/(Address|Thread|UndefinedBehavior)Sanitizer|runtime error:/.test(ctx.stderr())) {
-      throw new Error('the gateway reported a sanitizer error');
-    }
+    checkNoSanitizerReport(ctx.stderr());
     // With the stream open, the gateway still exits on its own when stdin closes (the SDK's
     // close() sends SIGTERM after 2 s otherwise).
     const started = Date.now();
