@@ -16,6 +16,7 @@
 #include "analysis/analyzer.hpp"
 #include "dense/dense_index.hpp"
 #include "fusion/fusion.hpp"
+#include "outcomes/outcome_prior.hpp"
 #include "sparse/bm25_index.hpp"
 #include "synthetic_docs.hpp"
 
@@ -167,6 +168,78 @@ void bm_search_hybrid(benchmark::State& state) {
     search(state, Mode::hybrid);
 }
 
+/// A query word made of letters only, distinct for each `n`, so the analyzer keeps it whole.
+std::string letters_word(std::size_t n) {
+    std::string w = "zq";
+    do {
+        w.push_back(static_cast<char>('a' + n % 26));
+        n /= 26;
+    } while (n != 0);
+    return w;
+}
+
+/// A catalog of more tools than the prior keeps, with `fill` percent of the prior's caps on
+/// tools and terms already recorded (two distinct words per outcome).
+struct OutcomeFixture {
+    std::unique_ptr<Catalog> catalog;
+    std::vector<ToolKey> tools;
+    std::size_t next_word = 0;
+};
+
+OutcomeFixture& outcome_fixture(std::size_t fill) {
+    static std::map<std::size_t, OutcomeFixture> cache;
+    auto [it, fresh] = cache.try_emplace(fill);
+    OutcomeFixture& f = it->second;
+    if (!fresh) {
+        return f;
+    }
+    const CatalogSpec spec = bench::synthetic_catalog(4500, 5);
+    auto catalog = Catalog::create({}, nullptr);
+    if (!catalog || !catalog->upsert_servers(spec).ok() || !catalog->commit()) {
+        std::abort();
+    }
+    f.catalog = std::make_unique<Catalog>(std::move(catalog.value()));
+    for (const ServerSpec& server : spec.servers) {
+        for (const ToolSpec& tool : server.tools) {
+            f.tools.push_back({server.name, tool.name});
+        }
+    }
+    const OutcomeLimits& lim = OutcomePrior::limits();
+    const std::size_t records = lim.max_terms * fill / 200;  // two new terms each
+    for (std::size_t i = 0; i < records; ++i) {
+        const std::string query = letters_word(f.next_word) + " " + letters_word(f.next_word + 1);
+        f.next_word += 2;
+        if (!f.catalog->record_outcome(query, f.tools[i % f.tools.size()], Outcome::success).ok()) {
+            std::abort();
+        }
+    }
+    return f;
+}
+
+/// One more outcome of a query and tool the prior already holds.
+void bm_outcome_repeat(benchmark::State& state) {
+    OutcomeFixture& f = outcome_fixture(static_cast<std::size_t>(state.range(0)));
+    for (auto _ : state) {
+        if (!f.catalog->record_outcome("zqa zqb", f.tools.front(), Outcome::success).ok()) {
+            std::abort();
+        }
+    }
+}
+
+/// An outcome under two words never seen before: at the caps, each one forces evictions.
+void bm_outcome_new_words(benchmark::State& state) {
+    OutcomeFixture& f = outcome_fixture(static_cast<std::size_t>(state.range(0)));
+    std::size_t i = 0;
+    for (auto _ : state) {
+        const std::string query = letters_word(f.next_word) + " " + letters_word(f.next_word + 1);
+        f.next_word += 2;
+        if (!f.catalog->record_outcome(query, f.tools[i++ % f.tools.size()], Outcome::success)
+                 .ok()) {
+            std::abort();
+        }
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -185,6 +258,14 @@ int main(int argc, char** argv) {
         benchmark::RegisterBenchmark("hnsw_query", bm_hnsw_query)->Arg(n);
         benchmark::RegisterBenchmark("search_hybrid", bm_search_hybrid)->Arg(n);
     }
+    for (std::int64_t fill : {0, 50, 100}) {
+        benchmark::RegisterBenchmark("outcome_repeat", bm_outcome_repeat)
+            ->Arg(fill)
+            ->Unit(benchmark::kMicrosecond);
+    }
+    benchmark::RegisterBenchmark("outcome_new_words", bm_outcome_new_words)
+        ->Arg(100)
+        ->Unit(benchmark::kMicrosecond);
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv))
         return 1;

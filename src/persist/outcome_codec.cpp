@@ -102,15 +102,17 @@ void read_tools(Reader& r, std::uint64_t tick, std::size_t limit, OutcomePrior::
 std::string encode_outcomes(const OutcomePrior& prior) {
     std::string out;
     put_bytes(out, prior.tick());
-    put_bytes(out, static_cast<std::uint32_t>(prior.tools().size()));
-    for (const auto& [key, c] : prior.tools()) {
+    const OutcomePrior::ToolMap tools = prior.tools();
+    put_bytes(out, static_cast<std::uint32_t>(tools.size()));
+    for (const auto& [key, c] : tools) {
         put_entry(out, key, c);
     }
-    put_bytes(out, static_cast<std::uint32_t>(prior.terms().size()));
-    for (const auto& [term, tools] : prior.terms()) {
+    const OutcomePrior::TermMap terms = prior.terms();
+    put_bytes(out, static_cast<std::uint32_t>(terms.size()));
+    for (const auto& [term, of_term] : terms) {
         put_string(out, term);
-        put_bytes(out, static_cast<std::uint32_t>(tools.size()));
-        for (const auto& [key, c] : tools) {
+        put_bytes(out, static_cast<std::uint32_t>(of_term.size()));
+        for (const auto& [key, c] : of_term) {
             put_entry(out, key, c);
         }
     }

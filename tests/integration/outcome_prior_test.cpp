@@ -211,6 +211,98 @@ TEST_CASE("the prior is bounded and decays", "[outcomes]") {
     CHECK(fresh.endorsement(other, "ci\nrollback") == 0);
 }
 
+TEST_CASE("a searcher keeps the prior it was made with while outcomes go on", "[outcomes]") {
+    auto catalog = scout::Catalog::create();
+    REQUIRE(catalog.ok());
+    REQUIRE(catalog->upsert_servers(twin_catalog()).ok());
+    REQUIRE(catalog->commit().ok());
+    const std::string query = "post to the channel";
+    REQUIRE(catalog->record_outcome(query, {"chat", "post_memo"}, Outcome::success).ok());
+    const scout::Searcher pinned = catalog->searcher();
+    const scout::SearchOptions options{.top_k = 2, .outcome_prior = true};
+    auto scores = [&](const scout::Searcher& searcher) {
+        auto r = searcher.search(query, options);
+        REQUIRE(r.ok());
+        std::vector<std::string> out;
+        for (const scout::Hit& h : r->hits) {
+            out.push_back(h.tool + std::string(" ").append(std::to_string(h.score)));
+        }
+        return out;
+    };
+    const std::vector<std::string> before = scores(pinned);
+    for (int n = 0; n < 500; ++n) {
+        const std::string words = std::string("post note channel w").append(std::to_string(n));
+        REQUIRE(catalog->record_outcome(query, {"chat", "post_memo"}, Outcome::failure).ok());
+        REQUIRE(catalog->record_outcome(words, {"chat", "post_note"}, Outcome::success).ok());
+    }
+    CHECK(scores(pinned) == before);
+    CHECK(scores(catalog->searcher()) != before);
+}
+
+TEST_CASE("a copy of the prior is unchanged by records into a later copy", "[outcomes]") {
+    scout::detail::OutcomePrior first;
+    for (int n = 0; n < 200; ++n) {
+        const std::vector<std::string> terms = {std::string("w").append(std::to_string(n % 40)),
+                                                "deploy"};
+        first.record(terms, std::string("s\nt").append(std::to_string(n % 25)), n % 4 != 0);
+    }
+    const scout::detail::OutcomePrior kept = first;
+    const auto tools = kept.tools();
+    const auto terms = kept.terms();
+    const std::vector<std::string> query = {"deploy", "w3"};
+    const double endorsed = kept.endorsement(query, "s\nt3");
+    REQUIRE(endorsed > 0);
+
+    // Past both caps, so records change and evict entries of pieces the copies share.
+    const auto& lim = scout::detail::OutcomePrior::limits();
+    scout::detail::OutcomePrior later = first;
+    for (std::size_t n = 0; n < lim.max_terms + 2000; ++n) {
+        const std::vector<std::string> more = {
+            std::string("x").append(std::to_string(n)), "w3", "deploy"};
+        later.record(more,
+                     std::string("s\nt").append(std::to_string(n % (lim.max_tools + 300))),
+                     n % 2 == 0);
+    }
+    CHECK(later.endorsement(query, "s\nt3") != endorsed);
+    CHECK(kept.tools() == tools);
+    CHECK(kept.terms() == terms);
+    CHECK(kept.endorsement(query, "s\nt3") == endorsed);
+    CHECK(first.tools() == tools);
+    CHECK(first.terms() == terms);
+}
+
+TEST_CASE("the bounds hold after every record at the caps; the heaviest entries stay",
+          "[outcomes]") {
+    scout::detail::OutcomePrior prior;
+    const auto& lim = scout::detail::OutcomePrior::limits();
+    const std::vector<std::string> kept = {"rollback", "deploy"};
+    bool bounded = true;
+    for (std::size_t n = 0; n < 3 * lim.max_terms; ++n) {
+        if (n % 50 == 0) {
+            prior.record(kept, "ci\nrollback", true);
+        }
+        const std::vector<std::string> terms = {std::string("a").append(std::to_string(n)),
+                                                std::string("b").append(std::to_string(n))};
+        prior.record(
+            terms, std::string("s\nt").append(std::to_string(n % (2 * lim.max_tools))), true);
+        bounded =
+            bounded && prior.tool_count() <= lim.max_tools && prior.term_count() <= lim.max_terms;
+    }
+    CHECK(bounded);
+    const auto tools = prior.tools();
+    const auto terms = prior.terms();
+    CHECK(tools.size() == prior.tool_count());
+    CHECK(terms.size() == prior.term_count());
+    CHECK(tools.size() > lim.max_tools / 2);
+    CHECK(terms.size() > lim.max_terms / 2);
+    for (const auto& [term, of_term] : terms) {
+        CHECK(of_term.size() <= lim.max_tools_per_term);
+    }
+    CHECK(tools.contains("ci\nrollback"));
+    CHECK(terms.contains("rollback"));
+    CHECK(prior.endorsement(kept, "ci\nrollback") > 0);
+}
+
 TEST_CASE("the prior survives save and open; a damaged OUTC section is corrupt", "[outcomes]") {
     scout::test::TempDir dir;
     auto catalog = scout::Catalog::create();
