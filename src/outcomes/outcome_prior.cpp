@@ -260,9 +260,10 @@ void OutcomePrior::restore(std::uint64_t tick, ToolMap tools, TermMap terms) {
         auto node = tools.extract(tools.begin());
         writable(tool_shards_[shard_of(node.key(), kShards)]).insert(std::move(node));
     }
-    for (auto& [term, of_term] : terms) {
-        writable(term_shards_[shard_of(term, kShards)])
-            .emplace(term, std::make_shared<ToolMap>(std::move(of_term)));
+    while (!terms.empty()) {
+        auto node = terms.extract(terms.begin());
+        writable(term_shards_[shard_of(node.key(), kShards)])
+            .emplace(std::move(node.key()), std::make_shared<ToolMap>(std::move(node.mapped())));
     }
 }
 
