@@ -98,6 +98,11 @@ OutcomeCounts OutcomePrior::decayed(const OutcomeCounts& c) const noexcept {
     return {c.success * f, c.failure * f, tick_};
 }
 
+double OutcomePrior::weight(const OutcomeCounts& c) const noexcept {
+    const OutcomeCounts d = decayed(c);
+    return d.success + d.failure;
+}
+
 const OutcomePrior::ToolMap* OutcomePrior::find_term(std::string_view term) const {
     const TermShard& shard = term_shards_[shard_of(term, kShards)];
     if (!shard) {
@@ -115,10 +120,6 @@ void OutcomePrior::record(std::span<const std::string> terms,
     auto bump = [&](OutcomeCounts& c) {
         c = decayed(c);
         (success ? c.success : c.failure) += 1;
-    };
-    auto weight = [&](const OutcomeCounts& c) {
-        const OutcomeCounts d = decayed(c);
-        return d.success + d.failure;
     };
     {
         auto [it, added] = writable(tool_shards_[shard_of(tool, kShards)]).try_emplace(tool);
@@ -139,7 +140,7 @@ void OutcomePrior::record(std::span<const std::string> terms,
         ToolMap& of_term = writable(it->second);
         bump(of_term[tool]);
         if (of_term.size() > lim.max_tools_per_term) {
-            evict_lightest(of_term, tool, weight);
+            evict_lightest(of_term, tool, [this](const OutcomeCounts& c) { return weight(c); });
         }
     }
     if (term_count_ > lim.max_terms) {
@@ -156,8 +157,7 @@ void OutcomePrior::evict_tools(std::string_view keep) {
         }
         for (const auto& [key, c] : *shard) {
             if (key != keep) {
-                const OutcomeCounts d = decayed(c);
-                weighted.emplace_back(d.success + d.failure, &key);
+                weighted.emplace_back(weight(c), &key);
             }
         }
     }
@@ -180,8 +180,7 @@ void OutcomePrior::evict_terms(const std::set<std::string_view>& keep) {
             }
             double sum = 0;
             for (const auto& [key, c] : *tools) {
-                const OutcomeCounts d = decayed(c);
-                sum += d.success + d.failure;
+                sum += weight(c);
             }
             weighted.emplace_back(sum, &term);
         }

@@ -72,6 +72,8 @@ private:
     using TermShard = std::shared_ptr<std::map<std::string, std::shared_ptr<ToolMap>, std::less<>>>;
 
     [[nodiscard]] OutcomeCounts decayed(const OutcomeCounts& c) const noexcept;
+    /// Decayed outcomes of either kind: what eviction keeps the heaviest of.
+    [[nodiscard]] double weight(const OutcomeCounts& c) const noexcept;
     [[nodiscard]] const ToolMap* find_term(std::string_view term) const;
     void evict_tools(std::string_view keep);
     void evict_terms(const std::set<std::string_view>& keep);
