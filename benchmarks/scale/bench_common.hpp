@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "scout/types.hpp"
+
 #include "dense/dense_index.hpp"
 
 namespace scout::bench {
@@ -30,6 +32,8 @@ struct Corpus {
     std::vector<std::uint32_t> doc_words;
     std::vector<std::vector<std::uint32_t>> queries;  ///< word ids per query
     std::vector<std::string> query_texts;
+    /// The real catalog as loaded (names, descriptions, schemas); null for synthetic corpora.
+    std::shared_ptr<const CatalogSpec> spec;
     std::shared_ptr<VectorStore> vectors;  ///< one unit row per document
     std::vector<float> query_vectors;      ///< queries.size() x dim, unit length
     [[nodiscard]] std::size_t size() const noexcept { return doc_offsets.size() - 1; }
@@ -56,6 +60,7 @@ struct Config {
     bool sparse = true;
     bool dense = true;
     bool hybrid = true;
+    bool path = true;  ///< the whole Searcher::search rows (run_search_path)
     bool json = false;
     bool peers = true;         ///< false: scout engines only (quick profiling runs)
     std::string real_catalog;  ///< empty: eval::datasets_dir() / "merged"; "none" skips it
@@ -118,6 +123,14 @@ void build_xapian_index(const Corpus& corpus, const std::filesystem::path& dir);
 std::vector<Row> run_sparse(const Config& cfg, const Corpus& corpus);
 std::vector<Row> run_dense(const Config& cfg, const Corpus& corpus);
 std::vector<Row> run_hybrid(const Config& cfg, const Corpus& corpus);
+/// The whole Searcher::search a caller runs (query analysis, signals, hits), next to the BM25
+/// rows: BM25 mode with the default signals and with them off, and for a real catalog the
+/// default hybrid with the shipped static model (query embedding excluded).
+std::vector<Row> run_search_path(const Config& cfg, const Corpus& corpus);
+
+/// The tools scout's Searcher rows index: the real catalog itself, or for a synthetic corpus 50
+/// tools per server named after their index and described by the corpus words.
+[[nodiscard]] CatalogSpec catalog_spec(const Corpus& corpus);
 
 void print_table(const std::vector<Row>& rows);
 void print_json(const std::vector<Row>& rows);

@@ -173,6 +173,7 @@ Corpus load_real(const std::string& dir, std::size_t dim) {
     for (std::size_t i = 0; i < texts.size(); ++i) {
         (void)normalize(c.vectors->data.data() + i * dim, dim);
     }
+    c.spec = std::make_shared<const CatalogSpec>(std::move(*spec));
     const auto queries = nlohmann::json::parse(*qtext, nullptr, false);
     if (queries.is_discarded() || !queries.contains("queries")) {
         std::fprintf(stderr, "real catalog: queries.json is not valid\n");
@@ -202,6 +203,26 @@ Corpus load_real(const std::string& dir, std::size_t dim) {
         c.query_texts.push_back(text);
     }
     return c;
+}
+
+CatalogSpec catalog_spec(const Corpus& c) {
+    if (c.spec) {
+        return *c.spec;
+    }
+    CatalogSpec spec;
+    for (std::size_t i = 0; i < c.size(); ++i) {
+        if (i % 50 == 0) {
+            ServerSpec s;
+            s.name = "server" + std::to_string(i / 50);
+            s.description = "synthetic server";
+            spec.servers.push_back(std::move(s));
+        }
+        ToolSpec t;
+        t.name = "tool" + std::to_string(i);
+        t.description = c.text(i);
+        spec.servers.back().tools.push_back(std::move(t));
+    }
+    return spec;
 }
 
 }  // namespace scout::bench

@@ -55,24 +55,6 @@ private:
     std::atomic<std::uint64_t> spent_ns_{0};
 };
 
-/// Synthetic tools: 50 per server, named after their index, described by the corpus words.
-CatalogSpec make_spec(const Corpus& c) {
-    CatalogSpec spec;
-    for (std::size_t i = 0; i < c.size(); ++i) {
-        if (i % 50 == 0) {
-            ServerSpec s;
-            s.name = "server" + std::to_string(i / 50);
-            s.description = "synthetic server";
-            spec.servers.push_back(std::move(s));
-        }
-        ToolSpec t;
-        t.name = "tool" + std::to_string(i);
-        t.description = c.text(i);
-        spec.servers.back().tools.push_back(std::move(t));
-    }
-    return spec;
-}
-
 Row base_row(const Corpus& c, const std::string& engine, bool scout) {
     Row r;
     r.section = "hybrid";
@@ -208,7 +190,7 @@ Row peer_hybrid(const Config& cfg, const Corpus& c) {
 
 std::vector<Row> run_hybrid(const Config& cfg, const Corpus& c) {
     std::vector<Row> rows;
-    const CatalogSpec spec = make_spec(c);
+    const CatalogSpec spec = catalog_spec(c);
     DenseOptions fp32;
     fp32.kind = DenseIndexKind::flat;
     DenseOptions int8 = fp32;

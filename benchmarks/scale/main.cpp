@@ -16,7 +16,8 @@ namespace {
 constexpr const char* kUsage = R"(usage: scout-bench-scale [options]
   --sizes 2000,20000,200000   synthetic corpus sizes (default; --full adds 1000000)
   --full                      also run 1,000,000 tools (needs ~8 GB RAM and tens of minutes)
-  --sections bm25,dense,hybrid
+  --sections bm25,dense,hybrid,path
+                              path: the whole Searcher::search from query text
   --real DIR                  real catalog dir with catalog.json + queries.json
                               (default $SCOUT_DATASETS/merged, else ../shared/datasets/merged
                               next to the checkout; "none" to skip)
@@ -61,6 +62,7 @@ int main(int argc, char** argv) {
                 cfg.sparse = s.find("bm25") != std::string::npos;
                 cfg.dense = s.find("dense") != std::string::npos;
                 cfg.hybrid = s.find("hybrid") != std::string::npos;
+                cfg.path = s.find("path") != std::string::npos;
             } else if (arg == "--real") {
                 cfg.real_catalog = value();
             } else if (arg == "--queries") {
@@ -106,6 +108,10 @@ int main(int argc, char** argv) {
         }
         if (cfg.hybrid) {
             auto r = run_hybrid(cfg, c);
+            rows.insert(rows.end(), r.begin(), r.end());
+        }
+        if (cfg.path) {
+            auto r = run_search_path(cfg, c);
             rows.insert(rows.end(), r.begin(), r.end());
         }
     };
