@@ -73,14 +73,20 @@ Row bm25_path(const Config& cfg,
 
 /// The default hybrid with the shipped static model, the query vectors embedded beforehand:
 /// what a gateway's search costs beyond its query embedding.
-Row static_hybrid_path(const Config& cfg, const Corpus& c, const CatalogSpec& spec) {
-    Row row = path_row(c, "path", "scout Searcher::search, hybrid, shipped static model");
+Row static_hybrid_path(const Config& cfg,
+                       const Corpus& c,
+                       const CatalogSpec& spec,
+                       const DenseOptions& dense,
+                       const std::string& label) {
+    Row row = path_row(c, "path", "scout Searcher::search, hybrid, shipped static model, " + label);
     auto embedder = StaticEmbedder::load_default();
     if (!embedder) {
         row.note = "no static model: " + embedder.status().to_string();
         return row;
     }
-    auto catalog = Catalog::create(CatalogOptions{}, *embedder);
+    CatalogOptions options;
+    options.dense = dense;
+    auto catalog = Catalog::create(options, *embedder);
     const double t0 = thread_cpu_seconds();
     if (!catalog || !catalog->upsert_servers(spec).ok() || !catalog->commit()) {
         row.note = "catalog setup failed";
@@ -128,7 +134,13 @@ std::vector<Row> run_search_path(const Config& cfg, const Corpus& c) {
     std::vector<Row> rows{bm25_path(cfg, c, spec, CatalogOptions{}, "default signals"),
                           bm25_path(cfg, c, spec, plain, "signals off")};
     if (c.spec) {
-        rows.push_back(static_hybrid_path(cfg, c, spec));
+        DenseOptions fp32;
+        fp32.int8_scan = false;
+        DenseOptions int8;
+        int8.int8_scan = true;
+        rows.push_back(static_hybrid_path(cfg, c, spec, DenseOptions{}, "default dense index"));
+        rows.push_back(static_hybrid_path(cfg, c, spec, fp32, "flat fp32"));
+        rows.push_back(static_hybrid_path(cfg, c, spec, int8, "int8 + rescore"));
     }
     return rows;
 }
