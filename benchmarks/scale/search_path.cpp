@@ -2,6 +2,8 @@
 // expansion signals, scope, fusion, hit materialization), next to the BM25 cores that get
 // pre-analyzed word lists. The gap between the two rows is what surrounds the index.
 #include <cstdio>
+#include <functional>
+#include <optional>
 
 #include "scout/catalog.hpp"
 #include "scout/embedder.hpp"
@@ -35,6 +37,46 @@ ExpansionOptions signals_off() {
     return e;
 }
 
+/// Builds a catalog of `spec` and returns its searcher, with the build's CPU time and the
+/// snapshot's bytes in `row`; nullopt (and a note) when the catalog cannot be built.
+std::optional<Searcher> build_searcher(const CatalogSpec& spec,
+                                       const CatalogOptions& options,
+                                       std::shared_ptr<Embedder> embedder,
+                                       Row& row) {
+    auto catalog = Catalog::create(options, std::move(embedder));
+    const double t0 = thread_cpu_seconds();
+    if (!catalog || !catalog->upsert_servers(spec).ok() || !catalog->commit()) {
+        row.note = "catalog setup failed";
+        return std::nullopt;
+    }
+    row.build_s = thread_cpu_seconds() - t0;
+    Searcher searcher = catalog->searcher();  // pins the snapshot: outlives the catalog
+    row.bytes = searcher.memory_usage().total();
+    return searcher;
+}
+
+/// Times `search(q)` over the corpus's query texts; the note counts failed searches.
+void time_searches(const Config& cfg,
+                   const Corpus& c,
+                   const std::function<bool(std::size_t)>& search,
+                   const std::string& note,
+                   Row& row) {
+    std::size_t failed = 0;
+    measure(
+        cfg,
+        c.query_texts.size(),
+        [&](std::size_t q) {
+            if (!search(q)) {
+                ++failed;
+            }
+        },
+        row);
+    row.note = note;
+    if (failed != 0) {
+        row.note += "; " + std::to_string(failed) + " searches failed";
+    }
+}
+
 /// Searcher::search(query text) in BM25 mode on a catalog of `spec` built with `options`.
 Row bm25_path(const Config& cfg,
               const Corpus& c,
@@ -42,32 +84,19 @@ Row bm25_path(const Config& cfg,
               const CatalogOptions& options,
               const std::string& label) {
     Row row = path_row(c, "bm25", "scout Searcher::search, BM25 mode, " + label);
-    auto catalog = Catalog::create(options);
-    const double t0 = thread_cpu_seconds();
-    if (!catalog || !catalog->upsert_servers(spec).ok() || !catalog->commit()) {
-        row.note = "catalog setup failed";
+    const std::optional<Searcher> searcher = build_searcher(spec, options, nullptr, row);
+    if (!searcher) {
         return row;
     }
-    row.build_s = thread_cpu_seconds() - t0;
-    const Searcher searcher = catalog->searcher();
-    row.bytes = searcher.memory_usage().total();
     SearchOptions so;
     so.top_k = cfg.k;
     so.mode = Mode::bm25;
-    std::size_t failed = 0;
-    measure(
+    time_searches(
         cfg,
-        c.query_texts.size(),
-        [&](std::size_t q) {
-            if (!searcher.search(c.query_texts[q], so)) {
-                ++failed;
-            }
-        },
+        c,
+        [&](std::size_t q) { return searcher->search(c.query_texts[q], so).ok(); },
+        "from query text to hits",
         row);
-    row.note = "from query text to hits";
-    if (failed != 0) {
-        row.note += "; " + std::to_string(failed) + " searches failed";
-    }
     return row;
 }
 
@@ -86,15 +115,10 @@ Row static_hybrid_path(const Config& cfg,
     }
     CatalogOptions options;
     options.dense = dense;
-    auto catalog = Catalog::create(options, *embedder);
-    const double t0 = thread_cpu_seconds();
-    if (!catalog || !catalog->upsert_servers(spec).ok() || !catalog->commit()) {
-        row.note = "catalog setup failed";
+    const std::optional<Searcher> searcher = build_searcher(spec, options, *embedder, row);
+    if (!searcher) {
         return row;
     }
-    row.build_s = thread_cpu_seconds() - t0;
-    const Searcher searcher = catalog->searcher();
-    row.bytes = searcher.memory_usage().total();
     const std::size_t dim = (*embedder)->dim();
     std::vector<float> vectors;
     for (const std::string& text : c.query_texts) {
@@ -107,21 +131,15 @@ Row static_hybrid_path(const Config& cfg,
     }
     SearchOptions so;
     so.top_k = cfg.k;
-    std::size_t failed = 0;
-    measure(
+    time_searches(
         cfg,
-        c.query_texts.size(),
+        c,
         [&](std::size_t q) {
             const std::span<const float> v(vectors.data() + q * dim, dim);
-            if (!searcher.search(c.query_texts[q], v, so)) {
-                ++failed;
-            }
+            return searcher->search(c.query_texts[q], v, so).ok();
         },
+        std::to_string(dim) + "-d static model; query embedding excluded",
         row);
-    row.note = std::to_string(dim) + "-d static model; query embedding excluded";
-    if (failed != 0) {
-        row.note += "; " + std::to_string(failed) + " searches failed";
-    }
     return row;
 }
 
