@@ -1,17 +1,24 @@
 #!/usr/bin/env python3
 # export_model.py: turns a train.py checkpoint into scout's compact static-model file
-# (docs/FORMAT.md, "Static word model"): a pruned vocabulary in frequency order, int8 rows with
-# one float32 scale each, one float32 pooling weight per word, and the pooling's default
-# catalog-IDF exponent, closed by the same 64-bit checksum as the .scout vector files.
+# (docs/FORMAT.md, "Static word model"): a pruned vocabulary in frequency order, the rows
+# product-quantized (version 2: fp16 codebooks, one byte per sub-vector, fp16 pooling weights;
+# --subvectors 0 writes version 1: int8 rows with one float32 scale each and float32 weights),
+# and the pooling's default catalog-IDF exponent, closed by the same 64-bit checksum as the
+# .scout vector files. --max-bytes keeps the most frequent words that fit the size.
 import argparse
+import os
 import struct
 import sys
 
 import numpy as np
 
+import pq
+
 MAGIC = b"SCOUTSWM"
 VERSION = 1
+PQ_VERSION = 2
 FLAG_WEIGHTS = 1
+HEADER = struct.Struct("<IIIIfIQ")
 FNV_OFFSET = 14695981039346656037
 PRIME = 1099511628211
 MASK = (1 << 64) - 1
@@ -56,7 +63,12 @@ def main():
     ap.add_argument("--fill", action="store_true",
                     help="every trained word, then the most frequent others up to --rows")
     ap.add_argument("--idf-power", type=float, default=0.5)
-    ap.add_argument("--levels", type=int, default=127, help="quantisation levels each side (7 simulates int4)")
+    ap.add_argument("--levels", type=int, default=127,
+                    help="version 1: quantisation levels each side (7 simulates int4)")
+    ap.add_argument("--subvectors", type=int, default=32, help="product quantization; 0: version 1")
+    ap.add_argument("--centroids", type=int, default=256)
+    ap.add_argument("--iterations", type=int, default=25, help="k-means iterations")
+    ap.add_argument("--max-bytes", type=int, default=2097152, help="file size cap (0: none)")
     args = ap.parse_args()
 
     z = np.load(args.checkpoint, allow_pickle=False)
@@ -69,22 +81,47 @@ def main():
         rows = sorted(trained + others)
     table = table[rows].astype(np.float32)
     weight = weight[rows].astype(np.float32)
-    max_abs = np.abs(table).max(axis=1)
-    scales = np.where(max_abs > 0, max_abs / args.levels, 1.0).astype(np.float32)
-    values = np.clip(np.rint(table / scales[:, None]), -args.levels, args.levels).astype(np.int8)
-
     name = args.name.encode()
-    vocabulary = b"".join(words[i].encode() + b"\0" for i in rows)
-    out = bytearray(MAGIC)
-    out += struct.pack("<IIIIfIQ", VERSION, table.shape[1], len(rows), FLAG_WEIGHTS, args.idf_power,
-                       len(name), len(vocabulary))
-    out += name + vocabulary + scales.tobytes() + weight.tobytes() + values.tobytes()
+    vocabulary = [words[i].encode() + b"\0" for i in rows]
+    if args.subvectors == 0:
+        out = version1(table, weight, name, vocabulary, args)
+    else:
+        if args.max_bytes:  # the most frequent words that fit, each costing its bytes in the file
+            fixed = 8 + HEADER.size + 8 + len(name) + args.centroids * table.shape[1] * 2 + 8
+            per_row = np.cumsum([len(v) + 2 + args.subvectors for v in vocabulary])
+            keep = int(np.searchsorted(per_row, args.max_bytes - fixed, side="right"))
+            table, weight, vocabulary = table[:keep], weight[:keep], vocabulary[:keep]
+        out = version2(table, weight, name, vocabulary, args)
     out += struct.pack("<Q", checksum64(bytes(out)))
     with open(args.out + ".tmp", "wb") as f:
         f.write(out)
-    import os
     os.replace(args.out + ".tmp", args.out)
-    print(f"export: {len(rows)} words x {table.shape[1]} dims, {len(out)} bytes -> {args.out}", file=sys.stderr)
+    print(f"export: {len(vocabulary)} words x {table.shape[1]} dims, {len(out)} bytes -> {args.out}",
+          file=sys.stderr)
+
+
+def version1(table, weight, name, vocabulary, args):
+    max_abs = np.abs(table).max(axis=1)
+    scales = np.where(max_abs > 0, max_abs / args.levels, 1.0).astype(np.float32)
+    values = np.clip(np.rint(table / scales[:, None]), -args.levels, args.levels).astype(np.int8)
+    vocabulary = b"".join(vocabulary)
+    out = bytearray(MAGIC)
+    out += HEADER.pack(VERSION, table.shape[1], len(scales), FLAG_WEIGHTS, args.idf_power,
+                       len(name), len(vocabulary))
+    out += name + vocabulary + scales.tobytes() + weight.tobytes() + values.tobytes()
+    return out
+
+
+def version2(table, weight, name, vocabulary, args):
+    books, codes = pq.quantize(table, args.subvectors, args.centroids, args.iterations)
+    vocabulary = b"".join(vocabulary)
+    out = bytearray(MAGIC)
+    out += HEADER.pack(PQ_VERSION, table.shape[1], len(codes), FLAG_WEIGHTS, args.idf_power,
+                       len(name), len(vocabulary))
+    out += struct.pack("<II", args.subvectors, args.centroids)
+    out += name + vocabulary + weight.astype("<f2").tobytes() + books.astype("<f2").tobytes()
+    out += codes.tobytes()
+    return out
 
 
 if __name__ == "__main__":
