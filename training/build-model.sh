@@ -105,7 +105,7 @@ if [ "$npm" = 1 ]; then
           --decontaminate-file data/queries-49.json --decontaminate-file data/enterprise_catalog.json)
   seed=(--seed 2)
 else
-  export_args=(--subvectors 0 --max-bytes 0)  # the previous model's int8 file
+  export_args=(--subvectors 0 --max-bytes 0 --keep rank)  # the previous model's int8 file
 fi
 $python training/make_pairs.py --translations "$descriptions" --wordnet /usr/share/wordnet \
   "${extra[@]}" --out "$pairs"

@@ -4,7 +4,7 @@
 # product-quantized (version 2: fp16 codebooks, one byte per sub-vector, fp16 pooling weights;
 # --subvectors 0 writes version 1: int8 rows with one float32 scale each and float32 weights),
 # and the pooling's default catalog-IDF exponent, closed by the same 64-bit checksum as the
-# .scout vector files. --max-bytes keeps the most frequent words that fit the size.
+# .scout vector files. --max-bytes keeps the words the pairs use most that fit the size.
 import argparse
 import os
 import struct
@@ -58,7 +58,9 @@ def main():
     ap.add_argument("--checkpoint", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--name", default="scout-static-256d")
-    ap.add_argument("--rows", type=int, default=58500, help="vocabulary kept (frequency order)")
+    ap.add_argument("--rows", type=int, default=58500, help="vocabulary kept at most")
+    ap.add_argument("--keep", choices=["pairs", "rank"], default="pairs",
+                    help="which words: most used in the pairs, or the first trained in frequency order")
     ap.add_argument("--always", type=int, default=0, help="most frequent words kept even if no pair has them")
     ap.add_argument("--fill", action="store_true",
                     help="every trained word, then the most frequent others up to --rows")
@@ -73,24 +75,31 @@ def main():
 
     z = np.load(args.checkpoint, allow_pickle=False)
     words, table, weight, seen = list(z["words"]), z["table"], z["weight"], z["seen"]
-    # Words the training touched, plus the most frequent ones, in frequency order.
-    rows = [i for i in range(len(words)) if seen[i] or i < args.always][: args.rows]
-    if args.fill:  # every trained word, then the most frequent others up to --rows, in frequency order
-        trained = [i for i in range(len(words)) if seen[i]]
-        others = [i for i in range(len(words)) if not seen[i]][: max(0, args.rows - len(trained))]
-        rows = sorted(trained + others)
+    if args.keep == "pairs":
+        # The words the pairs use most (ties by frequency rank): a word rare in GloVe's corpus
+        # but common in tool text (json, csv, screenshot) is kept before a common English one
+        # the training hardly saw.
+        count = z["count"]
+        rows = [int(i) for i in np.lexsort((np.arange(len(words)), -count)) if count[i] > 0]
+        rows = rows[: args.rows]
+    else:  # Words the training touched, plus the most frequent ones, in frequency order.
+        rows = [i for i in range(len(words)) if seen[i] or i < args.always][: args.rows]
+        if args.fill:  # every trained word, then the most frequent others up to --rows
+            trained = [i for i in range(len(words)) if seen[i]]
+            others = [i for i in range(len(words)) if not seen[i]][: max(0, args.rows - len(trained))]
+            rows = sorted(trained + others)
+    name = args.name.encode()
+    if args.subvectors and args.max_bytes:  # the rows that fit, each costing its bytes in the file
+        fixed = 8 + HEADER.size + 8 + len(name) + args.centroids * table.shape[1] * 2 + 8
+        per_row = np.cumsum([len(words[i].encode()) + 1 + 2 + args.subvectors for i in rows])
+        rows = rows[: int(np.searchsorted(per_row, args.max_bytes - fixed, side="right"))]
+    rows = sorted(rows)  # frequency order in the file
     table = table[rows].astype(np.float32)
     weight = weight[rows].astype(np.float32)
-    name = args.name.encode()
     vocabulary = [words[i].encode() + b"\0" for i in rows]
     if args.subvectors == 0:
         out = version1(table, weight, name, vocabulary, args)
     else:
-        if args.max_bytes:  # the most frequent words that fit, each costing its bytes in the file
-            fixed = 8 + HEADER.size + 8 + len(name) + args.centroids * table.shape[1] * 2 + 8
-            per_row = np.cumsum([len(v) + 2 + args.subvectors for v in vocabulary])
-            keep = int(np.searchsorted(per_row, args.max_bytes - fixed, side="right"))
-            table, weight, vocabulary = table[:keep], weight[:keep], vocabulary[:keep]
         out = version2(table, weight, name, vocabulary, args)
     out += struct.pack("<Q", checksum64(bytes(out)))
     with open(args.out + ".tmp", "wb") as f:
