@@ -49,8 +49,8 @@ Result<VectorTable> decode_pq(const PqRows& pq, std::string words) {
             values[r * pq.dim + i] = static_cast<std::int8_t>(std::lround(row[i] / scale));
         }
     }
-    return VectorTable::from_quantized(pq.dim, std::move(words), std::move(scales),
-                                       std::move(values));
+    return VectorTable::from_quantized(
+        pq.dim, std::move(words), std::move(scales), std::move(values));
 }
 
 }  // namespace scout::detail

@@ -50,10 +50,9 @@ scout::detail::PqWordModel tiny_pq_model() {
     model.rows.dim = 4;
     model.rows.subvectors = 2;
     model.rows.centroids = 3;
+    // Sub-vector 0: (1,0) (0,1) (.5,.5); sub-vector 1: (-1,0) (0,-1) (1,1).
     model.rows.codebooks = {
-        0x3C00, 0,      0, 0x3C00, 0x3800, 0x3800,  // sub-vector 0: (1,0) (0,1) (.5,.5)
-        0xBC00, 0,      0, 0xBC00, 0x3C00, 0x3C00,  // sub-vector 1: (-1,0) (0,-1) (1,1)
-    };
+        0x3C00, 0, 0, 0x3C00, 0x3800, 0x3800, 0xBC00, 0, 0, 0xBC00, 0x3C00, 0x3C00};
     model.rows.codes = {0, 2, 1, 0, 2, 1, 0, 0};
     return model;
 }
@@ -166,8 +165,7 @@ TEST_CASE("a product-quantized (version 2) model decodes its codes into the rows
     REQUIRE(table.size() == 4);
     REQUIRE(table.dim() == 4);
     CHECK(table.find("gamma") == std::optional<std::uint32_t>(2));
-    const float expected[4][4] = {
-        {1, 0, 1, 1}, {0, 1, -1, 0}, {0.5f, 0.5f, 0, -1}, {1, 0, -1, 0}};
+    const float expected[4][4] = {{1, 0, 1, 1}, {0, 1, -1, 0}, {0.5f, 0.5f, 0, -1}, {1, 0, -1, 0}};
     for (std::uint32_t r = 0; r < 4; ++r) {
         float row[4] = {};
         table.accumulate(r, 1.0f, row);
@@ -219,11 +217,11 @@ TEST_CASE("corrupt product-quantized model files are refused, never read past th
     auto bad_code = tiny_pq_model();
     bad_code.rows.codes[5] = 3;  // only 3 centroids
     CHECK(code_of(pq_bytes(bad_code)) == Errc::corrupt);
-    CHECK(code_of(resealed(with_byte(good, 40, 3))) == Errc::corrupt);   // 3 sub-vectors of 4
-    CHECK(code_of(resealed(with_byte(good, 40, 0))) == Errc::corrupt);   // no sub-vector
-    CHECK(code_of(resealed(with_byte(good, 44, 0))) == Errc::corrupt);   // no centroid
-    CHECK(code_of(resealed(with_byte(good, 45, 1))) == Errc::corrupt);   // 259 centroids
-    CHECK(code_of(resealed(with_byte(good, 44, 4))) == Errc::corrupt);   // sizes disagree
+    CHECK(code_of(resealed(with_byte(good, 40, 3))) == Errc::corrupt);  // 3 sub-vectors of 4
+    CHECK(code_of(resealed(with_byte(good, 40, 0))) == Errc::corrupt);  // no sub-vector
+    CHECK(code_of(resealed(with_byte(good, 44, 0))) == Errc::corrupt);  // no centroid
+    CHECK(code_of(resealed(with_byte(good, 45, 1))) == Errc::corrupt);  // 259 centroids
+    CHECK(code_of(resealed(with_byte(good, 44, 4))) == Errc::corrupt);  // sizes disagree
     auto nan_centroid = tiny_pq_model();
     nan_centroid.rows.codebooks[3] = 0x7E00;
     CHECK(code_of(pq_bytes(nan_centroid)) == Errc::corrupt);
@@ -239,7 +237,7 @@ TEST_CASE("corrupt product-quantized model files are refused, never read past th
     // 256 centroids: code 255 is in range.
     auto wide = tiny_pq_model();
     wide.rows.centroids = 256;
-    wide.rows.codebooks.resize(256 * 4, 0x3C00);
+    wide.rows.codebooks.resize(std::size_t{256} * 4, 0x3C00);
     wide.rows.codes[7] = 255;
     CHECK(scout::detail::parse_word_model(pq_bytes(wide), "x.swm").ok());
 }
