@@ -60,7 +60,7 @@ def main():
     ap.add_argument("--name", default="scout-static-256d")
     ap.add_argument("--rows", type=int, default=58500, help="vocabulary kept at most")
     ap.add_argument("--keep", choices=["pairs", "rank"], default="pairs",
-                    help="which words: most used in the pairs, or the first trained in frequency order")
+                    help="which words: the most used in the pairs, or the first trained in frequency order")
     ap.add_argument("--always", type=int, default=0, help="most frequent words kept even if no pair has them")
     ap.add_argument("--fill", action="store_true",
                     help="every trained word, then the most frequent others up to --rows")
@@ -70,6 +70,8 @@ def main():
     ap.add_argument("--subvectors", type=int, default=32, help="product quantization; 0: version 1")
     ap.add_argument("--centroids", type=int, default=256)
     ap.add_argument("--iterations", type=int, default=25, help="k-means iterations")
+    ap.add_argument("--unweighted", action="store_true",
+                    help="k-means weighs every word alike (default: by log(1 + pair count))")
     ap.add_argument("--max-bytes", type=int, default=2097152, help="file size cap (0: none)")
     args = ap.parse_args()
 
@@ -100,7 +102,10 @@ def main():
     if args.subvectors == 0:
         out = version1(table, weight, name, vocabulary, args)
     else:
-        out = version2(table, weight, name, vocabulary, args)
+        # k-means weighs each word's error by log(1 + its pair count): the words training saw
+        # most are the ones queries and tool descriptions use.
+        row_weights = None if args.unweighted else np.log1p(z["count"][rows])
+        out = version2(table, weight, name, vocabulary, args, row_weights)
     out += struct.pack("<Q", checksum64(bytes(out)))
     with open(args.out + ".tmp", "wb") as f:
         f.write(out)
@@ -121,8 +126,9 @@ def version1(table, weight, name, vocabulary, args):
     return out
 
 
-def version2(table, weight, name, vocabulary, args):
-    books, codes = pq.quantize(table, args.subvectors, args.centroids, args.iterations)
+def version2(table, weight, name, vocabulary, args, row_weights=None):
+    books, codes = pq.quantize(table, args.subvectors, args.centroids, args.iterations,
+                               weights=row_weights)
     vocabulary = b"".join(vocabulary)
     out = bytearray(MAGIC)
     out += HEADER.pack(PQ_VERSION, table.shape[1], len(codes), FLAG_WEIGHTS, args.idf_power,

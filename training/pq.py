@@ -16,13 +16,15 @@ def nearest(points, centroids):
     return d.argmin(axis=1)
 
 
-def kmeans(points, k, iterations, rng):
+def kmeans(points, k, iterations, rng, weights=None):
+    """Lloyd's k-means; `weights` (one per point, default 1) weigh each point's error."""
     points = points.astype(np.float64)
+    weights = np.ones(len(points)) if weights is None else weights.astype(np.float64)
     centroids = points[rng.choice(len(points), size=k, replace=False)].copy()
     for _ in range(iterations):
         assign = nearest(points, centroids)
-        counts = np.bincount(assign, minlength=k)
-        sums = np.stack([np.bincount(assign, weights=points[:, j], minlength=k)
+        counts = np.bincount(assign, weights=weights, minlength=k)
+        sums = np.stack([np.bincount(assign, weights=points[:, j] * weights, minlength=k)
                          for j in range(points.shape[1])], axis=1)
         filled = counts > 0
         centroids[filled] = sums[filled] / counts[filled, None]
@@ -35,9 +37,10 @@ def kmeans(points, k, iterations, rng):
     return centroids
 
 
-def quantize(table, subvectors, centroids, iterations=25, seed=SEED):
+def quantize(table, subvectors, centroids, iterations=25, seed=SEED, weights=None):
     """(fp16 codebooks [subvectors, centroids, dim / subvectors], uint8 codes [rows, subvectors]).
-    The codes are chosen against the fp16 centroids the file stores."""
+    The codes are chosen against the fp16 centroids the file stores; `weights` weigh the rows'
+    errors in k-means."""
     rows, dim = table.shape
     assert dim % subvectors == 0 and 0 < centroids <= 256 and centroids <= rows
     sub = dim // subvectors
@@ -46,7 +49,7 @@ def quantize(table, subvectors, centroids, iterations=25, seed=SEED):
     codes = np.zeros((rows, subvectors), dtype=np.uint8)
     for s in range(subvectors):
         points = table[:, s * sub:(s + 1) * sub].astype(np.float64)
-        books[s] = kmeans(points, centroids, iterations, rng).astype(np.float16)
+        books[s] = kmeans(points, centroids, iterations, rng, weights).astype(np.float16)
         codes[:, s] = nearest(points, books[s].astype(np.float64))
     return books, codes
 
