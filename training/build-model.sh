@@ -6,14 +6,14 @@
 # packages of training/npm-packages.txt (npm, each pinned by SHA-256), build the pairs, drop every
 # pair that copies or nearly duplicates a query or tool description of an evaluation set
 # (training/decontaminate.py: the public datasets and data/), train (fixed seeds, deterministic,
-# one thread), export, and print the SHA-256.
+# one thread), export (product quantization, seeded k-means, to fit 2 MiB), and print the SHA-256.
 #
 #   training/build-model.sh [--out FILE] [--datasets DIR] [--without-npm] [--with-smithery DIR]
 #
 # --datasets: the evaluation datasets kept out of the pairs (default $SCOUT_DATASETS, else
 # ../shared/datasets next to the checkout); read only to be kept out, and required.
-# --without-npm: the previous model (Debian + WordNet only, no decontamination, the default seed):
-# SHA-256 180225bd... (docs/model.md).
+# --without-npm: the previous model (Debian + WordNet only, no decontamination, the default seed,
+# version 1 int8 export): SHA-256 180225bd... (docs/model.md).
 # --with-smithery adds the toolgym_smithery tool descriptions (licence unclear): for measurement
 # only, never for the shipped model. Downloads and intermediate files live in
 # $SCOUT_CACHE_DIR/training (default ~/.cache/scout/training); a second run reuses the fetched
@@ -92,6 +92,7 @@ pairs="$work/pairs"
 sources="debian,debnames,wordnet"
 extra=()
 seed=()
+export_args=()
 if [ -n "$smithery" ]; then
   sources="$sources,smithery"
   extra+=(--smithery "$smithery")
@@ -103,10 +104,12 @@ if [ "$npm" = 1 ]; then
   extra+=(--npm "$work/npm" --decontaminate "$datasets"
           --decontaminate-file data/queries-49.json --decontaminate-file data/enterprise_catalog.json)
   seed=(--seed 2)
+else
+  export_args=(--subvectors 0 --max-bytes 0 --keep rank)  # the previous model's int8 file
 fi
 $python training/make_pairs.py --translations "$descriptions" --wordnet /usr/share/wordnet \
   "${extra[@]}" --out "$pairs"
 $python training/train.py --glove "$glove" --pairs "$pairs" --cache "$work" --sources "$sources" \
   --init unit --steps 600 --lr 0.003 --batch 512 --temperature 0.05 "${seed[@]}" --out "$work/checkpoint.npz"
-$python training/export_model.py --checkpoint "$work/checkpoint.npz" --out "$out"
+$python training/export_model.py --checkpoint "$work/checkpoint.npz" --out "$out" "${export_args[@]}"
 echo "build-model: $(sha256sum "$out")"

@@ -168,12 +168,14 @@ def main():
             print(f"train: step {step} {sources[schedule[step]]} loss {loss.item():.4f} "
                   f"({time.time() - started:.0f} s)", file=sys.stderr)
 
-    seen = np.zeros(len(words), dtype=bool)
+    # How often each word occurs in the pairs: the export keeps the words training saw most.
+    count = np.zeros(len(words), dtype=np.int64)
     for a, b in data.values():
         for m in (a, b):
-            seen[m[m >= 0]] = True
+            count += np.bincount(m[m >= 0], minlength=len(words))
     np.savez(args.out, words=np.array(words), table=model.table.weight.detach().numpy(),
-             weight=np.exp(model.log_weight.weight.detach().numpy()[:, 0]), seen=seen)
+             weight=np.exp(model.log_weight.weight.detach().numpy()[:, 0]), seen=count > 0,
+             count=count)
 
 
 if __name__ == "__main__":

@@ -7,61 +7,66 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iterator>
 
 #include "util/byte_io.hpp"
 #include "util/fuzzing_mode.hpp"
+#include "util/half.hpp"
 
 namespace scout::detail {
 namespace {
 
 // magic, version, dim, count, flags, idf_power (f32), name bytes, words bytes (u64)
 constexpr std::size_t kHeaderBytes = 8 + 4 + 4 + 4 + 4 + 4 + 4 + 8;
+// Version 2 adds: sub-vectors, centroids per codebook (u32 each).
+constexpr std::size_t kPqHeaderBytes = kHeaderBytes + 4 + 4;
 constexpr std::size_t kMaxName = 256;
 constexpr std::uint64_t kMaxDim = 65536;
 constexpr std::uint64_t kMaxRows = 0x7fffffffULL;
+constexpr std::uint64_t kMaxCentroids = 256;
 
 /// True when the stored checksum matches (or a fuzz target asked to skip checksums).
 bool checksum_ok(std::uint64_t stored, std::string_view body) {
     return checksums_skipped_for_fuzzing() || stored == checksum64(body);
 }
 
-}  // namespace
+/// The fields both versions share, read from the first kHeaderBytes.
+struct Header {
+    std::uint64_t dim = 0;
+    std::uint64_t rows = 0;
+    bool has_weights = false;
+    float idf_power = 0.0f;
+    std::uint64_t name_bytes = 0;
+    std::uint64_t words_bytes = 0;
+};
 
-Result<WordModel> parse_word_model(std::string_view data, const std::string& origin) {
-    const auto corrupt = [&](const std::string& why) {
-        return Status{Errc::corrupt, origin + ": " + why};
-    };
-    if (data.size() < kHeaderBytes + 8 || std::memcmp(data.data(), kWordModelMagic, 8) != 0) {
-        return corrupt("not a static word model file");
-    }
-    const auto version = get_bytes<std::uint32_t>(data.data() + 8);
-    if (version != kWordModelVersion) {
-        return Status{Errc::version_unsupported,
-                      origin + ": static word model version " + std::to_string(version) +
-                          " (this scout reads " + std::to_string(kWordModelVersion) + ")"};
-    }
-    const std::uint64_t dim = get_bytes<std::uint32_t>(data.data() + 12);
-    const std::uint64_t rows = get_bytes<std::uint32_t>(data.data() + 16);
+using Corrupt = std::function<Status(const std::string&)>;
+
+Result<Header> read_header(std::string_view data, const Corrupt& corrupt) {
+    Header h;
+    h.dim = get_bytes<std::uint32_t>(data.data() + 12);
+    h.rows = get_bytes<std::uint32_t>(data.data() + 16);
     const auto flags = get_bytes<std::uint32_t>(data.data() + 20);
-    const auto idf_power = get_bytes<float>(data.data() + 24);
-    const std::uint64_t name_bytes = get_bytes<std::uint32_t>(data.data() + 28);
-    const auto words_bytes = get_bytes<std::uint64_t>(data.data() + 32);
-    if (dim == 0 || dim > kMaxDim || rows == 0 || rows > kMaxRows ||
+    h.idf_power = get_bytes<float>(data.data() + 24);
+    h.name_bytes = get_bytes<std::uint32_t>(data.data() + 28);
+    h.words_bytes = get_bytes<std::uint64_t>(data.data() + 32);
+    if (h.dim == 0 || h.dim > kMaxDim || h.rows == 0 || h.rows > kMaxRows ||
         (flags & ~kWordModelHasWeights) != 0) {
         return corrupt("bad header (dimension, rows or flags)");
     }
-    if (!std::isfinite(idf_power) || idf_power < 0.0f || idf_power > 4.0f) {
+    if (!std::isfinite(h.idf_power) || h.idf_power < 0.0f || h.idf_power > 4.0f) {
         return corrupt("bad IDF exponent");
     }
-    if (name_bytes > kMaxName || words_bytes > data.size()) {
+    if (h.name_bytes > kMaxName || h.words_bytes > data.size()) {
         return corrupt("bad header (name or vocabulary size)");
     }
-    const bool has_weights = (flags & kWordModelHasWeights) != 0;
-    // All terms are bounded above (dim <= 2^16, rows < 2^31, words_bytes <= file size), so the
-    // sum cannot overflow 64 bits.
-    const std::uint64_t expected = kHeaderBytes + name_bytes + words_bytes + rows * 4 +
-                                   (has_weights ? rows * 4 : 0) + rows * dim + 8;
+    h.has_weights = (flags & kWordModelHasWeights) != 0;
+    return h;
+}
+
+/// The size the header promises against the real one, then the checksum.
+Status check_size_and_sum(std::string_view data, std::uint64_t expected, const Corrupt& corrupt) {
     if (expected != data.size()) {
         return corrupt("size " + std::to_string(data.size()) + " differs from the header's " +
                        std::to_string(expected));
@@ -70,35 +75,125 @@ Result<WordModel> parse_word_model(std::string_view data, const std::string& ori
     if (!checksum_ok(get_bytes<std::uint64_t>(data.data() + body), data.substr(0, body))) {
         return corrupt("checksum mismatch");
     }
-    const char* p = data.data() + kHeaderBytes;
-    WordModel model;
-    model.name.assign(p, name_bytes);
-    p += name_bytes;
-    std::string words(p, words_bytes);
-    p += words_bytes;
-    std::vector<float> scales(rows);
-    std::memcpy(scales.data(), p, rows * 4);
-    p += rows * 4;
-    if (has_weights) {
-        model.weights.resize(rows);
-        std::memcpy(model.weights.data(), p, rows * 4);
-        p += rows * 4;
-        for (float w : model.weights) {
-            if (!std::isfinite(w) || w < 0.0f) {
-                return corrupt("bad word weight");
-            }
+    return {};
+}
+
+Status check_weights(const std::vector<float>& weights, const Corrupt& corrupt) {
+    for (float w : weights) {
+        if (!std::isfinite(w) || w < 0.0f) {
+            return corrupt("bad word weight");
         }
     }
-    std::vector<std::int8_t> values(rows * dim);
-    std::memcpy(values.data(), p, rows * dim);
+    return {};
+}
+
+Result<WordModel> parse_v1(std::string_view data, const Header& h, const Corrupt& corrupt) {
+    // All terms are bounded above (dim <= 2^16, rows < 2^31, words_bytes <= file size), so the
+    // sum cannot overflow 64 bits.
+    const std::uint64_t expected = kHeaderBytes + h.name_bytes + h.words_bytes + h.rows * 4 +
+                                   (h.has_weights ? h.rows * 4 : 0) + h.rows * h.dim + 8;
+    if (Status s = check_size_and_sum(data, expected, corrupt); !s.ok()) {
+        return s;
+    }
+    const char* p = data.data() + kHeaderBytes;
+    WordModel model;
+    model.name.assign(p, h.name_bytes);
+    p += h.name_bytes;
+    std::string words(p, h.words_bytes);
+    p += h.words_bytes;
+    std::vector<float> scales(h.rows);
+    std::memcpy(scales.data(), p, h.rows * 4);
+    p += h.rows * 4;
+    if (h.has_weights) {
+        model.weights.resize(h.rows);
+        std::memcpy(model.weights.data(), p, h.rows * 4);
+        p += h.rows * 4;
+        if (Status s = check_weights(model.weights, corrupt); !s.ok()) {
+            return s;
+        }
+    }
+    std::vector<std::int8_t> values(h.rows * h.dim);
+    std::memcpy(values.data(), p, h.rows * h.dim);
     auto table =
-        VectorTable::from_quantized(dim, std::move(words), std::move(scales), std::move(values));
+        VectorTable::from_quantized(h.dim, std::move(words), std::move(scales), std::move(values));
     if (!table) {
         return corrupt(table.status().message());
     }
     model.table = std::move(table.value());
-    model.idf_power = static_cast<double>(idf_power);
+    model.idf_power = static_cast<double>(h.idf_power);
     return model;
+}
+
+Result<WordModel> parse_v2(std::string_view data, const Header& h, const Corrupt& corrupt) {
+    if (data.size() < kPqHeaderBytes + 8) {
+        return corrupt("truncated header");
+    }
+    PqRows pq;
+    pq.dim = h.dim;
+    pq.subvectors = get_bytes<std::uint32_t>(data.data() + kHeaderBytes);
+    pq.centroids = get_bytes<std::uint32_t>(data.data() + kHeaderBytes + 4);
+    if (pq.subvectors == 0 || pq.subvectors > h.dim || h.dim % pq.subvectors != 0 ||
+        pq.centroids == 0 || pq.centroids > kMaxCentroids) {
+        return corrupt("bad product quantizer (sub-vectors or centroids)");
+    }
+    // Bounded as in version 1 (centroids <= 256, sub-vectors <= dim): no overflow.
+    const std::uint64_t expected = kPqHeaderBytes + h.name_bytes + h.words_bytes +
+                                   (h.has_weights ? h.rows * 2 : 0) + pq.centroids * h.dim * 2 +
+                                   h.rows * pq.subvectors + 8;
+    if (Status s = check_size_and_sum(data, expected, corrupt); !s.ok()) {
+        return s;
+    }
+    const char* p = data.data() + kPqHeaderBytes;
+    WordModel model;
+    model.name.assign(p, h.name_bytes);
+    p += h.name_bytes;
+    std::string words(p, h.words_bytes);
+    p += h.words_bytes;
+    if (h.has_weights) {
+        model.weights.resize(h.rows);
+        for (float& w : model.weights) {
+            w = half_to_float(get_bytes<std::uint16_t>(p));
+            p += 2;
+        }
+        if (Status s = check_weights(model.weights, corrupt); !s.ok()) {
+            return s;
+        }
+    }
+    pq.codebooks.resize(pq.centroids * h.dim);
+    std::memcpy(pq.codebooks.data(), p, pq.codebooks.size() * 2);
+    p += pq.codebooks.size() * 2;
+    pq.codes.assign(p, p + h.rows * pq.subvectors);
+    auto table = decode_pq(pq, std::move(words));
+    if (!table) {
+        return corrupt(table.status().message());
+    }
+    model.table = std::move(table.value());
+    model.idf_power = static_cast<double>(h.idf_power);
+    return model;
+}
+
+}  // namespace
+
+Result<WordModel> parse_word_model(std::string_view data, const std::string& origin) {
+    const Corrupt corrupt = [&](const std::string& why) {
+        return Status{Errc::corrupt, origin + ": " + why};
+    };
+    if (data.size() < kHeaderBytes + 8 || std::memcmp(data.data(), kWordModelMagic, 8) != 0) {
+        return corrupt("not a static word model file");
+    }
+    const auto version = get_bytes<std::uint32_t>(data.data() + 8);
+    if (version != kWordModelVersion && version != kWordModelPqVersion) {
+        return Status{Errc::version_unsupported,
+                      origin + ": static word model version " + std::to_string(version) +
+                          " (this scout reads " + std::to_string(kWordModelVersion) + " and " +
+                          std::to_string(kWordModelPqVersion) + ")"};
+    }
+    auto header = read_header(data, corrupt);
+    if (!header) {
+        return header.status();
+    }
+    return version == kWordModelVersion ? parse_v1(data, header.value(), corrupt)
+                                        : parse_v2(data, header.value(), corrupt);
 }
 
 std::string serialize_word_model(const WordModel& model) {
@@ -124,6 +219,32 @@ std::string serialize_word_model(const WordModel& model) {
                    model.weights.size() * sizeof(float));
     }
     out.append(reinterpret_cast<const char*>(t.values().data()), t.values().size());
+    put_bytes<std::uint64_t>(out, checksum64(out));
+    return out;
+}
+
+std::string serialize_pq_word_model(const PqWordModel& model) {
+    const PqRows& pq = model.rows;
+    const std::string name = model.name.substr(0, kMaxName);
+    const std::size_t rows = pq.subvectors == 0 ? 0 : pq.codes.size() / pq.subvectors;
+    std::string out;
+    out.reserve(kPqHeaderBytes + name.size() + model.words.size() + model.weights.size() * 2 +
+                pq.codebooks.size() * 2 + pq.codes.size() + 8);
+    out.append(kWordModelMagic, sizeof(kWordModelMagic));
+    put_bytes<std::uint32_t>(out, kWordModelPqVersion);
+    put_bytes<std::uint32_t>(out, static_cast<std::uint32_t>(pq.dim));
+    put_bytes<std::uint32_t>(out, static_cast<std::uint32_t>(rows));
+    put_bytes<std::uint32_t>(out, model.weights.empty() ? 0U : kWordModelHasWeights);
+    put_bytes<float>(out, static_cast<float>(model.idf_power));
+    put_bytes<std::uint32_t>(out, static_cast<std::uint32_t>(name.size()));
+    put_bytes<std::uint64_t>(out, model.words.size());
+    put_bytes<std::uint32_t>(out, static_cast<std::uint32_t>(pq.subvectors));
+    put_bytes<std::uint32_t>(out, static_cast<std::uint32_t>(pq.centroids));
+    out += name;
+    out += model.words;
+    out.append(reinterpret_cast<const char*>(model.weights.data()), model.weights.size() * 2);
+    out.append(reinterpret_cast<const char*>(pq.codebooks.data()), pq.codebooks.size() * 2);
+    out.append(reinterpret_cast<const char*>(pq.codes.data()), pq.codes.size());
     put_bytes<std::uint64_t>(out, checksum64(out));
     return out;
 }

@@ -1,6 +1,6 @@
-// word_model_test.cpp: the static word model file (.swm): round trip, every corruption giving a
-// clear error, learned-weight pooling and the catalog IDF exponent, and the shipped model being
-// found without a network.
+// word_model_test.cpp: the static word model file (.swm), versions 1 (int8 rows) and 2
+// (product-quantized rows): round trip, every corruption giving a clear error, learned-weight
+// pooling and the catalog IDF exponent, and the shipped model being found without a network.
 #include "embed/word_model.hpp"
 
 #include <cmath>
@@ -36,6 +36,24 @@ WordModel tiny_model() {
     model.weights = {2.0f, 1.0f, 1.0f, 0.5f, 1.0f};
     model.idf_power = 0.5;
     model.name = "tiny";
+    return model;
+}
+
+/// Four words on four dimensions in two sub-vectors of two, three centroids each (fp16 bits:
+/// 0x3C00 = 1, 0x3800 = 0.5, 0xBC00 = -1, 0 = 0).
+scout::detail::PqWordModel tiny_pq_model() {
+    scout::detail::PqWordModel model;
+    model.name = "pq";
+    model.idf_power = 0.5;
+    model.words = std::string("alpha\0beta\0gamma\0delta\0", 23);
+    model.weights = {0x3C00, 0x3800, 0x3C00, 0x4000};  // 1, 0.5, 1, 2
+    model.rows.dim = 4;
+    model.rows.subvectors = 2;
+    model.rows.centroids = 3;
+    // Sub-vector 0: (1,0) (0,1) (.5,.5); sub-vector 1: (-1,0) (0,-1) (1,1).
+    model.rows.codebooks = {
+        0x3C00, 0, 0, 0x3C00, 0x3800, 0x3800, 0xBC00, 0, 0, 0xBC00, 0x3C00, 0x3C00};
+    model.rows.codes = {0, 2, 1, 0, 2, 1, 0, 0};
     return model;
 }
 
@@ -102,7 +120,7 @@ TEST_CASE("corrupt static word model files give clear errors, never a crash", "[
     CHECK(code_of("") == Errc::corrupt);
     CHECK(code_of(good.substr(0, 20)) == Errc::corrupt);
     CHECK(code_of("SCOUTVEC" + good.substr(8)) == Errc::corrupt);
-    CHECK(code_of(with_byte(good, 8, 2)) == Errc::version_unsupported);
+    CHECK(code_of(with_byte(good, 8, 3)) == Errc::version_unsupported);
     CHECK(code_of(good.substr(0, good.size() - 1)) == Errc::corrupt);       // truncated
     CHECK(code_of(good + "x") == Errc::corrupt);                            // trailing bytes
     CHECK(code_of(with_byte(good, good.size() - 20, 7)) == Errc::corrupt);  // a row byte: checksum
@@ -131,6 +149,107 @@ TEST_CASE("corrupt static word model files give clear errors, never a crash", "[
     auto bad = StaticEmbedder::load(dir.write("bad.swm", good.substr(0, good.size() / 2)));
     REQUIRE_FALSE(bad.ok());
     CHECK(bad.status().code() == Errc::corrupt);
+}
+
+TEST_CASE("a product-quantized (version 2) model decodes its codes into the rows",
+          "[embed][model]") {
+    const auto pq = tiny_pq_model();
+    const std::string bytes = scout::detail::serialize_pq_word_model(pq);
+    CHECK(bytes.size() == 48 + 2 + 23 + 4 * 2 + 3 * 4 * 2 + 4 * 2 + 8);
+    auto parsed = scout::detail::parse_word_model(bytes, "pq.swm");
+    REQUIRE(parsed.ok());
+    CHECK(parsed->name == "pq");
+    CHECK(parsed->idf_power == 0.5);
+    CHECK(parsed->weights == std::vector<float>{1.0f, 0.5f, 1.0f, 2.0f});
+    const auto& table = parsed->table;
+    REQUIRE(table.size() == 4);
+    REQUIRE(table.dim() == 4);
+    CHECK(table.find("gamma") == std::optional<std::uint32_t>(2));
+    const float expected[4][4] = {{1, 0, 1, 1}, {0, 1, -1, 0}, {0.5f, 0.5f, 0, -1}, {1, 0, -1, 0}};
+    for (std::uint32_t r = 0; r < 4; ++r) {
+        float row[4] = {};
+        table.accumulate(r, 1.0f, row);
+        for (int i = 0; i < 4; ++i) {
+            INFO("row " << r << " dim " << i);
+            CHECK(row[i] == Approx(expected[r][i]).margin(0.01));
+        }
+    }
+    // The decoded model is the int8 table of version 1; saving it writes version 1.
+    const std::string v1 = scout::detail::serialize_word_model(parsed.value());
+    auto again = scout::detail::parse_word_model(v1, "v1.swm");
+    REQUIRE(again.ok());
+    CHECK(again->table.checksum() == table.checksum());
+    CHECK(again->weights == parsed->weights);
+
+    TempDir dir;
+    auto e = StaticEmbedder::load(dir.write("pq.swm", bytes));
+    REQUIRE(e.ok());
+    CHECK(e.value()->has_learned_weights());
+    CHECK(e.value()->vocabulary_size() == 4);
+}
+
+TEST_CASE("corrupt product-quantized model files are refused, never read past the end",
+          "[embed][model]") {
+    const std::string good = scout::detail::serialize_pq_word_model(tiny_pq_model());
+    const auto code_of = [](const std::string& bytes) {
+        auto r = scout::detail::parse_word_model(bytes, "x.swm");
+        REQUIRE_FALSE(r.ok());
+        CHECK(r.status().message().rfind("x.swm: ", 0) == 0);
+        return r.status().code();
+    };
+    // Every truncation, and every single-byte change (the checksum catches what the size and
+    // field checks let through).
+    for (std::size_t n = 0; n < good.size(); ++n) {
+        INFO("truncated at " << n);
+        CHECK(code_of(good.substr(0, n)) == Errc::corrupt);
+    }
+    for (std::size_t at = 0; at < good.size(); ++at) {
+        INFO("byte " << at << " flipped");
+        const auto code = code_of(with_byte(good, at, static_cast<char>(good[at] ^ 0x5a)));
+        CHECK((code == Errc::corrupt || (at >= 8 && at < 12 && code == Errc::version_unsupported)));
+    }
+    CHECK(code_of(good + "x") == Errc::corrupt);
+    CHECK(code_of(with_byte(good, 8, 3)) == Errc::version_unsupported);
+    // The checks behind the checksum, reached by resealing.
+    const auto pq_bytes = [](const scout::detail::PqWordModel& m) {
+        return scout::detail::serialize_pq_word_model(m);
+    };
+    auto bad_code = tiny_pq_model();
+    bad_code.rows.codes[5] = 3;  // only 3 centroids
+    CHECK(code_of(pq_bytes(bad_code)) == Errc::corrupt);
+    CHECK(code_of(resealed(with_byte(good, 40, 3))) == Errc::corrupt);  // 3 sub-vectors of 4
+    CHECK(code_of(resealed(with_byte(good, 40, 0))) == Errc::corrupt);  // no sub-vector
+    CHECK(code_of(resealed(with_byte(good, 44, 0))) == Errc::corrupt);  // no centroid
+    CHECK(code_of(resealed(with_byte(good, 45, 1))) == Errc::corrupt);  // 259 centroids
+    CHECK(code_of(resealed(with_byte(good, 44, 4))) == Errc::corrupt);  // sizes disagree
+    auto nan_centroid = tiny_pq_model();
+    nan_centroid.rows.codebooks[3] = 0x7E00;
+    CHECK(code_of(pq_bytes(nan_centroid)) == Errc::corrupt);
+    auto negative_weight = tiny_pq_model();
+    negative_weight.weights[1] = 0xB800;
+    CHECK(code_of(pq_bytes(negative_weight)) == Errc::corrupt);
+    auto infinite_weight = tiny_pq_model();
+    infinite_weight.weights[0] = 0x7C00;
+    CHECK(code_of(pq_bytes(infinite_weight)) == Errc::corrupt);
+    auto repeated = tiny_pq_model();
+    repeated.words = std::string("alpha\0beta\0alpha\0delta\0", 23);
+    CHECK(code_of(pq_bytes(repeated)) == Errc::corrupt);
+    // 256 centroids: code 255 is in range.
+    auto wide = tiny_pq_model();
+    wide.rows.centroids = 256;
+    wide.rows.codebooks.resize(std::size_t{256} * 4, 0x3C00);
+    wide.rows.codes[7] = 255;
+    CHECK(scout::detail::parse_word_model(pq_bytes(wide), "x.swm").ok());
+}
+
+TEST_CASE("version 1 files are still read next to version 2", "[embed][model]") {
+    const std::string v1 = scout::detail::serialize_word_model(tiny_model());
+    CHECK(v1.substr(8, 4) == std::string("\1\0\0\0", 4));
+    auto parsed = scout::detail::parse_word_model(v1, "v1.swm");
+    REQUIRE(parsed.ok());
+    CHECK(parsed->table.size() == 5);
+    const std::string v2 = scout::detail::serialize_pq_word_model(tiny_pq_model());
+    CHECK(v2.substr(8, 4) == std::string("\2\0\0\0", 4));
 }
 
 TEST_CASE("a duplicated word in a static word model is corrupt", "[embed][model]") {

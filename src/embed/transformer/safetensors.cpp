@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/half.hpp"
+
 namespace scout::detail::bert {
 namespace {
 
@@ -50,33 +52,6 @@ bool mul(std::size_t a, std::size_t b, std::size_t& out) {
     }
     out = a * b;
     return true;
-}
-
-float half_to_float(std::uint16_t h) {
-    const std::uint32_t sign = (h & 0x8000U) << 16;
-    const std::uint32_t exp = (h >> 10) & 0x1FU;
-    std::uint32_t mant = h & 0x3FFU;
-    std::uint32_t bits = 0;
-    if (exp == 0) {
-        if (mant == 0) {
-            bits = sign;
-        } else {  // subnormal: renormalize
-            int e = -1;
-            do {
-                ++e;
-                mant <<= 1;
-            } while ((mant & 0x400U) == 0);
-            bits =
-                sign | (static_cast<std::uint32_t>(127 - 15 - e) << 23) | ((mant & 0x3FFU) << 13);
-        }
-    } else if (exp == 31) {
-        bits = sign | 0x7F800000U | (mant << 13);
-    } else {
-        bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
-    }
-    float f;
-    std::memcpy(&f, &bits, 4);
-    return f;
 }
 
 Status parse_entry(const std::string& name,
