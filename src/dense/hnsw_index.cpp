@@ -6,10 +6,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <new>
 #include <optional>
 #include <random>
-#include <mutex>
 #include <span>
 #include <string>
 
@@ -250,7 +250,9 @@ private:
 
     /// Every point with the level a sequential build draws for it (the same generator and seed),
     /// the first alone, the others on the pool in increasing order.
-    void build_in_parallel(std::uint64_t seed, ThreadPool& pool, const ThreadPool::Progress& progress) {
+    void build_in_parallel(std::uint64_t seed,
+                           ThreadPool& pool,
+                           const ThreadPool::Progress& progress) {
         const std::size_t n = vectors_->size();
         std::vector<int> levels(n);
         std::default_random_engine generator(seed);
@@ -300,7 +302,8 @@ private:
         std::memcpy(g.getExternalLabeLp(id), &label, sizeof(label));
         std::memcpy(g.getDataByInternalId(id), point, g.data_size_);
         if (level > 0) {
-            const std::size_t bytes = g.size_links_per_element_ * static_cast<std::size_t>(level) + 1;
+            const std::size_t bytes =
+                g.size_links_per_element_ * static_cast<std::size_t>(level) + 1;
             g.linkLists_[id] = static_cast<char*>(std::malloc(bytes));
             if (g.linkLists_[id] == nullptr) {
                 throw std::bad_alloc();

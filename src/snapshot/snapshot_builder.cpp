@@ -64,8 +64,8 @@ void report(const ProgressCallback& progress,
 
 /// The unit rows of one embedder call on `texts`, or why the call failed.
 Result<std::vector<std::vector<float>>> embed_batch(Embedder& embedder,
-                                                   std::span<const std::string> texts,
-                                                   std::size_t dim) {
+                                                    std::span<const std::string> texts,
+                                                    std::size_t dim) {
     Result<std::vector<float>> out = Status{Errc::internal, "not called"};
     try {
         out = embedder.embed(texts);
@@ -148,10 +148,8 @@ Status embed_documents(const std::vector<const std::string*>& texts,
         },
         [&](std::size_t done) {
             if (!failed.load(std::memory_order_relaxed)) {
-                report(progress,
-                       "embeddings",
-                       std::min(done * batch, missing.size()),
-                       missing.size());
+                report(
+                    progress, "embeddings", std::min(done * batch, missing.size()), missing.size());
             }
         });
     for (std::size_t b = 0; b < batches; ++b) {
@@ -274,8 +272,8 @@ void build_dense(Snapshot& snap,
         if (s.ok()) {
             const std::size_t rows = texts.size();
             report(progress, "dense", 0, rows);
-            snap.dense = make_dense_index(
-                std::move(vectors), options.dense, &pool, [&](std::size_t done) {
+            snap.dense =
+                make_dense_index(std::move(vectors), options.dense, &pool, [&](std::size_t done) {
                     report(progress, "dense", done, rows);
                 });
             report(progress, "dense", rows, rows);
@@ -440,14 +438,8 @@ void collect_tools(const StagedCatalog& staged,
             pending.push_back(p);
         }
     }
-    render_missing(pending,
-                   misses,
-                   snap.analyzer,
-                   options.bm25.weights,
-                   documents,
-                   pool,
-                   rendered,
-                   progress);
+    render_missing(
+        pending, misses, snap.analyzer, options.bm25.weights, documents, pool, rendered, progress);
 
     if (reuse != nullptr) {
         snap.servers = reuse->servers;
@@ -481,8 +473,7 @@ void collect_tools(const StagedCatalog& staged,
             if (reuse != nullptr) {
                 set_texts(snap.tools[next], *tool, p.doc->action);
             } else {
-                snap.tools.push_back(
-                    tool_record(server->meta, *tool, server_index, p.doc->action));
+                snap.tools.push_back(tool_record(server->meta, *tool, server_index, p.doc->action));
             }
             ++next;
         }
@@ -572,15 +563,8 @@ BuildOutput build_snapshot(std::shared_ptr<const StagedCatalog> staged,
             ? previous
             : nullptr;
     ThreadPool pool(options.threads);  // starts its threads only for work worth splitting
-    collect_tools(*staged,
-                  options,
-                  documents,
-                  reuse,
-                  *snap,
-                  collected,
-                  pool,
-                  out.info.rendered,
-                  progress);
+    collect_tools(
+        *staged, options, documents, reuse, *snap, collected, pool, out.info.rendered, progress);
     report(progress, "bm25", 0, snap->tools.size());
     snap->bm25 = Bm25Index::from_documents(documents.vocabulary(), collected.terms, options.bm25);
     report(progress, "bm25", snap->tools.size(), snap->tools.size());

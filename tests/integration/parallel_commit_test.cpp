@@ -1,7 +1,6 @@
 // parallel_commit_test.cpp: a commit on several threads indexes exactly what a commit on one
 // does: every query's BM25, exact dense and hybrid hits and scores are bit-identical, the first
-// build and incremental ones alike, and progress counts stay monotonic. An HNSW graph built in
-// parallel may link differently, so it is held to recall instead.
+// build and incremental ones alike, and progress counts stay monotonic.
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -13,46 +12,14 @@
 #include <catch2/catch.hpp>
 
 #include "scout/scout.hpp"
+
+#include "support/parallel_catalogs.hpp"
 #include "support/test_catalogs.hpp"
 
 namespace {
 
-/// A random catalog whose descriptions also carry words used by one tool only, so the
-/// vocabulary is large and term ids depend on the order documents are interned.
-scout::CatalogSpec catalog(std::size_t servers, std::size_t tools, std::uint32_t seed) {
-    scout::CatalogSpec spec = scout::testing::random_catalog(servers, tools, seed);
-    std::size_t unique = 0;
-    for (scout::ServerSpec& s : spec.servers) {
-        for (scout::ToolSpec& t : s.tools) {
-            t.description += " w" + std::to_string(unique) + " w" + std::to_string(unique / 3);
-            ++unique;
-        }
-    }
-    return spec;
-}
-
-scout::Catalog build(const scout::CatalogSpec& spec,
-                     std::size_t threads,
-                     scout::DenseIndexKind kind,
-                     std::vector<scout::CommitProgress>* progress = nullptr) {
-    scout::CatalogOptions options;
-    options.threads = threads;
-    options.dense.kind = kind;
-    options.embed_batch = 4;  // many batches, so they spread over the threads
-    auto c = scout::Catalog::create(options, std::make_shared<scout::HashingEmbedder>(32));
-    REQUIRE(c.ok());
-    REQUIRE(c->upsert_servers(spec).ok());
-    scout::ProgressCallback hear;
-    if (progress != nullptr) {
-        hear = [progress](const scout::CommitProgress& p) {
-            progress->push_back({p.phase, p.done, p.total});
-        };
-    }
-    auto info = c->commit(hear);
-    REQUIRE(info.ok());
-    REQUIRE(info->dense_ready);
-    return std::move(*c);
-}
+using scout::testing::build;
+using scout::testing::catalog;
 
 std::vector<scout::Hit> search(const scout::Catalog& catalog,
                                const std::string& query,
@@ -144,8 +111,8 @@ TEST_CASE("incremental parallel commits stay identical to sequential ones",
     for (int step = 0; step < 5; ++step) {
         // Replace a few servers wholesale with new tools (new documents, new terms).
         for (int k = 0; k < 8; ++k) {
-            scout::ServerSpec s = catalog(1, 10, 100U + static_cast<std::uint32_t>(step * 8 + k))
-                                      .servers.front();
+            scout::ServerSpec s =
+                catalog(1, 10, 100U + static_cast<std::uint32_t>(step * 8 + k)).servers.front();
             s.name = "srv" + std::to_string(rng() % 60);
             REQUIRE(a->upsert_server(s).ok());
             REQUIRE(b->upsert_server(s).ok());
@@ -186,37 +153,3 @@ TEST_CASE("progress of a parallel commit counts upwards within each phase",
     CHECK(by_phase["documents"].size() > 2);  // it advanced between start and end
 }
 
-/// Share of the exact top 10 (by id, or by an equal score: ties may rank either way) that
-/// `graph` returns, over random queries.
-double recall(const scout::Catalog& graph, const scout::Catalog& exact) {
-    std::mt19937 rng(17);
-    std::size_t found = 0;
-    std::size_t wanted = 0;
-    for (int i = 0; i < 100; ++i) {
-        const std::string q = scout::testing::random_query(rng) + " w" + std::to_string(i * 29);
-        scout::SearchOptions opt;
-        opt.mode = scout::Mode::dense;
-        opt.top_k = 10;
-        auto want = exact.searcher().search(q, opt);
-        auto got = graph.searcher().search(q, opt);
-        REQUIRE((want.ok() && got.ok()));
-        for (const scout::Hit& h : want->hits) {
-            ++wanted;
-            found += std::any_of(got->hits.begin(), got->hits.end(), [&](const scout::Hit& g) {
-                return g.id == h.id || g.dense_score == h.dense_score;
-            });
-        }
-    }
-    return static_cast<double>(found) / static_cast<double>(wanted);
-}
-
-TEST_CASE("an HNSW graph built in parallel finds what exact search finds",
-          "[concurrency][catalog][parallel]") {
-    const scout::CatalogSpec spec = catalog(150, 20, 21);  // 3,000 tools
-    const scout::Catalog exact = build(spec, 1, scout::DenseIndexKind::flat);
-    const double sequential = recall(build(spec, 1, scout::DenseIndexKind::hnsw), exact);
-    const double parallel = recall(build(spec, 4, scout::DenseIndexKind::hnsw), exact);
-    INFO("recall@10: sequential " << sequential << ", parallel " << parallel);
-    CHECK(parallel >= 0.9);
-    CHECK(parallel >= sequential - 0.02);
-}

@@ -1,6 +1,8 @@
 // thread_pool_test.cpp: the bounded pool runs every index exactly once, within its bounds,
 // reports the lowest failing chunk, counts progress upwards on the calling thread, and with one
 // thread runs everything inline.
+#include "util/thread_pool.hpp"
+
 #include <atomic>
 #include <mutex>
 #include <set>
@@ -10,8 +12,6 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
-
-#include "util/thread_pool.hpp"
 
 using scout::detail::ThreadPool;
 
@@ -105,9 +105,8 @@ TEST_CASE("a failing chunk reports to the caller", "[concurrency][pool]") {
     CHECK(ran.load() >= 510);
     // The pool still works after a failure.
     std::atomic<std::size_t> sum{0};
-    pool.parallel_for(100, 10, [&](std::size_t begin, std::size_t end) {
-        sum.fetch_add(end - begin);
-    });
+    pool.parallel_for(
+        100, 10, [&](std::size_t begin, std::size_t end) { sum.fetch_add(end - begin); });
     CHECK(sum.load() == 100);
 }
 
@@ -137,9 +136,8 @@ TEST_CASE("a loop inside a loop runs inline", "[concurrency][pool]") {
     ThreadPool pool(2);
     std::atomic<std::size_t> total{0};
     pool.parallel_for(8, 1, [&](std::size_t, std::size_t) {
-        pool.parallel_for(10, 2, [&](std::size_t begin, std::size_t end) {
-            total.fetch_add(end - begin);
-        });
+        pool.parallel_for(
+            10, 2, [&](std::size_t begin, std::size_t end) { total.fetch_add(end - begin); });
     });
     CHECK(total.load() == 80);
 }
