@@ -263,8 +263,10 @@ private:
         for (std::size_t i = 0; i < n; ++i) {
             graph_.label_lookup_[i] = static_cast<hnswlib::tableint>(i);
         }
+        // Counted from the start, so the destructor frees the link lists of every point
+        // inserted even when an insertion throws (a point not reached has level 0: nothing).
+        graph_.cur_element_count = n;
         insert(0, levels[0]);
-        graph_.cur_element_count = 1;
         pool.parallel_for(
             n - 1,
             kPointsPerChunk,
@@ -274,7 +276,6 @@ private:
                 }
             },
             progress);
-        graph_.cur_element_count = n;
     }
 
     /// hnswlib 0.6's addPoint for a new point whose internal id is its label, with its level
