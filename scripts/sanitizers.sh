@@ -16,7 +16,7 @@ ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 
 # TSan builds only the test programs that hold the selected tests (and what they run).
 tsan_tests='concurrency|gateway_faults|^test_gateway(_http)?:'
-tsan_targets=(test_concurrency test_embed test_hardening test_http_embedder test_gateway
+tsan_targets=(test_concurrency test_concurrency_hnsw test_embed test_hardening test_http_embedder test_gateway
   test_gateway_http test_gateway_faults scout_gateway scout_fake_mcp_backend)
 # Every program that holds a selected test (as the full build lists them) must be built here.
 if [ -f build/CTestTestfile.cmake ]; then

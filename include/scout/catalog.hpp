@@ -44,7 +44,9 @@ struct CommitProgress {
     std::size_t done = 0;
     std::size_t total = 0;
 };
-/// Called on the committing thread, at the start and end of each phase and as it advances. It
+/// Called on the committing thread (also when the commit runs on several threads, see
+/// CatalogOptions::threads), at the start and end of each phase and as it advances; within a
+/// phase `done` never decreases. It
 /// must be quick and must not call back into the Catalog; an exception it throws fails the
 /// commit (internal).
 using ProgressCallback = std::function<void(const CommitProgress&)>;

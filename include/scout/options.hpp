@@ -195,6 +195,13 @@ struct CatalogOptions {
     FusionOptions fusion;
     ExpansionOptions expansion;
     std::size_t embed_batch = 16;  ///< texts per Embedder::embed call when indexing
+    /// Threads a commit uses, counting the committing one, for analyzing documents, embedding
+    /// batches and building the HNSW graph; 0 = std::thread::hardware_concurrency(), 1 = none
+    /// besides the committing thread. A setting of this process, not of the index: index files
+    /// do not store it (an opened catalog uses 0). BM25 and exact dense results are the same
+    /// for every value; an HNSW graph built with more than one thread depends on scheduling, so
+    /// its approximate results can differ slightly between builds.
+    std::size_t threads = 0;
 
     friend bool operator==(const CatalogOptions&, const CatalogOptions&) = default;
 };

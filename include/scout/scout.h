@@ -27,7 +27,9 @@
                    or the install prefix's share/scout; "none" is BM25 alone);
        "query_cache": N   query vectors kept in an LRU cache (default 1024, 0 = none);
        "options": {...}   index settings, any subset of the "options" object of an index file
-                          (docs/FORMAT.md), e.g. {"fusion": {"method": "rrf"}}; create only.
+                          (docs/FORMAT.md), e.g. {"fusion": {"method": "rrf"}}, and
+                          "threads": N, the threads a commit uses (0 = every core, the
+                          default; not stored in index files); create only.
    - servers (scout_catalog_upsert_servers): the catalog file format,
        {"servers": [{"name", "description", "category"?, "environment"?, "status"?,
                      "tools": [{"name", "title"?, "description"?, "inputSchema"?,

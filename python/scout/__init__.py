@@ -143,7 +143,8 @@ class Catalog(_scout.Catalog):
       "glove", "none" (BM25 alone), "hashing" / "hashing:DIM" (tests), or a dict such as
       {"kind": "http", "url": "http://127.0.0.1:11434/v1", "model": "nomic-embed-text"}.
     options: index settings, any subset of an index file's "options" object (docs/FORMAT.md),
-      e.g. {"fusion": {"method": "rrf"}}.
+      e.g. {"fusion": {"method": "rrf"}}, and "threads": the threads a commit uses (0, the
+      default, = every core; not stored in index files).
     query_cache: query vectors kept in an LRU cache (default 1024; 0 turns it off).
     """
 

@@ -20,6 +20,7 @@ using nlohmann::json;
 
 constexpr std::size_t kDefaultQueryCache = 1024;
 constexpr std::uint64_t kMaxDim = 65536;
+constexpr std::uint64_t kMaxThreads = 1024;
 
 Status bad(std::string message) {
     return {Errc::invalid_argument, std::move(message)};
@@ -228,7 +229,18 @@ Result<std::shared_ptr<Embedder>> embedder_from_name(const std::string& name) {
                "object)");
 }
 
-Result<CatalogOptions> catalog_options_from(const json& overrides) {
+Result<CatalogOptions> catalog_options_from(json overrides) {
+    // "threads" is a setting of this process, not of the index: index files do not store it.
+    std::size_t threads = CatalogOptions{}.threads;
+    if (auto it = overrides.is_object() ? overrides.find("threads") : overrides.end();
+        it != overrides.end()) {
+        if (!it->is_number_unsigned() || it->get<std::uint64_t>() > kMaxThreads) {
+            return bad("options: 'threads' must be 0 (every core) to " +
+                       std::to_string(kMaxThreads));
+        }
+        threads = it->get<std::size_t>();
+        overrides.erase(it);
+    }
     json merged = options_to_json(CatalogOptions{});
     if (Status s = check_keys(overrides, merged, "options"); !s.ok()) {
         return s;
@@ -238,6 +250,7 @@ Result<CatalogOptions> catalog_options_from(const json& overrides) {
     if (!options) {
         return bad("options: " + options.status().message());
     }
+    options->threads = threads;
     return options;
 }
 

@@ -12,6 +12,7 @@
 #include "scout/options.hpp"
 
 #include "util/bitset.hpp"
+#include "util/thread_pool.hpp"
 #include "util/topk.hpp"
 
 namespace scout::detail {
@@ -64,17 +65,27 @@ public:
 [[nodiscard]] std::unique_ptr<DenseIndex> make_flat_index(
     std::shared_ptr<const VectorStore> vectors, const DenseOptions& options = {});
 /// HNSW graph (hnswlib) for unfiltered queries; filtered ones scan the allowed vectors exactly.
+/// With a pool of more than one thread the points are inserted in parallel: every point gets
+/// the level a sequential build gives it, but its links depend on the order insertions finish,
+/// so two such builds can differ slightly. `progress` (may be empty) hears the points inserted.
 [[nodiscard]] std::unique_ptr<DenseIndex> make_hnsw_index(
-    std::shared_ptr<const VectorStore> vectors, const DenseOptions& options);
+    std::shared_ptr<const VectorStore> vectors,
+    const DenseOptions& options,
+    ThreadPool* pool = nullptr,
+    const ThreadPool::Progress& progress = {});
 /// The HNSW index of `vectors` from graph_bytes() of an earlier one with the same hnsw_m,
 /// without building anything. Null when the bytes are not a valid graph of that many vectors.
 [[nodiscard]] std::unique_ptr<DenseIndex> load_hnsw_index(
     std::shared_ptr<const VectorStore> vectors,
     const DenseOptions& options,
     std::span<const std::uint8_t> graph);
-/// Picks flat or HNSW from options.kind and the number of vectors.
+/// Picks flat or HNSW from options.kind and the number of vectors; `pool` and `progress` as
+/// for make_hnsw_index.
 [[nodiscard]] std::unique_ptr<DenseIndex> make_dense_index(
-    std::shared_ptr<const VectorStore> vectors, const DenseOptions& options);
+    std::shared_ptr<const VectorStore> vectors,
+    const DenseOptions& options,
+    ThreadPool* pool = nullptr,
+    const ThreadPool::Progress& progress = {});
 
 /// Exact top-k by inner product over all rows, or over `allowed` rows only. Scans four rows per
 /// kernel call; allocation-free after a thread's first call (thread-local scratch).

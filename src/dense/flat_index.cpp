@@ -105,11 +105,13 @@ std::unique_ptr<DenseIndex> make_flat_index(std::shared_ptr<const VectorStore> v
 }
 
 std::unique_ptr<DenseIndex> make_dense_index(std::shared_ptr<const VectorStore> vectors,
-                                             const DenseOptions& options) {
+                                             const DenseOptions& options,
+                                             ThreadPool* pool,
+                                             const ThreadPool::Progress& progress) {
     const bool hnsw =
         options.kind == DenseIndexKind::hnsw ||
         (options.kind == DenseIndexKind::automatic && vectors->size() >= options.hnsw_min_tools);
-    return hnsw ? make_hnsw_index(std::move(vectors), options)
+    return hnsw ? make_hnsw_index(std::move(vectors), options, pool, progress)
                 : make_flat_index(std::move(vectors), options);
 }
 

@@ -6,8 +6,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <new>
 #include <optional>
+#include <random>
 #include <span>
 #include <string>
 
@@ -36,6 +38,11 @@ struct GraphView {
 };
 
 constexpr std::uint32_t kMaxGraphLevel = 64;  // far above what 1 / ln(M) level sampling reaches
+/// Points inserted per chunk of a parallel build, and how often a build reports progress.
+constexpr std::size_t kPointsPerChunk = 64;
+/// Smaller graphs are built on one thread: starting threads would cost more than it saves.
+constexpr std::size_t kMinParallelPoints = 1024;
+
 constexpr std::size_t kGraphHeaderWords = 4;
 
 /// Every count within its level's bound, every id an element, the entry point on the top level.
@@ -98,10 +105,21 @@ std::optional<GraphView> parse_graph(std::span<const std::uint8_t> bytes,
 
 class HnswIndex final : public DenseIndex {
 public:
-    HnswIndex(std::shared_ptr<const VectorStore> vectors, const DenseOptions& options)
+    HnswIndex(std::shared_ptr<const VectorStore> vectors,
+              const DenseOptions& options,
+              ThreadPool* pool,
+              const ThreadPool::Progress& progress)
         : HnswIndex(std::move(vectors), options, Empty{}) {
-        for (std::size_t i = 0; i < vectors_->size(); ++i) {
-            graph_.addPoint(vectors_->row(i), static_cast<hnswlib::labeltype>(i));
+        const std::size_t n = vectors_->size();
+        if (pool == nullptr || pool->threads() <= 1 || n < kMinParallelPoints) {
+            for (std::size_t i = 0; i < n; ++i) {
+                graph_.addPoint(vectors_->row(i), static_cast<hnswlib::labeltype>(i));
+                if (progress && (i + 1) % kPointsPerChunk == 0) {
+                    progress(i + 1);
+                }
+            }
+        } else {
+            build_in_parallel(options.seed, *pool, progress);
         }
         graph_.setEf(options.hnsw_ef_search);
     }
@@ -230,6 +248,100 @@ private:
                  options.seed),
           min_fraction_(options.hnsw_filter_min_fraction) {}
 
+    /// Every point with the level a sequential build draws for it (the same generator and seed),
+    /// the first alone, the others on the pool in increasing order.
+    void build_in_parallel(std::uint64_t seed,
+                           ThreadPool& pool,
+                           const ThreadPool::Progress& progress) {
+        const std::size_t n = vectors_->size();
+        std::vector<int> levels(n);
+        std::default_random_engine generator(seed);
+        std::uniform_real_distribution<double> uniform(0.0, 1.0);
+        for (int& level : levels) {
+            level = static_cast<int>(-std::log(uniform(generator)) * graph_.mult_);
+        }
+        for (std::size_t i = 0; i < n; ++i) {
+            graph_.label_lookup_[i] = static_cast<hnswlib::tableint>(i);
+        }
+        // Counted from the start, so the destructor frees the link lists of every point
+        // inserted even when an insertion throws (a point not reached has level 0: nothing).
+        graph_.cur_element_count = n;
+        insert(0, levels[0]);
+        pool.parallel_for(
+            n - 1,
+            kPointsPerChunk,
+            [&](std::size_t begin, std::size_t end) {
+                for (std::size_t i = begin + 1; i <= end; ++i) {
+                    insert(i, levels[i]);
+                }
+            },
+            progress);
+    }
+
+    /// hnswlib 0.6's addPoint for a new point whose internal id is its label, with its level
+    /// given: its own addPoint draws the level from a generator every thread shares, reads the
+    /// entry point after releasing the lock that guards it, and numbers points in the order
+    /// insertions start (graph_bytes() needs id = label). Otherwise the same steps and locks:
+    /// the point's own lock is held until it is linked on every level.
+    void insert(std::size_t i, int level) {
+        using hnswlib::tableint;
+        auto& g = graph_;
+        const auto id = static_cast<tableint>(i);
+        const void* point = vectors_->row(i);
+        std::unique_lock own(g.link_list_locks_[id]);
+        std::unique_lock top(g.global);
+        const int top_level = g.maxlevel_;
+        tableint entry = g.enterpoint_node_;
+        const bool first = g.enterpoint_node_ == static_cast<tableint>(-1);
+        if (level <= top_level) {
+            top.unlock();  // kept while this point becomes the new entry point
+        }
+        std::memset(g.data_level0_memory_ + i * g.size_data_per_element_ + g.offsetLevel0_,
+                    0,
+                    g.size_data_per_element_);
+        const hnswlib::labeltype label = i;
+        std::memcpy(g.getExternalLabeLp(id), &label, sizeof(label));
+        std::memcpy(g.getDataByInternalId(id), point, g.data_size_);
+        if (level > 0) {
+            const std::size_t bytes =
+                g.size_links_per_element_ * static_cast<std::size_t>(level) + 1;
+            g.linkLists_[id] = static_cast<char*>(std::malloc(bytes));
+            if (g.linkLists_[id] == nullptr) {
+                throw std::bad_alloc();
+            }
+            std::memset(g.linkLists_[id], 0, bytes);
+        }
+        g.element_levels_[id] = level;
+        if (!first) {
+            float best = g.fstdistfunc_(point, g.getDataByInternalId(entry), g.dist_func_param_);
+            for (int l = top_level; l > level; --l) {
+                for (bool moved = true; moved;) {
+                    moved = false;
+                    std::unique_lock lock(g.link_list_locks_[entry]);
+                    hnswlib::linklistsizeint* list = g.get_linklist(entry, l);
+                    const auto* ids = reinterpret_cast<const tableint*>(list + 1);
+                    for (int k = 0; k < g.getListCount(list); ++k) {
+                        const float d = g.fstdistfunc_(
+                            point, g.getDataByInternalId(ids[k]), g.dist_func_param_);
+                        if (d < best) {
+                            best = d;
+                            entry = ids[k];
+                            moved = true;
+                        }
+                    }
+                }
+            }
+            for (int l = std::min(level, top_level); l >= 0; --l) {
+                auto candidates = g.searchBaseLayer(entry, point, l);
+                entry = g.mutuallyConnectNewElement(point, id, candidates, l, false);
+            }
+        }
+        if (first || level > top_level) {
+            g.enterpoint_node_ = id;
+            g.maxlevel_ = level;
+        }
+    }
+
     /// The `fetch` nearest graph hits, restricted to `allowed`, best `k` first.
     void graph_search(const float* query,
                       std::size_t fetch,
@@ -260,8 +372,10 @@ private:
 }  // namespace
 
 std::unique_ptr<DenseIndex> make_hnsw_index(std::shared_ptr<const VectorStore> vectors,
-                                            const DenseOptions& options) {
-    return std::make_unique<HnswIndex>(std::move(vectors), options);
+                                            const DenseOptions& options,
+                                            ThreadPool* pool,
+                                            const ThreadPool::Progress& progress) {
+    return std::make_unique<HnswIndex>(std::move(vectors), options, pool, progress);
 }
 
 std::unique_ptr<DenseIndex> load_hnsw_index(std::shared_ptr<const VectorStore> vectors,

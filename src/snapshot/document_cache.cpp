@@ -41,20 +41,36 @@ std::uint64_t DocumentCache::key(const ServerSpec& server, const ToolSpec& tool)
     return h;
 }
 
+CachedDocument* DocumentCache::find(std::uint64_t key) {
+    auto it = entries_.find(key);
+    return it == entries_.end() ? nullptr : &it->second;
+}
+
 CachedDocument* DocumentCache::get(std::uint64_t key,
                                    const ServerSpec& server,
                                    const ToolSpec& tool,
                                    const Analyzer& analyzer,
                                    const FieldWeights& weights,
                                    std::size_t& rendered) {
-    if (auto it = entries_.find(key); it != entries_.end()) {
-        return &it->second;
+    if (CachedDocument* cached = find(key)) {
+        return cached;
     }
-    auto doc = make_tool_document(server, tool);
+    std::optional<CachedDocument> doc = render(server, tool, analyzer, weights);
     if (!doc) {
         return nullptr;  // validated at upsert; unreachable in practice
     }
     ++rendered;
+    return add(key, std::move(*doc));
+}
+
+std::optional<CachedDocument> DocumentCache::render(const ServerSpec& server,
+                                                    const ToolSpec& tool,
+                                                    const Analyzer& analyzer,
+                                                    const FieldWeights& weights) {
+    auto doc = make_tool_document(server, tool);
+    if (!doc) {
+        return std::nullopt;
+    }
     CachedDocument entry;
     const std::pair<const std::string*, float> fields[5] = {
         {&doc->name, weights.name},
@@ -63,7 +79,7 @@ CachedDocument* DocumentCache::get(std::uint64_t key,
         {&doc->description, weights.description},
         {&doc->parameters, weights.parameters}};
     std::unordered_map<std::string, std::size_t> slot;  // term -> index in weighted_terms
-    const auto add = [&](std::string term, float weight) {
+    const auto add_term = [&](std::string term, float weight) {
         auto [it, fresh] = slot.try_emplace(std::move(term), entry.weighted_terms.size());
         if (fresh) {
             entry.weighted_terms.emplace_back(it->first, 0.0f);
@@ -80,13 +96,13 @@ CachedDocument* DocumentCache::get(std::uint64_t key,
             continue;  // the BM25 builder ignores such occurrences too
         }
         for (std::string& term : terms) {
-            add(std::move(term), weight);
+            add_term(std::move(term), weight);
         }
     }
     entry.action = action_of_tool(server.name, tool.name);
     if (weights.action > 0.0f) {
         if (std::string term = action_term(entry.action); !term.empty()) {
-            add(std::move(term), weights.action);
+            add_term(std::move(term), weights.action);
         }
     }
     if (weights.word_pairs > 0.0f) {
@@ -95,16 +111,25 @@ CachedDocument* DocumentCache::get(std::uint64_t key,
         append_word_pairs(tool.name, terms);
         append_word_pairs(tool.description, terms);
         for (std::string& term : terms) {
-            add(std::move(term), weights.word_pairs);
+            add_term(std::move(term), weights.word_pairs);
         }
     }
-    entry.term_ids.reserve(entry.weighted_terms.size());
-    for (const auto& [term, weighted_tf] : entry.weighted_terms) {
-        entry.term_ids.emplace_back(intern(term), weighted_tf);
-        entry.length += weighted_tf;  // in order, as Bm25Index::Builder::add sums it
-    }
     entry.text = doc->text();
-    return &entries_.emplace(key, std::move(entry)).first->second;
+    return entry;
+}
+
+CachedDocument* DocumentCache::add(std::uint64_t key, CachedDocument document) {
+    if (CachedDocument* cached = find(key)) {
+        return cached;
+    }
+    document.term_ids.clear();
+    document.term_ids.reserve(document.weighted_terms.size());
+    document.length = 0.0f;
+    for (const auto& [term, weighted_tf] : document.weighted_terms) {
+        document.term_ids.emplace_back(intern(term), weighted_tf);
+        document.length += weighted_tf;  // in order, as Bm25Index::Builder::add sums it
+    }
+    return &entries_.emplace(key, std::move(document)).first->second;
 }
 
 TermId DocumentCache::intern(const std::string& term) {

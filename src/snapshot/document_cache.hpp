@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -48,6 +49,19 @@ public:
                                       const Analyzer& analyzer,
                                       const FieldWeights& weights,
                                       std::size_t& rendered);
+    /// The cached document of `key`, or nullptr.
+    [[nodiscard]] CachedDocument* find(std::uint64_t key);
+    /// Renders and analyzes a tool without touching any cache (its terms are not interned
+    /// yet), so documents can be rendered on several threads at once; nullopt when the tool
+    /// does not render.
+    [[nodiscard]] static std::optional<CachedDocument> render(const ServerSpec& server,
+                                                              const ToolSpec& tool,
+                                                              const Analyzer& analyzer,
+                                                              const FieldWeights& weights);
+    /// Interns the terms of a rendered document and caches it under `key` (keeping the entry
+    /// already there, if any). Term ids follow the order of the calls, so adding documents in
+    /// ToolId order gives the ids a sequential build gives.
+    CachedDocument* add(std::uint64_t key, CachedDocument document);
     /// Drops every entry whose key is not in `live` once they are more than an eighth of those
     /// in it (until then they are only memory).
     void retain(const std::vector<std::uint64_t>& live);

@@ -3,10 +3,13 @@
 #include "snapshot/snapshot_builder.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <optional>
 #include <set>
+#include <span>
 #include <unordered_map>
 
 #include "analysis/term.hpp"
@@ -14,6 +17,7 @@
 #include "document/tool_document.hpp"
 #include "snapshot/snapshot_layout.hpp"
 #include "util/hash.hpp"
+#include "util/thread_pool.hpp"
 
 namespace scout::detail {
 
@@ -58,10 +62,50 @@ void report(const ProgressCallback& progress,
     }
 }
 
-/// How often the documents phase reports, in tools.
-constexpr std::size_t kDocumentsPerReport = 1024;
+/// The unit rows of one embedder call on `texts`, or why the call failed.
+Result<std::vector<std::vector<float>>> embed_batch(Embedder& embedder,
+                                                    std::span<const std::string> texts,
+                                                    std::size_t dim) {
+    Result<std::vector<float>> out = Status{Errc::internal, "not called"};
+    try {
+        out = embedder.embed(texts);
+    } catch (const std::exception& e) {
+        return Status{Errc::unavailable, std::string("embedder threw: ") + e.what()};
+    } catch (...) {
+        return Status{Errc::unavailable, "embedder threw a non-standard exception"};
+    }
+    if (!out) {
+        return out.status();
+    }
+    if (out->size() != texts.size() * dim) {
+        return Status{Errc::dimension_mismatch,
+                      "embedder returned " + std::to_string(out->size()) + " floats for " +
+                          std::to_string(texts.size()) + " texts of dimension " +
+                          std::to_string(dim)};
+    }
+    std::vector<std::vector<float>> rows;
+    rows.reserve(texts.size());
+    for (std::size_t j = 0; j < texts.size(); ++j) {
+        std::vector<float> v(out->begin() + static_cast<std::ptrdiff_t>(j * dim),
+                             out->begin() + static_cast<std::ptrdiff_t>((j + 1) * dim));
+        if (!normalize(v.data(), dim)) {
+            // A zero vector (e.g. a text with no known words) is kept as zero: it matches
+            // nothing.
+            std::fill(v.begin(), v.end(), 0.0f);
+            for (float x : *out) {
+                if (!std::isfinite(x)) {
+                    return Status{Errc::invalid_argument, "embedder returned a non-finite value"};
+                }
+            }
+        }
+        rows.push_back(std::move(v));
+    }
+    return rows;
+}
 
-/// Embeds the documents the cache does not know; fills `vectors` (unit rows) or returns an error.
+/// Embeds the documents the cache does not know, batches on the pool (Embedder::embed is
+/// thread-safe); fills `vectors` (unit rows) or returns the error of the first failing batch.
+/// The batches before it are cached, as a sequential run would have left them.
 Status embed_documents(const std::vector<const std::string*>& texts,
                        const std::vector<std::uint64_t>& keys,
                        const CatalogOptions& options,
@@ -69,6 +113,7 @@ Status embed_documents(const std::vector<const std::string*>& texts,
                        std::size_t dim,
                        EmbeddingCache& cache,
                        VectorStore& vectors,
+                       ThreadPool& pool,
                        std::size_t& embedded,
                        const ProgressCallback& progress) {
     std::vector<std::size_t> missing;
@@ -78,47 +123,43 @@ Status embed_documents(const std::vector<const std::string*>& texts,
         }
     }
     const std::size_t batch = std::max<std::size_t>(options.embed_batch, 1);
+    const std::size_t batches = (missing.size() + batch - 1) / batch;
+    std::vector<Result<std::vector<std::vector<float>>>> results(
+        batches, Status{Errc::internal, "not embedded"});
+    std::atomic<bool> failed{false};  // later batches are not worth the embedder's time
     report(progress, "embeddings", 0, missing.size());
-    for (std::size_t start = 0; start < missing.size(); start += batch) {
-        const std::size_t end = std::min(start + batch, missing.size());
-        std::vector<std::string> chunk;
-        for (std::size_t j = start; j < end; ++j) {
-            chunk.push_back(*texts[missing[j]]);
-        }
-        Result<std::vector<float>> out = Status{Errc::internal, "not called"};
-        try {
-            out = embedder.embed(chunk);
-        } catch (const std::exception& e) {
-            return {Errc::unavailable, std::string("embedder threw: ") + e.what()};
-        } catch (...) {
-            return {Errc::unavailable, "embedder threw a non-standard exception"};
-        }
-        if (!out) {
-            return out.status();
-        }
-        if (out->size() != chunk.size() * dim) {
-            return {Errc::dimension_mismatch,
-                    "embedder returned " + std::to_string(out->size()) + " floats for " +
-                        std::to_string(chunk.size()) + " texts of dimension " +
-                        std::to_string(dim)};
-        }
-        for (std::size_t j = 0; j < chunk.size(); ++j) {
-            std::vector<float> v(out->begin() + static_cast<std::ptrdiff_t>(j * dim),
-                                 out->begin() + static_cast<std::ptrdiff_t>((j + 1) * dim));
-            if (!normalize(v.data(), dim)) {
-                // A zero vector (e.g. a text with no known words) is kept as zero: it matches
-                // nothing.
-                std::fill(v.begin(), v.end(), 0.0f);
-                for (float x : *out) {
-                    if (!std::isfinite(x)) {
-                        return {Errc::invalid_argument, "embedder returned a non-finite value"};
-                    }
+    pool.parallel_for(
+        batches,
+        1,
+        [&](std::size_t begin, std::size_t end) {
+            for (std::size_t b = begin; b < end && !failed.load(std::memory_order_relaxed); ++b) {
+                const std::size_t first = b * batch;
+                const std::size_t last = std::min(first + batch, missing.size());
+                std::vector<std::string> chunk;
+                chunk.reserve(last - first);
+                for (std::size_t j = first; j < last; ++j) {
+                    chunk.push_back(*texts[missing[j]]);
+                }
+                results[b] = embed_batch(embedder, chunk, dim);
+                if (!results[b]) {
+                    failed.store(true, std::memory_order_relaxed);
                 }
             }
-            cache.put(keys[missing[start + j]], std::move(v));
+        },
+        [&](std::size_t done) {
+            if (!failed.load(std::memory_order_relaxed)) {
+                report(
+                    progress, "embeddings", std::min(done * batch, missing.size()), missing.size());
+            }
+        });
+    for (std::size_t b = 0; b < batches; ++b) {
+        if (!results[b]) {
+            return results[b].status();
+        }
+        for (std::size_t j = 0; j < results[b]->size(); ++j) {
+            cache.put(keys[missing[b * batch + j]], std::move((*results[b])[j]));
             ++embedded;
         }
-        report(progress, "embeddings", end, missing.size());
     }
     vectors.dim = dim;
     vectors.data.resize(texts.size() * dim);
@@ -185,6 +226,7 @@ void build_dense(Snapshot& snap,
                  Embedder& embedder,
                  EmbeddingCache& cache,
                  const Snapshot* previous,
+                 ThreadPool& pool,
                  CommitInfo& info,
                  const ProgressCallback& progress) {
     Status s;
@@ -224,12 +266,16 @@ void build_dense(Snapshot& snap,
                             dim,
                             cache,
                             *vectors,
+                            pool,
                             info.embedded,
                             progress);
         if (s.ok()) {
             const std::size_t rows = texts.size();
             report(progress, "dense", 0, rows);
-            snap.dense = make_dense_index(std::move(vectors), options.dense);
+            snap.dense =
+                make_dense_index(std::move(vectors), options.dense, &pool, [&](std::size_t done) {
+                    report(progress, "dense", done, rows);
+                });
             report(progress, "dense", rows, rows);
             return;
         }
@@ -292,16 +338,71 @@ struct Collected {
     std::vector<std::uint64_t> doc_keys;   ///< DocumentCache keys, ToolId order
 };
 
+/// How often the documents phase reports, in tools.
+constexpr std::size_t kDocumentsPerReport = 1024;
+
+/// Tools rendered per chunk of the parallel loop: enough to amortize claiming a chunk, few
+/// enough to balance the threads.
+constexpr std::size_t kDocumentsPerChunk = 32;
+
+/// One tool of an ACTIVE server, in ToolId order, before its document is known.
+struct PendingTool {
+    const ServerSpec* server = nullptr;
+    const ToolSpec* tool = nullptr;
+    std::uint64_t key = 0;
+    CachedDocument* doc = nullptr;  ///< null until rendered (a cache miss)
+};
+
+/// Renders and analyzes the tools the cache lacks, on the pool, then caches them in ToolId
+/// order (so term ids are those of a sequential build). `cached` tools are already done.
+void render_missing(std::vector<PendingTool>& pending,
+                    const std::vector<std::size_t>& misses,
+                    const Analyzer& analyzer,
+                    const FieldWeights& weights,
+                    DocumentCache& documents,
+                    ThreadPool& pool,
+                    std::size_t& rendered,
+                    const ProgressCallback& progress) {
+    std::vector<std::optional<CachedDocument>> fresh(misses.size());
+    const std::size_t cached = pending.size() - misses.size();
+    pool.parallel_for(
+        misses.size(),
+        kDocumentsPerChunk,
+        [&](std::size_t begin, std::size_t end) {
+            for (std::size_t i = begin; i < end; ++i) {
+                const PendingTool& p = pending[misses[i]];
+                fresh[i] = DocumentCache::render(*p.server, *p.tool, analyzer, weights);
+            }
+        },
+        [&, reported = std::size_t{0}](std::size_t done) mutable {
+            // At most one report per kDocumentsPerReport tools; the last one (every miss
+            // rendered) comes after interning.
+            if (done < misses.size() && done - reported >= kDocumentsPerReport) {
+                reported = done;
+                report(progress, "documents", cached + done, pending.size());
+            }
+        });
+    for (std::size_t i = 0; i < misses.size(); ++i) {
+        if (fresh[i]) {
+            PendingTool& p = pending[misses[i]];
+            p.doc = documents.add(p.key, std::move(*fresh[i]));
+            ++rendered;
+        }
+    }
+}
+
 /// Records every tool of the ACTIVE servers in ToolId order (servers by name, tools by name) and
-/// collects its cached document. With `reuse` (a snapshot of the same layout) its server and
-/// tool records are copied and only the tools' texts re-pointed, and the servers it shares
-/// unedited take their documents from the build of `reuse` when the cache remembers it.
+/// collects its cached document, rendering the missing ones on the pool. With `reuse` (a
+/// snapshot of the same layout) its server and tool records are copied and only the tools'
+/// texts re-pointed, and the servers it shares unedited take their documents from the build of
+/// `reuse` when the cache remembers it.
 void collect_tools(const StagedCatalog& staged,
                    const CatalogOptions& options,
                    DocumentCache& documents,
                    const Snapshot* reuse,
                    Snapshot& snap,
                    Collected& out,
+                   ThreadPool& pool,
                    std::size_t& rendered,
                    const ProgressCallback& progress) {
     std::size_t total = 0;
@@ -309,6 +410,37 @@ void collect_tools(const StagedCatalog& staged,
         total += server->meta.status == ServerStatus::active ? server->tools.size() : 0;
     }
     report(progress, "documents", 0, total);
+    // Keys and cached documents first (hashing only), then the misses on the pool.
+    std::vector<PendingTool> pending;
+    pending.reserve(total);
+    std::vector<std::size_t> misses;
+    const bool remembered = reuse != nullptr && documents.remembers(reuse->generation);
+    auto previous_server = remembered ? reuse->source->begin() : staged.end();
+    for (const auto& [server_name, server] : staged) {
+        // Same layout: the previous catalog has the same servers in the same order.
+        const bool unedited = remembered && (previous_server++)->second == server;
+        if (server->meta.status != ServerStatus::active) {
+            continue;
+        }
+        for (const auto& [tool_name, tool] : server->tools) {
+            const std::size_t id = pending.size();
+            PendingTool p{&server->meta, tool.get(), 0, nullptr};
+            if (unedited) {
+                p.key = documents.remembered_key(id);
+                p.doc = documents.remembered(id);
+            } else {
+                p.key = DocumentCache::key(server->meta, *tool);
+                p.doc = documents.find(p.key);
+            }
+            if (p.doc == nullptr) {
+                misses.push_back(id);
+            }
+            pending.push_back(p);
+        }
+    }
+    render_missing(
+        pending, misses, snap.analyzer, options.bm25.weights, documents, pool, rendered, progress);
+
     if (reuse != nullptr) {
         snap.servers = reuse->servers;
         snap.server_index = reuse->server_index;
@@ -317,12 +449,9 @@ void collect_tools(const StagedCatalog& staged,
     out.terms.reserve(total);
     out.docs.reserve(total);
     out.doc_keys.reserve(total);
-    const bool remembered = reuse != nullptr && documents.remembers(reuse->generation);
-    auto previous_server = remembered ? reuse->source->begin() : staged.end();
+    std::size_t at = 0;    // position in pending
     std::size_t next = 0;  // ToolId of the next tool
     for (const auto& [server_name, server] : staged) {
-        // Same layout: the previous catalog has the same servers in the same order.
-        const bool unedited = remembered && (previous_server++)->second == server;
         if (server->meta.status != ServerStatus::active) {
             continue;
         }
@@ -334,27 +463,19 @@ void collect_tools(const StagedCatalog& staged,
                             static_cast<ToolId>(snap.tools.size()),
                             0};
         for (const auto& [tool_name, tool] : server->tools) {
-            const std::uint64_t key =
-                unedited ? documents.remembered_key(next) : DocumentCache::key(server->meta, *tool);
-            CachedDocument* doc =
-                unedited
-                    ? documents.remembered(next)
-                    : documents.get(
-                          key, server->meta, *tool, snap.analyzer, options.bm25.weights, rendered);
-            if (doc == nullptr) {
+            const PendingTool& p = pending[at++];
+            if (p.doc == nullptr) {
                 continue;  // validated at upsert; unreachable in practice
             }
-            out.terms.push_back({doc->term_ids, doc->length});
-            out.docs.push_back(doc);
-            out.doc_keys.push_back(key);
+            out.terms.push_back({p.doc->term_ids, p.doc->length});
+            out.docs.push_back(p.doc);
+            out.doc_keys.push_back(p.key);
             if (reuse != nullptr) {
-                set_texts(snap.tools[next], *tool, doc->action);
+                set_texts(snap.tools[next], *tool, p.doc->action);
             } else {
-                snap.tools.push_back(tool_record(server->meta, *tool, server_index, doc->action));
+                snap.tools.push_back(tool_record(server->meta, *tool, server_index, p.doc->action));
             }
-            if (++next % kDocumentsPerReport == 0) {
-                report(progress, "documents", next, total);
-            }
+            ++next;
         }
         if (reuse == nullptr) {
             record.end_tool = static_cast<ToolId>(snap.tools.size());
@@ -441,8 +562,9 @@ BuildOutput build_snapshot(std::shared_ptr<const StagedCatalog> staged,
         previous != nullptr && previous->source && same_layout(*previous->source, *staged)
             ? previous
             : nullptr;
+    ThreadPool pool(options.threads);  // starts its threads only for work worth splitting
     collect_tools(
-        *staged, options, documents, reuse, *snap, collected, out.info.rendered, progress);
+        *staged, options, documents, reuse, *snap, collected, pool, out.info.rendered, progress);
     report(progress, "bm25", 0, snap->tools.size());
     snap->bm25 = Bm25Index::from_documents(documents.vocabulary(), collected.terms, options.bm25);
     report(progress, "bm25", snap->tools.size(), snap->tools.size());
@@ -457,7 +579,8 @@ BuildOutput build_snapshot(std::shared_ptr<const StagedCatalog> staged,
     }
     snap->source = std::move(staged);  // owns what the tool records view
     if (embedder != nullptr && !collected.docs.empty()) {
-        build_dense(*snap, collected.docs, options, *embedder, cache, previous, out.info, progress);
+        build_dense(
+            *snap, collected.docs, options, *embedder, cache, previous, pool, out.info, progress);
     } else if (embedder == nullptr) {
         snap->dense_error = "no embedder configured";
     }

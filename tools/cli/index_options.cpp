@@ -10,6 +10,8 @@
 namespace scout::cli {
 namespace {
 
+constexpr unsigned long long kMaxThreads = 1024;
+
 Status set_fusion(CatalogOptions& options, const std::string& spec) {
     std::stringstream items(spec);
     std::string item;
@@ -170,7 +172,12 @@ OptionGroup index_option_group() {
               "off|W",
               num(e.pair_weight),
               "weight of the query's adjacent word pairs, matched against the pairs of tool names "
-              "and descriptions"}}};
+              "and descriptions"},
+             {"threads",
+              "N",
+              std::to_string(d.threads),
+              "threads a commit uses to analyze, embed and build the HNSW graph (0 = every "
+              "core); a setting of this run, not stored in index files"}}};
 }
 
 Result<CatalogOptions> index_options(const Args& args) {
@@ -243,6 +250,16 @@ Result<CatalogOptions> index_options(const Args& args) {
         options.expansion.neighbours = static_cast<std::size_t>(values[0]);
         options.expansion.neighbour_weight = values[1];
         options.expansion.neighbour_min_similarity = values[2];
+    }
+    if (auto threads = args.get("threads")) {
+        char* end = nullptr;
+        const unsigned long long n = std::strtoull(threads->c_str(), &end, 10);
+        if (threads->empty() || end != threads->c_str() + threads->size() || n > kMaxThreads ||
+            (*threads)[0] == '-') {
+            return Status{Errc::invalid_argument,
+                          "--threads takes 0 (every core) to " + std::to_string(kMaxThreads)};
+        }
+        options.threads = static_cast<std::size_t>(n);
     }
     if (auto stem = args.get("stem")) {
         if (*stem != "on" && *stem != "off" && *stem != "both") {

@@ -1,0 +1,52 @@
+// parallel_catalogs.hpp: catalogs for comparing commits at different thread counts.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "scout/scout.hpp"
+#include "support/test_catalogs.hpp"
+
+namespace scout::testing {
+
+/// A random catalog whose descriptions also carry words used by one tool only, so the
+/// vocabulary is large and term ids depend on the order documents are interned.
+inline scout::CatalogSpec catalog(std::size_t servers, std::size_t tools, std::uint32_t seed) {
+    scout::CatalogSpec spec = scout::testing::random_catalog(servers, tools, seed);
+    std::size_t unique = 0;
+    for (scout::ServerSpec& s : spec.servers) {
+        for (scout::ToolSpec& t : s.tools) {
+            t.description += " w" + std::to_string(unique) + " w" + std::to_string(unique / 3);
+            ++unique;
+        }
+    }
+    return spec;
+}
+
+inline scout::Catalog build(const scout::CatalogSpec& spec,
+                     std::size_t threads,
+                     scout::DenseIndexKind kind,
+                     std::vector<scout::CommitProgress>* progress = nullptr) {
+    scout::CatalogOptions options;
+    options.threads = threads;
+    options.dense.kind = kind;
+    options.embed_batch = 4;  // many batches, so they spread over the threads
+    auto c = scout::Catalog::create(options, std::make_shared<scout::HashingEmbedder>(32));
+    REQUIRE(c.ok());
+    REQUIRE(c->upsert_servers(spec).ok());
+    scout::ProgressCallback hear;
+    if (progress != nullptr) {
+        hear = [progress](const scout::CommitProgress& p) {
+            progress->push_back({p.phase, p.done, p.total});
+        };
+    }
+    auto info = c->commit(hear);
+    REQUIRE(info.ok());
+    REQUIRE(info->dense_ready);
+    return std::move(*c);
+}
+
+}  // namespace scout::testing
