@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include "scout/scout.hpp"
+
 #include "support/test_catalogs.hpp"
 
 namespace scout::testing {
@@ -27,9 +28,9 @@ inline scout::CatalogSpec catalog(std::size_t servers, std::size_t tools, std::u
 }
 
 inline scout::Catalog build(const scout::CatalogSpec& spec,
-                     std::size_t threads,
-                     scout::DenseIndexKind kind,
-                     std::vector<scout::CommitProgress>* progress = nullptr) {
+                            std::size_t threads,
+                            scout::DenseIndexKind kind,
+                            std::vector<scout::CommitProgress>* progress = nullptr) {
     scout::CatalogOptions options;
     options.threads = threads;
     options.dense.kind = kind;
