@@ -152,4 +152,3 @@ TEST_CASE("progress of a parallel commit counts upwards within each phase",
     CHECK(by_phase["documents"].back().total == 3000);
     CHECK(by_phase["documents"].size() > 2);  // it advanced between start and end
 }
-

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "scout/scout.hpp"
+
 #include "support/parallel_catalogs.hpp"
 #include "support/test_catalogs.hpp"
 
