@@ -3,7 +3,9 @@
 # holds the fuzz targets: scripts/lib/asan-build.sh) and with TSan (the tests whose names mark
 # concurrency, and the gateway tests, whose gateway runs dozens of threads, in build-tsan/), and
 # runs them. Debug info is line tables only (-g1): all a sanitizer report needs, and much less to
-# compile and link.
+# compile and link. In both builds the library and the gateway's parts are compiled at -O1 and the
+# rest (tests, tools, drivers) at -O0, which compiles in about half the time of -O1
+# (SCOUT_LIBRARY_COMPILE_OPTIONS).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs="$(nproc)"
@@ -29,7 +31,8 @@ if [ -f build/CTestTestfile.cmake ]; then
   done
 fi
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCOUT_SANITIZE=thread \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O0 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O0 -g1 -DNDEBUG" \
+  -DSCOUT_LIBRARY_COMPILE_OPTIONS=-O1 \
   -DSCOUT_BUILD_BENCHMARKS=OFF -DSCOUT_WERROR=ON
 cmake --build build-tsan -j"$jobs" --target "${tsan_targets[@]}"
 TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/tests/tsan.supp" \
