@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "analysis/stem_memo.hpp"
 #include "analysis/term.hpp"
 #include "util/utf8.hpp"
 
@@ -169,10 +170,10 @@ void Analyzer::analyze(std::string_view text, std::vector<std::string>& out) con
         if (!options_.stem) {
             out.push_back(token);
         } else if (!options_.keep_surface) {
-            out.push_back(porter_stem(token));
+            out.push_back(memo_porter_stem(token));
         } else {
             out.push_back(token);
-            out.push_back(make_term(TermKind::stem, porter_stem(token)));
+            out.push_back(make_term(TermKind::stem, memo_porter_stem(token)));
         }
     });
 }

@@ -2,6 +2,7 @@
 #include "analysis/word_pairs.hpp"
 
 #include "analysis/analyzer.hpp"
+#include "analysis/stem_memo.hpp"
 #include "analysis/term.hpp"
 
 namespace scout::detail {
@@ -17,7 +18,7 @@ void append_word_pairs(std::string_view text, std::vector<std::string>& out) {
     words_only.analyze(text, words);
     std::string previous;
     for (const std::string& w : words) {
-        std::string stem = porter_stem(w);
+        std::string stem = memo_porter_stem(w);
         if (!previous.empty()) {
             previous += ' ';
             previous += stem;

@@ -16,6 +16,7 @@
 #include "scout/embedder.hpp"
 
 #include "analysis/analyzer.hpp"
+#include "analysis/stem_memo.hpp"
 #include "embed/vector_table.hpp"
 #include "embed/word_model.hpp"
 #include "util/byte_io.hpp"
@@ -25,8 +26,8 @@
 namespace scout {
 
 using detail::Analyzer;
+using detail::memo_porter_stem;
 using detail::mix64;
-using detail::porter_stem;
 
 // Hidden: a private part of an exported class, never part of libscout's ABI.
 struct [[gnu::visibility("hidden")]] StaticEmbedder::Impl {
@@ -131,7 +132,7 @@ std::vector<std::string> base_forms(const std::string& word) {
             out.push_back(base);
         }
     }
-    out.push_back(porter_stem(word));
+    out.push_back(memo_porter_stem(word));
     return out;
 }
 

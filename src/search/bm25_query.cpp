@@ -5,6 +5,8 @@
 #include <string>
 #include <unordered_set>
 
+#include "analysis/analyzer.hpp"
+#include "analysis/stem_memo.hpp"
 #include "analysis/tool_action.hpp"
 #include "analysis/word_pairs.hpp"
 #include "search/compound_expander.hpp"
@@ -33,6 +35,14 @@ bool known_word(const Snapshot& snap, const std::string& word) {
     // spares analyzing every candidate half of a compound.
     if (!snap.options.analyzer.stem || snap.options.analyzer.keep_surface) {
         return snap.bm25.doc_freq(word) > 0;
+    }
+    // A word of lowercase ASCII letters is one token to the analyzer, so its one term is its
+    // stem (or none for a stop word): no tokenizing, no vector, for every candidate half.
+    const AnalyzerOptions& a = snap.options.analyzer;
+    if (!word.empty() && word.size() <= a.max_token_bytes &&
+        std::all_of(word.begin(), word.end(), [](char c) { return c >= 'a' && c <= 'z'; })) {
+        return !(a.remove_stop_words && is_stop_word(word)) &&
+               snap.bm25.doc_freq(memo_porter_stem(word)) > 0;
     }
     const std::vector<std::string> terms = snap.analyzer.analyze(word);
     return !terms.empty() && std::all_of(terms.begin(), terms.end(), [&](const std::string& t) {

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "analysis/analyzer.hpp"
+#include "analysis/stem_memo.hpp"
 
 namespace scout::detail {
 namespace {
@@ -14,7 +15,7 @@ std::vector<std::string> stems_of(std::string_view text) {
     std::istringstream words(Analyzer::split_words(text));
     std::string w;
     while (words >> w) {
-        out.push_back(porter_stem(w));
+        out.push_back(memo_porter_stem(w));
     }
     return out;
 }

@@ -76,3 +76,33 @@ TEST_CASE("compound expansion reaches a tool named with a glued word", "[compoun
     CHECK(top(0.0f) == "storage_secret_rotate");
     CHECK(top(1.0f) == "keyvault_secret_get");
 }
+
+TEST_CASE("a glued query word splits into halves the catalog knows only by their stems",
+          "[compounds][search]") {
+    // With stems alone in the index, "webhooks" is no catalog term, "web" and "hook" (the stem of
+    // "hooks") are; "hooksthe" ends in a stop word, which the analyzer drops, so it is not split.
+    scout::CatalogSpec spec;
+    spec.servers.push_back({"ci",
+                            "Build pipelines.",
+                            "",
+                            "",
+                            scout::ServerStatus::active,
+                            {{"register", "", "Register web hooks for a repository.", "", ""},
+                             {"pipeline_run", "", "Run a pipeline.", "", ""}}});
+    scout::CatalogOptions options;
+    options.analyzer.keep_surface = false;  // stems only: a word is known by its stem
+    options.expansion.action_weight = 0.0f;
+    options.expansion.lexicon = false;
+    auto catalog = scout::Catalog::create(options);
+    REQUIRE(catalog.ok());
+    REQUIRE(catalog->upsert_servers(spec).ok());
+    REQUIRE(catalog->commit().ok());
+    const auto hits = [&](const std::string& query) {
+        auto r = catalog->searcher().search(query, {.mode = scout::Mode::bm25});
+        REQUIRE(r.ok());
+        return r->hits.size();
+    };
+    CHECK(hits("webhooks") == 1);
+    CHECK(hits("hooksthe") == 0);
+    CHECK(hits("pipelinethe") == 0);
+}

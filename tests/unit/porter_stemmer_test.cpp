@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "analysis/analyzer.hpp"
+#include "analysis/stem_memo.hpp"
 
 TEST_CASE("Porter stemmer matches the published examples", "[stemmer]") {
     const std::vector<std::pair<std::string, std::string>> cases = {
@@ -95,4 +96,51 @@ TEST_CASE("stemmer leaves short, non-ASCII and mixed words alone", "[stemmer]") 
     CHECK(scout::detail::porter_stem("") == "");
     CHECK(scout::detail::porter_stem("café") == "café");
     CHECK(scout::detail::porter_stem("v2") == "v2");
+}
+
+TEST_CASE("the stem memo answers as the stemmer does, past its bound and for long words",
+          "[stemmer]") {
+    using scout::detail::kStemMemoEntries;
+    using scout::detail::kStemMemoMaxBytes;
+    using scout::detail::memo_porter_stem;
+    using scout::detail::porter_stem;
+    // Words of every suffix the stemmer knows, over more distinct stems than the memo holds, so
+    // that it fills and starts afresh several times; each word is asked twice (once to fill,
+    // once to hit) and, on a later pass, after the memo has been emptied.
+    const std::vector<std::string> suffixes = {"",
+                                               "s",
+                                               "ing",
+                                               "ed",
+                                               "ation",
+                                               "ational",
+                                               "ness",
+                                               "ment",
+                                               "ize",
+                                               "izer",
+                                               "ful",
+                                               "ly",
+                                               "e",
+                                               "ies"};
+    std::vector<std::string> words;
+    for (std::size_t i = 0; words.size() < 3 * kStemMemoEntries; ++i) {
+        std::string base;
+        for (std::size_t n = i; base.size() < 3 || n != 0; n /= 26) {
+            base.push_back(static_cast<char>('a' + n % 26));
+        }
+        words.push_back(base + suffixes[i % suffixes.size()]);
+    }
+    words.push_back(std::string(kStemMemoMaxBytes + 9, 'a') + "ational");
+    words.push_back("café");
+    words.push_back("");
+    std::size_t wrong = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        for (const std::string& w : words) {
+            const std::string expected = porter_stem(w);
+            if (memo_porter_stem(w) != expected || memo_porter_stem(w) != expected) {
+                ++wrong;
+            }
+        }
+    }
+    CHECK(wrong == 0);
+    CHECK(memo_porter_stem("generalizations") == "gener");
 }
