@@ -4,7 +4,7 @@
 # concurrency, and the gateway tests, whose gateway runs dozens of threads, in build-tsan/), and
 # runs them. Debug info is line tables only (-g1): all a sanitizer report needs, and much less to
 # compile and link. In both builds the library and the gateway's parts are compiled at -O1 and the
-# rest (tests, tools, drivers) at -O0, which compiles in about half the time of -O1
+# rest (tests, tools) at -O0, which compiles in about half the time of -O1
 # (SCOUT_LIBRARY_COMPILE_OPTIONS).
 set -euo pipefail
 cd "$(dirname "$0")/.."

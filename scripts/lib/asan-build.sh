@@ -1,10 +1,10 @@
 # asan-build.sh (sourced by sanitizers.sh and fuzz.sh): configures build-asan/, the one
 # AddressSanitizer + UndefinedBehaviorSanitizer build that holds both the tests and the libFuzzer
 # targets, so the library is compiled once for both. clang, because libFuzzer is clang's. Debug's
-# assertions stay on (an assertion a fuzzer trips is a finding). The library and the gateway's
-# parts, where the tests and the fuzzers spend their time, are compiled at -O1 (much faster under
-# ASan than -O0); the tests, tools and fuzz drivers at -O0, which compiles in half the time of
-# -O1. Debug info is line tables only (-g1), all a report needs.
+# assertions stay on (an assertion a fuzzer trips is a finding). The library, the gateway's parts
+# and the fuzz drivers, where the tests and the fuzzers spend their time, are compiled at -O1
+# (much faster under ASan than -O0); the tests and tools at -O0, which compiles in half the time
+# of -O1. Debug info is line tables only (-g1), all a report needs.
 configure_asan_build() {
   local cxx cc
   cxx="$(command -v clang++-14 || command -v clang++ || true)"
