@@ -8,12 +8,16 @@
 # (training/decontaminate.py: the public datasets and data/), train (fixed seeds, deterministic,
 # one thread), export (product quantization, seeded k-means, to fit 2 MiB), and print the SHA-256.
 #
-#   training/build-model.sh [--out FILE] [--datasets DIR] [--without-npm] [--with-smithery DIR]
+#   training/build-model.sh [--out FILE] [--datasets DIR] [--without-npm] [--with-api]
+#                           [--with-smithery DIR] [--mix SOURCE:SHARE,...] [--seed N]
 #
 # --datasets: the evaluation datasets kept out of the pairs (default $SCOUT_DATASETS, else
 # ../shared/datasets next to the checkout); read only to be kept out, and required.
 # --without-npm: the previous model (Debian + WordNet only, no decontamination, the default seed,
 # version 1 int8 export): SHA-256 180225bd... (docs/model.md).
+# --with-api adds the API reference pairs (pydoc, cloudapi: training/api_pairs.py, Debian's
+# libpython3.11-stdlib and python3-botocore): measured, not adopted (docs/model.md).
+# --mix and --seed are passed to train.py (for measurement; the defaults build the shipped model).
 # --with-smithery adds the toolgym_smithery tool descriptions (licence unclear): for measurement
 # only, never for the shipped model. Downloads and intermediate files live in
 # $SCOUT_CACHE_DIR/training (default ~/.cache/scout/training); a second run reuses the fetched
@@ -24,14 +28,21 @@ cd "$(dirname "$0")/.."
 out="data/scout-static-256d.swm"
 smithery=""
 npm=1
+api=0
+mix=""
+seed_arg=""
 datasets="${SCOUT_DATASETS:-../shared/datasets}"
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) out="$2"; shift 2 ;;
     --datasets) datasets="$2"; shift 2 ;;
     --without-npm) npm=0; shift ;;
+    --with-api) api=1; shift ;;
+    --mix) mix="$2"; shift 2 ;;
+    --seed) seed_arg="$2"; shift 2 ;;
     --with-smithery) smithery="$2/toolgym_smithery/catalog.json"; shift 2 ;;
-    *) echo "usage: $0 [--out FILE] [--datasets DIR] [--without-npm] [--with-smithery DIR]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--out FILE] [--datasets DIR] [--without-npm] [--with-api]" \
+         "[--with-smithery DIR] [--mix SOURCE:SHARE,...] [--seed N]" >&2; exit 2 ;;
   esac
 done
 if [ "$npm" = 1 ] && ! ls "$datasets"/*/queries.json >/dev/null 2>&1; then
@@ -104,11 +115,20 @@ if [ "$npm" = 1 ]; then
   extra+=(--npm "$work/npm" --decontaminate "$datasets"
           --decontaminate-file data/queries-49.json --decontaminate-file data/enterprise_catalog.json)
   seed=(--seed 2)
+  if [ "$api" = 1 ]; then
+    bash training/fetch_debs.sh "$work/debs"
+    pairs="$pairs-api"
+    sources="$sources,pydoc,cloudapi"
+    extra+=(--stdlib "$work/debs/libpython3.11-stdlib/usr/lib/python3.11"
+            --botocore "$work/debs/python3-botocore/usr/lib/python3/dist-packages/botocore/data")
+  fi
 else
   export_args=(--subvectors 0 --max-bytes 0 --keep rank)  # the previous model's int8 file
 fi
 $python training/make_pairs.py --translations "$descriptions" --wordnet /usr/share/wordnet \
   "${extra[@]}" --out "$pairs"
+if [ -n "$seed_arg" ]; then seed=(--seed "$seed_arg"); fi
+if [ -n "$mix" ]; then seed+=(--mix "$mix"); fi
 $python training/train.py --glove "$glove" --pairs "$pairs" --cache "$work" --sources "$sources" \
   --init unit --steps 600 --lr 0.003 --batch 512 --temperature 0.05 "${seed[@]}" --out "$work/checkpoint.npz"
 $python training/export_model.py --checkpoint "$work/checkpoint.npz" --out "$out" "${export_args[@]}"

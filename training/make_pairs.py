@@ -7,6 +7,8 @@
 #   wordnet:  word <-> definition, example sentence <-> words + definition, word <-> synonym.
 #   npmtools, npmparams, npmdocs: tool definitions and READMEs of the permissively licensed MCP
 #             server packages of npm-packages.txt (npm_pairs.py).
+#   pydoc, cloudapi: API reference text of Debian packages (api_pairs.py): Python's standard
+#             library docstrings and botocore's AWS service models.
 #   smithery: (optional, measurement only) a tool description's first sentence <-> the rest,
 #             and the tool name <-> its description.
 # Decontamination: with --decontaminate DATASETS [--decontaminate-file F ...], every pair either
@@ -20,6 +22,7 @@ import os
 import re
 import sys
 
+import api_pairs
 import decontaminate
 import npm_pairs
 
@@ -171,6 +174,8 @@ def main():
     ap.add_argument("--decontaminate", help="directory of the evaluation datasets (kept out)")
     ap.add_argument("--decontaminate-file", action="append", default=[],
                     help="a further evaluation catalog or queries file (kept out; repeatable)")
+    ap.add_argument("--stdlib", help="extracted libpython3.X-stdlib: its usr/lib/python3.X")
+    ap.add_argument("--botocore", help="extracted python3-botocore: its botocore/data directory")
     ap.add_argument("--smithery", help="toolgym_smithery catalog.json (measurement only)")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
@@ -180,6 +185,10 @@ def main():
                "wordnet": wordnet_pairs(args.wordnet)}
     if args.npm:
         sources.update(npm_sources(args.npm, args.npm_list, args.npm_cap))
+    if args.stdlib:
+        sources["pydoc"] = api_pairs.stdlib_pairs(args.stdlib)
+    if args.botocore:
+        sources["cloudapi"] = api_pairs.botocore_pairs(args.botocore)
     if args.smithery:
         sources["smithery"] = catalog_pairs(args.smithery)
     cleaner = None

@@ -2,7 +2,8 @@
 # decontaminate_test.py: the model's training pairs keep evaluation text out. Checks the
 # decontaminator (copies, near-duplicates, unrelated text kept), that make_pairs.py applies it
 # to every source it writes, that npm packages are checked against their SHA-256 pin and
-# licence, and, when the public datasets are present ($SCOUT_DATASETS or ../shared/datasets next
+# licence, that the API reference readers (api_pairs.py) keep public names and each side once,
+# and, when the public datasets are present ($SCOUT_DATASETS or ../shared/datasets next
 # to the checkout), that every one of their queries and reworded copies of them are caught.
 # Standard library only.
 import hashlib
@@ -19,6 +20,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "training"))
 
 import analysis  # noqa: E402
+import api_pairs  # noqa: E402
 import decontaminate  # noqa: E402
 import make_pairs  # noqa: E402
 
@@ -197,6 +199,98 @@ class MakePairsTest(unittest.TestCase):
             self.assertNotIn(" ".join(analysis.words(text)), " ".join(analysis.words(written)))
         self.assertIn("debian 1 (1 dropped", run.stderr)
         self.assertIn("npmtools 1 (1 dropped", run.stderr)
+
+
+MODULE = '''
+def rotate_keys(env):
+    """Rotate the signing keys of an environment.
+
+    The old keys stay valid for a grace period of one hour."""
+
+def _private_helper():
+    """Reads the hidden state of the module quickly."""
+
+class KeyRing:
+    """Holds the signing keys of one environment.
+
+    Keys are loaded lazily from the configured store."""
+    def revoke(self, key):
+        """Revoke one key at once and forever."""
+    def _cache(self):
+        """Keeps a private copy of every key."""
+
+def alias(env):
+    """Rotate the signing keys of an environment."""
+'''
+
+SERVICE = {
+    "metadata": {"serviceId": "DocDB"},
+    "operations": {
+        "RemoveTagsFromResource": {"documentation": "<p>Removes metadata tags from a cluster "
+                                                    "resource.</p> <p>Tags are key and value "
+                                                    "pairs that label a resource.</p>"},
+        "AddTags": {"documentation": "<p>Too short.</p>"},
+        "Broken": "not an operation",
+    },
+}
+
+
+class ApiPairsTest(unittest.TestCase):
+    def test_docstrings_give_name_and_summary_pairs_of_public_names(self):
+        pairs = api_pairs.file_pairs(MODULE)
+        self.assertIn(("rotate keys", "Rotate the signing keys of an environment."), pairs)
+        self.assertIn(("Rotate the signing keys of an environment.",
+                       "The old keys stay valid for a grace period of one hour."), pairs)
+        self.assertIn(("KeyRing revoke", "Revoke one key at once and forever."), pairs)
+        written = " ".join(a + " " + b for a, b in pairs)
+        self.assertNotIn("private", written)
+        self.assertNotIn("hidden state", written)
+
+    def test_each_side_is_kept_once(self):
+        pairs = api_pairs._distinct_sides(api_pairs.file_pairs(MODULE))
+        sides = [side for pair in pairs for side in pair]
+        self.assertEqual(len(sides), len(set(sides)))
+        self.assertIn(("rotate keys", "Rotate the signing keys of an environment."), pairs)
+        self.assertNotIn(("alias", "Rotate the signing keys of an environment."), pairs)
+
+    def test_stdlib_walk_skips_tests_and_dangling_links(self):
+        with tempfile.TemporaryDirectory() as root:
+            os.makedirs(os.path.join(root, "test"))
+            for path in ("keys.py", os.path.join("test", "keys.py"), "test_keys.py"):
+                with open(os.path.join(root, path), "w", encoding="utf-8") as f:
+                    f.write(MODULE)
+            os.symlink(os.path.join(root, "missing.py"), os.path.join(root, "gone.py"))
+            with open(os.path.join(root, "broken.py"), "w", encoding="utf-8") as f:
+                f.write("def (:\n")
+            pairs = api_pairs.stdlib_pairs(root)
+        self.assertEqual(pairs, api_pairs._distinct_sides(api_pairs.file_pairs(MODULE)))
+
+    def test_service_model_pairs(self):
+        pairs = api_pairs.service_model_pairs(json.dumps(SERVICE))
+        self.assertEqual(pairs, [
+            ("DocDB RemoveTagsFromResource", "Removes metadata tags from a cluster resource."),
+            ("Removes metadata tags from a cluster resource.",
+             "Tags are key and value pairs that label a resource.")])
+        self.assertEqual(api_pairs._distinct_sides(pairs), pairs[:1])
+
+    def test_botocore_reads_the_newest_version_of_each_service(self):
+        old = dict(SERVICE, operations={"Describe": {"documentation": "Describes an old cluster "
+                                                                      "of the service."}})
+        with tempfile.TemporaryDirectory() as root:
+            write_json(os.path.join(root, "docdb", "2014-10-31", "service-2.json"), old)
+            write_json(os.path.join(root, "docdb", "2021-01-01", "service-2.json"), SERVICE)
+            write_json(os.path.join(root, "endpoints.json"), {})
+            pairs = api_pairs.botocore_pairs(root)
+        self.assertEqual(pairs, [("DocDB RemoveTagsFromResource",
+                                  "Removes metadata tags from a cluster resource.")])
+        self.assertNotIn("old cluster", " ".join(a + b for a, b in pairs))
+
+    def test_unparsable_input_gives_no_pairs(self):
+        for text in ("{", "[1, 2]", "null", "\"text\"", "{\"operations\": 3}",
+                     "{\"metadata\": 1, \"operations\": {}}"):
+            self.assertEqual(api_pairs.service_model_pairs(text), [], text)
+        for text in ("def (:", "\x00", "class A:\n  def"):
+            self.assertEqual(api_pairs.file_pairs(text), [], text)
 
 
 def public_datasets():
