@@ -2,7 +2,6 @@
 #include "search/lexicon.hpp"
 
 #include <algorithm>
-#include <sstream>
 
 #include "analysis/analyzer.hpp"
 #include "analysis/stem_memo.hpp"
@@ -10,12 +9,18 @@
 namespace scout::detail {
 namespace {
 
+/// The stems of the words of `text`. split_words joins its tokens with single spaces and a
+/// token holds none, so cutting at spaces gives them back without a stream.
 std::vector<std::string> stems_of(std::string_view text) {
     std::vector<std::string> out;
-    std::istringstream words(Analyzer::split_words(text));
-    std::string w;
-    while (words >> w) {
-        out.push_back(memo_porter_stem(w));
+    const std::string words = Analyzer::split_words(text);
+    std::size_t start = 0;
+    while (start < words.size()) {
+        const std::size_t space = std::min(words.find(' ', start), words.size());
+        if (space > start) {
+            out.push_back(memo_porter_stem(std::string_view(words).substr(start, space - start)));
+        }
+        start = space + 1;
     }
     return out;
 }
@@ -43,7 +48,7 @@ Lexicon::Lexicon(const std::vector<std::string_view>& groups) {
 
 std::vector<std::string> Lexicon::expansions(std::string_view query) const {
     const std::vector<std::string> words = stems_of(query);
-    std::vector<bool> present(phrases_.size(), false);
+    std::vector<std::size_t> present;  // phrases the query holds: few, so a list
     std::vector<std::size_t> matched_groups;
     for (std::size_t i = 0; i < words.size(); ++i) {
         auto it = by_first_stem_.find(words[i]);
@@ -55,7 +60,7 @@ std::vector<std::string> Lexicon::expansions(std::string_view query) const {
             if (i + stems.size() <= words.size() &&
                 std::equal(
                     stems.begin(), stems.end(), words.begin() + static_cast<std::ptrdiff_t>(i))) {
-                present[p] = true;
+                present.push_back(p);
                 if (std::find(matched_groups.begin(), matched_groups.end(), phrases_[p].group) ==
                     matched_groups.end()) {
                     matched_groups.push_back(phrases_[p].group);
@@ -66,7 +71,8 @@ std::vector<std::string> Lexicon::expansions(std::string_view query) const {
     std::vector<std::string> out;
     for (std::size_t g : matched_groups) {
         for (std::size_t p : groups_[g]) {
-            if (!present[p] && std::find(out.begin(), out.end(), phrases_[p].text) == out.end()) {
+            if (std::find(present.begin(), present.end(), p) == present.end() &&
+                std::find(out.begin(), out.end(), phrases_[p].text) == out.end()) {
                 out.push_back(phrases_[p].text);
             }
         }

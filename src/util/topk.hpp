@@ -20,6 +20,13 @@ struct ScoredDoc {
     return a.score > b.score || (a.score == b.score && a.id < b.id);
 }
 
+/// ranks_before as a type: the standard algorithms inline a functor's call, not a pointer's.
+struct RankOrder {
+    bool operator()(const ScoredDoc& a, const ScoredDoc& b) const noexcept {
+        return ranks_before(a, b);
+    }
+};
+
 class TopK {
 public:
     explicit TopK(std::size_t k = 0) : k_(k) { heap_.reserve(k); }
@@ -44,22 +51,44 @@ public:
         const ScoredDoc doc{id, score};
         if (heap_.size() < k_) {
             heap_.push_back(doc);
-            std::push_heap(heap_.begin(), heap_.end(), ranks_before);  // worst on top
+            std::push_heap(heap_.begin(), heap_.end(), RankOrder{});  // worst on top
         } else if (ranks_before(doc, heap_.front())) {
-            std::pop_heap(heap_.begin(), heap_.end(), ranks_before);
-            heap_.back() = doc;
-            std::push_heap(heap_.begin(), heap_.end(), ranks_before);
+            replace_worst(doc);
         }
     }
 
     /// The collected docs, best first. Leaves the collector empty.
     void drain_sorted(std::vector<ScoredDoc>& out) {
-        std::sort(heap_.begin(), heap_.end(), ranks_before);
+        std::sort(heap_.begin(), heap_.end(), RankOrder{});
         out.assign(heap_.begin(), heap_.end());
         heap_.clear();
     }
 
 private:
+    /// Puts `doc` in place of the worst and sifts it down: one pass where pop_heap then
+    /// push_heap make two (a scan replaces the worst far more often than it fills the heap).
+    void replace_worst(const ScoredDoc& doc) noexcept {
+        const std::size_t n = heap_.size();
+        ScoredDoc* h = heap_.data();
+        std::size_t i = 0;
+        while (true) {
+            std::size_t child = 2 * i + 1;
+            if (child >= n) {
+                break;
+            }
+            // The worse child (the one ranked after the other) must rise above `doc`.
+            if (child + 1 < n && ranks_before(h[child], h[child + 1])) {
+                ++child;
+            }
+            if (!ranks_before(doc, h[child])) {
+                break;
+            }
+            h[i] = h[child];
+            i = child;
+        }
+        h[i] = doc;
+    }
+
     std::size_t k_;
     std::vector<ScoredDoc> heap_;
 };
@@ -96,7 +125,7 @@ public:
         if (buf_.size() > k_) {
             compact();
         }
-        std::sort(buf_.begin(), buf_.end(), ranks_before);
+        std::sort(buf_.begin(), buf_.end(), RankOrder{});
         out.assign(buf_.begin(), buf_.end());
         buf_.clear();
     }
@@ -113,7 +142,7 @@ public:
 private:
     void compact() {
         const auto kth = buf_.begin() + static_cast<std::ptrdiff_t>(k_ - 1);
-        std::nth_element(buf_.begin(), kth, buf_.end(), ranks_before);
+        std::nth_element(buf_.begin(), kth, buf_.end(), RankOrder{});
         buf_.resize(k_);
         threshold_ = kth->score;
     }

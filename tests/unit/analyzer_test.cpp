@@ -125,3 +125,17 @@ TEST_CASE("UTF-8 validation", "[analyzer]") {
     CHECK_FALSE(scout::detail::is_valid_utf8("\xC0\xAF"));          // overlong slash
     CHECK_FALSE(scout::detail::is_valid_utf8("\x80"));
 }
+
+TEST_CASE("stop words: the whole list and nothing near it", "[analyzer]") {
+    using scout::detail::is_stop_word;
+    for (std::string_view w : {"a", "about", "and", "by", "i", "please", "the", "which", "yours",
+                               "yourself", "your", "you", "would", "us", "to", "of"}) {
+        CHECK(is_stop_word(w));
+    }
+    // Prefixes, extensions, other cases and other bytes of stop words are kept.
+    for (std::string_view w : {"", "ab", "abouts", "yourselves", "yourselfs", "The", "THE", "th",
+                               "b", "z", "zz", "list", "get", "all", "1", "_a", "\xc3\xa9",
+                               "theirs", "wh", "whom", "anda", "aa"}) {
+        CHECK_FALSE(is_stop_word(w));
+    }
+}

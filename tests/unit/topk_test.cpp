@@ -25,6 +25,35 @@ TEST_CASE("TopK keeps the k best, ties by lower id", "[topk]") {
     }
 }
 
+TEST_CASE("TopK equals a full sort for every k and arrival order", "[topk]") {
+    // Replacing the worst sifts down one path of the heap: odd and even sizes, k = 1, ascending,
+    // descending and shuffled arrivals exercise both children and the leaf level.
+    std::mt19937 rng(23);
+    std::uniform_int_distribution<int> score(0, 30);
+    for (std::size_t k : {1U, 2U, 3U, 4U, 8U, 25U, 30U}) {
+        for (int order = 0; order < 3; ++order) {
+            std::vector<scout::detail::ScoredDoc> all;
+            scout::detail::TopK top(k);
+            for (scout::ToolId i = 0; i < 500; ++i) {
+                const scout::ToolId id = order == 2 ? (i * 7919U) % 500U : i;
+                const auto s = order == 0   ? static_cast<float>(i)
+                               : order == 1 ? static_cast<float>(500 - i)
+                                            : static_cast<float>(score(rng));
+                all.push_back({id, s});
+                top.push(id, s);
+            }
+            std::sort(all.begin(), all.end(), scout::detail::ranks_before);
+            std::vector<scout::detail::ScoredDoc> got;
+            top.drain_sorted(got);
+            REQUIRE(got.size() == k);
+            for (std::size_t i = 0; i < k; ++i) {
+                CHECK(got[i].id == all[i].id);
+                CHECK(got[i].score == all[i].score);
+            }
+        }
+    }
+}
+
 TEST_CASE("TopK threshold is -inf until full, and k = 0 keeps nothing", "[topk]") {
     scout::detail::TopK top(2);
     CHECK(std::isinf(top.threshold()));
