@@ -8,6 +8,7 @@
 
 #include "analysis/analyzer.hpp"
 #include "analysis/term.hpp"
+#include "analysis/word_pairs.hpp"
 
 namespace scout::detail {
 namespace {
@@ -75,13 +76,7 @@ ToolAction verb_action(const std::string& word) {
 }
 
 std::vector<std::string> words_of(std::string_view text) {
-    static const Analyzer plain(AnalyzerOptions{.split_identifiers = true,
-                                                .keep_joined_case = false,
-                                                .remove_stop_words = false,
-                                                .stem = false,
-                                                .keep_surface = false,
-                                                .max_token_bytes = 64});
-    return plain.analyze(text);
+    return plain_words(text);
 }
 
 // Plural-looking words that name one thing's attributes rather than many things.
@@ -192,7 +187,10 @@ ToolAction action_of_tool(std::string_view server_name, std::string_view tool_na
 }
 
 ToolAction action_of_query(std::string_view query) {
-    const std::vector<std::string> words = words_of(query);
+    return action_of_words(words_of(query));
+}
+
+ToolAction action_of_words(const std::vector<std::string>& words) {
     std::size_t content_seen = 0;
     for (std::size_t i = 0; i < words.size() && content_seen < 3; ++i) {
         if (is_filler(words[i])) {

@@ -7,6 +7,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace scout::detail {
 
@@ -36,6 +37,8 @@ enum class ToolAction : unsigned char {
 /// whose object is plural, "show me the keys in vault v", becomes a list), else a
 /// "what/which <plural> ..." question, which asks for a list. none when the query names none.
 [[nodiscard]] ToolAction action_of_query(std::string_view query);
+/// The same from the query's plain_words (word_pairs.hpp), for a caller that has them already.
+[[nodiscard]] ToolAction action_of_words(const std::vector<std::string>& words);
 
 /// The index term that carries an action: it has a control byte, so no analyzed word can equal
 /// it. Empty for none.

@@ -16,4 +16,11 @@ namespace scout::detail {
 /// analyzed word. Words longer than 64 bytes are cut, as the analyzer cuts them.
 void append_word_pairs(std::string_view text, std::vector<std::string>& out);
 
+/// The words of `text` as the pairs and the action read them: identifier splitting and
+/// lowercasing, words cut at 64 bytes; stop words kept, nothing stemmed.
+[[nodiscard]] std::vector<std::string> plain_words(std::string_view text);
+
+/// append_word_pairs from the text's plain_words, for a caller that has them already.
+void append_word_pairs_of(const std::vector<std::string>& plain, std::vector<std::string>& out);
+
 }  // namespace scout::detail

@@ -7,6 +7,7 @@
 
 #include "analysis/analyzer.hpp"
 #include "analysis/stem_memo.hpp"
+#include "analysis/term.hpp"
 #include "analysis/tool_action.hpp"
 #include "analysis/word_pairs.hpp"
 #include "search/compound_expander.hpp"
@@ -26,6 +27,24 @@ void add_terms(const Analyzer& analyzer,
     analyzer.analyze(text, words);
     for (std::string& w : words) {
         out.push_back({std::move(w), weight});
+    }
+}
+
+/// The query's own terms from its surface words, sparing a second tokenization: the analyzer
+/// is the surface analyzer with stemming as its last step, so its terms are, word by word, the
+/// word and its stem term (surface forms kept), the stem alone, or the word (no stemming).
+void query_terms_of_surface(const AnalyzerOptions& analyzer,
+                            const std::vector<std::string>& surface,
+                            std::vector<QueryTerm>& out) {
+    for (const std::string& w : surface) {
+        if (!analyzer.stem) {
+            out.push_back({w, 1.0f});
+        } else if (!analyzer.keep_surface) {
+            out.push_back({memo_porter_stem(w), 1.0f});
+        } else {
+            out.push_back({w, 1.0f});
+            out.push_back({make_term(TermKind::stem, memo_porter_stem(w)), 1.0f});
+        }
     }
 }
 
@@ -52,32 +71,57 @@ bool known_word(const Snapshot& snap, const std::string& word) {
 
 }  // namespace
 
-ToolAction query_action(const Snapshot& snap, std::string_view query) {
+namespace {
+
+bool wants_action(const Snapshot& snap) {
     const ExpansionOptions& expansion = snap.options.expansion;
     const bool term = expansion.action_weight > 0.0f && snap.options.bm25.weights.action > 0.0f;
-    return term || expansion.action_boost > 0.0f ? action_of_query(query) : ToolAction::none;
+    return term || expansion.action_boost > 0.0f;
+}
+
+bool wants_pairs(const Snapshot& snap) {
+    return snap.options.expansion.pair_weight > 0.0f && snap.options.bm25.weights.word_pairs > 0.0f;
+}
+
+}  // namespace
+
+ToolAction query_action(const Snapshot& snap, std::string_view query) {
+    return wants_action(snap) ? action_of_query(query) : ToolAction::none;
 }
 
 std::vector<QueryTerm> bm25_query(const Snapshot& snap, std::string_view query, ToolAction action) {
+    return bm25_query(snap, query, action, nullptr);
+}
+
+std::vector<QueryTerm> bm25_query(const Snapshot& snap,
+                                  std::string_view query,
+                                  ToolAction action,
+                                  const std::vector<std::string>* plain) {
     const ExpansionOptions& expansion = snap.options.expansion;
     std::vector<QueryTerm> terms;
-    add_terms(snap.analyzer, query, 1.0f, terms);
+    // Unstemmed query words, for compounds and neighbours.
+    std::vector<std::string> surface;
+    if (expansion.compound_weight > 0.0f || (snap.neighbours && expansion.neighbours > 0)) {
+        snap.surface_analyzer.analyze(query, surface);
+        query_terms_of_surface(snap.options.analyzer, surface, terms);
+    } else {
+        add_terms(snap.analyzer, query, 1.0f, terms);
+    }
     if (expansion.lexicon && expansion.weight > 0.0f) {
         for (const std::string& phrase : default_lexicon().expansions(query)) {
             add_terms(snap.analyzer, phrase, expansion.weight, terms);
         }
     }
-    if (expansion.pair_weight > 0.0f && snap.options.bm25.weights.word_pairs > 0.0f) {
+    if (wants_pairs(snap)) {
         std::vector<std::string> pairs;
-        append_word_pairs(query, pairs);
+        if (plain != nullptr) {
+            append_word_pairs_of(*plain, pairs);
+        } else {
+            append_word_pairs(query, pairs);
+        }
         for (std::string& pair : pairs) {
             terms.push_back({std::move(pair), expansion.pair_weight});
         }
-    }
-    // Unstemmed query words, for compounds and neighbours.
-    std::vector<std::string> surface;
-    if (expansion.compound_weight > 0.0f || (snap.neighbours && expansion.neighbours > 0)) {
-        snap.surface_analyzer.analyze(query, surface);
     }
     if (expansion.compound_weight > 0.0f) {
         const auto known = [&](const std::string& word) { return known_word(snap, word); };
@@ -124,8 +168,13 @@ void run_bm25_branch(const Snapshot& snap,
                      std::size_t fetch,
                      const Bitset* filter,
                      std::vector<ScoredDoc>& out) {
-    const ToolAction action = query_action(snap, query);
-    const std::vector<QueryTerm> terms = bm25_query(snap, query, action);
+    // The action and the word pairs read the same plain words: tokenize the query once for both.
+    std::vector<std::string> plain;
+    if (wants_action(snap) || wants_pairs(snap)) {
+        plain = plain_words(query);
+    }
+    const ToolAction action = wants_action(snap) ? action_of_words(plain) : ToolAction::none;
+    const std::vector<QueryTerm> terms = bm25_query(snap, query, action, &plain);
     snap.bm25.search(std::span<const QueryTerm>(terms), fetch, filter, out);
     boost_action(snap, action, out);
 }

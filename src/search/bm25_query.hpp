@@ -3,6 +3,7 @@
 // and the action boost of the results.
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -23,6 +24,11 @@ namespace scout::detail {
 [[nodiscard]] std::vector<QueryTerm> bm25_query(const Snapshot& snap,
                                                 std::string_view query,
                                                 ToolAction action);
+/// The same with the query's plain_words (word_pairs.hpp) already at hand for its pairs.
+[[nodiscard]] std::vector<QueryTerm> bm25_query(const Snapshot& snap,
+                                                std::string_view query,
+                                                ToolAction action,
+                                                const std::vector<std::string>* plain);
 
 /// Multiplies the scores of the tools with `action` by 1 + action_boost and re-sorts (stably,
 /// so ties keep the index's order).

@@ -139,3 +139,49 @@ TEST_CASE("stop words: the whole list and nothing near it", "[analyzer]") {
         CHECK_FALSE(is_stop_word(w));
     }
 }
+
+TEST_CASE("the stemming analyzer is the surface analyzer plus a last stemming step",
+          "[analyzer]") {
+    // A search derives the query's terms from its surface words (search/bm25_query.cpp) instead
+    // of analyzing it twice; that is exact only while this holds for every option.
+    const std::vector<std::string> texts = {
+        "List the GitHub pull requests of MySQL servers",
+        "getPullRequest HTTPServer v2Items snake_case_name kebab-case dotted.name",
+        "the of and please", "", "   ", "ÉtatCivil naïve café 東京タワー 서울",
+        std::string(200, 'x') + " running " + std::string(70, 'b') + "ing",
+        "invalid \xff\xfe bytes \xc3 and digits 2024 v1.2.3 x86_64",
+        "Running runners ran quickly; organizations' organizational"};
+    for (bool split : {true, false}) {
+        for (bool joined : {true, false}) {
+            for (bool stops : {true, false}) {
+                for (bool keep_surface : {true, false}) {
+                    for (std::size_t max_bytes : {8U, 64U}) {
+                        AnalyzerOptions o{.split_identifiers = split,
+                                          .keep_joined_case = joined,
+                                          .remove_stop_words = stops,
+                                          .stem = true,
+                                          .keep_surface = keep_surface,
+                                          .max_token_bytes = max_bytes};
+                        AnalyzerOptions surface_options = o;
+                        surface_options.stem = false;
+                        const Analyzer stemming(o);
+                        const Analyzer surface(surface_options);
+                        for (const std::string& text : texts) {
+                            Terms derived;
+                            for (const std::string& w : surface.analyze(text)) {
+                                if (keep_surface) {
+                                    derived.push_back(w);
+                                    derived.push_back(make_term(
+                                        TermKind::stem, scout::detail::porter_stem(w)));
+                                } else {
+                                    derived.push_back(scout::detail::porter_stem(w));
+                                }
+                            }
+                            CHECK(stemming.analyze(text) == derived);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

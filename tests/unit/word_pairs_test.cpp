@@ -8,6 +8,7 @@
 
 #include "scout/catalog.hpp"
 
+#include "analysis/analyzer.hpp"
 #include "analysis/term.hpp"
 
 using Terms = std::vector<std::string>;
@@ -81,4 +82,38 @@ TEST_CASE("word order tells apart tools with the same words", "[pairs][search]")
     CHECK(top(0.5f, "convert speech to text").first == "recognize");
     CHECK(top(0.5f, "convert text to speech").first == "synthesize");
     CHECK(top(0.5f, "convert text to speech").second > 0.0f);
+}
+
+TEST_CASE("pairs from plain words equal pairs of a stop-word-removing analyzer", "[pairs]") {
+    // A search tokenizes the query once for its action and its pairs (plain_words), so the
+    // pairs skip stop words themselves; this is what an analyzer that drops them would give.
+    using scout::detail::Analyzer;
+    const Analyzer words_only(scout::AnalyzerOptions{.split_identifiers = true,
+                                                     .keep_joined_case = false,
+                                                     .remove_stop_words = true,
+                                                     .stem = false,
+                                                     .keep_surface = false,
+                                                     .max_token_bytes = 64});
+    for (std::string text : {std::string("Convert the speech to text, please"),
+                             std::string("the of and"), std::string(""),
+                             std::string("getPullRequest for MySQL in HTTPServer"),
+                             std::string(70, 'a') + " the " + std::string(66, 't') + "he x",
+                             std::string("caf\xc3\xa9 \xff the naïve tool_name v2 kebab-case")}) {
+        std::vector<std::string> expected;
+        std::string previous;
+        for (const std::string& w : words_only.analyze(text)) {
+            const std::string stem = scout::detail::porter_stem(w);
+            if (!previous.empty()) {
+                expected.push_back(scout::detail::make_term(scout::detail::TermKind::pair,
+                                                            previous + " " + stem));
+            }
+            previous = stem;
+        }
+        std::vector<std::string> from_plain;
+        scout::detail::append_word_pairs_of(scout::detail::plain_words(text), from_plain);
+        std::vector<std::string> direct;
+        scout::detail::append_word_pairs(text, direct);
+        CHECK(from_plain == expected);
+        CHECK(direct == expected);
+    }
 }
