@@ -48,6 +48,20 @@ void query_terms_of_surface(const AnalyzerOptions& analyzer,
     }
 }
 
+/// The lexicon's phrases for the query, from its plain words when they are at hand: they are
+/// the words split_words gives, except that plain_words cuts a word over 64 bytes (to 61-64
+/// bytes, at a UTF-8 boundary), so a query with a word that long is split again.
+std::vector<std::string> lexicon_expansions(std::string_view query,
+                                            const std::vector<std::string>* plain) {
+    constexpr std::size_t kShortestCut = 61;
+    if (plain != nullptr && std::all_of(plain->begin(), plain->end(), [](const std::string& w) {
+            return w.size() < kShortestCut;
+        })) {
+        return default_lexicon().expansions_of_words(*plain);
+    }
+    return default_lexicon().expansions(query);
+}
+
 /// Whether the catalog knows `word` (lowercase, unstemmed): all its terms are in the index.
 bool known_word(const Snapshot& snap, const std::string& word) {
     // When the index keeps surface forms, the word is known iff it is a term itself, which
@@ -108,7 +122,7 @@ std::vector<QueryTerm> bm25_query(const Snapshot& snap,
         add_terms(snap.analyzer, query, 1.0f, terms);
     }
     if (expansion.lexicon && expansion.weight > 0.0f) {
-        for (const std::string& phrase : default_lexicon().expansions(query)) {
+        for (const std::string& phrase : lexicon_expansions(query, plain)) {
             add_terms(snap.analyzer, phrase, expansion.weight, terms);
         }
     }
@@ -168,13 +182,18 @@ void run_bm25_branch(const Snapshot& snap,
                      std::size_t fetch,
                      const Bitset* filter,
                      std::vector<ScoredDoc>& out) {
-    // The action and the word pairs read the same plain words: tokenize the query once for both.
+    // The action, the word pairs and the lexicon read the same plain words: tokenize the query
+    // once for all three.
+    const ExpansionOptions& expansion = snap.options.expansion;
+    const bool lexicon = expansion.lexicon && expansion.weight > 0.0f;
     std::vector<std::string> plain;
-    if (wants_action(snap) || wants_pairs(snap)) {
+    const bool has_plain = wants_action(snap) || wants_pairs(snap) || lexicon;
+    if (has_plain) {
         plain = plain_words(query);
     }
     const ToolAction action = wants_action(snap) ? action_of_words(plain) : ToolAction::none;
-    const std::vector<QueryTerm> terms = bm25_query(snap, query, action, &plain);
+    const std::vector<QueryTerm> terms =
+        bm25_query(snap, query, action, has_plain ? &plain : nullptr);
     snap.bm25.search(std::span<const QueryTerm>(terms), fetch, filter, out);
     boost_action(snap, action, out);
 }

@@ -47,7 +47,19 @@ Lexicon::Lexicon(const std::vector<std::string_view>& groups) {
 }
 
 std::vector<std::string> Lexicon::expansions(std::string_view query) const {
-    const std::vector<std::string> words = stems_of(query);
+    return expansions_of_stems(stems_of(query));
+}
+
+std::vector<std::string> Lexicon::expansions_of_words(const std::vector<std::string>& words) const {
+    std::vector<std::string> stems;
+    stems.reserve(words.size());
+    for (const std::string& w : words) {
+        stems.push_back(memo_porter_stem(w));
+    }
+    return expansions_of_stems(stems);
+}
+
+std::vector<std::string> Lexicon::expansions_of_stems(const std::vector<std::string>& words) const {
     std::vector<std::size_t> present;  // phrases the query holds: few, so a list
     std::vector<std::size_t> matched_groups;
     for (std::size_t i = 0; i < words.size(); ++i) {

@@ -18,10 +18,17 @@ public:
     /// Phrases to add to `query`: for every phrase of a group found in the query, the group's
     /// other phrases (each once), in group order. The query's own phrases are not repeated.
     [[nodiscard]] std::vector<std::string> expansions(std::string_view query) const;
+    /// The same from the query's words as Analyzer::split_words cuts them (unstemmed), for a
+    /// caller that has them already.
+    [[nodiscard]] std::vector<std::string> expansions_of_words(
+        const std::vector<std::string>& words) const;
 
     [[nodiscard]] std::size_t group_count() const noexcept { return groups_.size(); }
 
 private:
+    [[nodiscard]] std::vector<std::string> expansions_of_stems(
+        const std::vector<std::string>& stems) const;
+
     struct Phrase {
         std::vector<std::string> stems;
         std::string text;

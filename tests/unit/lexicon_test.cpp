@@ -1,6 +1,9 @@
 // lexicon_test.cpp: phrase matching on stems and the expansions a query receives.
 #include "search/lexicon.hpp"
 
+#include "analysis/word_pairs.hpp"
+#include "scout/catalog.hpp"
+
 #include <catch2/catch.hpp>
 
 using scout::detail::Lexicon;
@@ -44,4 +47,39 @@ TEST_CASE("hostile input is harmless", "[lexicon]") {
     CHECK(lex.expansions("a").size() == 1);
     CHECK(lex.expansions(std::string(100000, 'x')).empty());
     CHECK(lex.expansions("\xFF\xFE pr").empty());
+}
+
+TEST_CASE("expansions from a query's plain words equal those from its text", "[lexicon]") {
+    // A search hands the lexicon the words it has already cut (plain_words) unless one of them
+    // is long enough to have been cut short.
+    const Lexicon& lex = scout::detail::default_lexicon();
+    for (const char* text : {"open a PR", "list open pull requests", "restart the k8s deployment",
+                             "getPullRequest for MyRepo", "send a DM to the team", "", "the of",
+                             "delete_branch kebab-case v2 PRs"}) {
+        CHECK(lex.expansions_of_words(scout::detail::plain_words(text)) == lex.expansions(text));
+    }
+}
+
+TEST_CASE("the lexicon expands a query when action and pairs are off", "[lexicon]") {
+    // The plain words are cut for the lexicon too, not only when the action or the pairs ask.
+    scout::CatalogOptions options;
+    options.expansion.action_weight = 0.0f;
+    options.expansion.action_boost = 0.0f;
+    options.expansion.pair_weight = 0.0f;
+    options.expansion.compound_weight = 0.0f;
+    auto catalog = scout::Catalog::create(options, nullptr);
+    REQUIRE(catalog);
+    scout::CatalogSpec spec;
+    spec.servers.push_back({.name = "code",
+                            .description = "source hosting",
+                            .tools = {{.name = "open_merge", .description = "Opens a pull request"},
+                                      {.name = "list_files", .description = "Lists files"}}});
+    REQUIRE(catalog->upsert_servers(spec).ok());
+    REQUIRE(catalog->commit());
+    scout::SearchOptions so;
+    so.mode = scout::Mode::bm25;
+    const auto result = catalog->searcher().search("PR", so);
+    REQUIRE(result);
+    REQUIRE_FALSE(result->hits.empty());
+    CHECK(result->hits[0].tool == "open_merge");
 }
