@@ -69,11 +69,18 @@ TEST_CASE("the lexicon expands a query when action and pairs are off", "[lexicon
     options.expansion.compound_weight = 0.0f;
     auto catalog = scout::Catalog::create(options, nullptr);
     REQUIRE(catalog);
+    scout::ServerSpec server;
+    server.name = "code";
+    server.description = "source hosting";
+    scout::ToolSpec merge;
+    merge.name = "open_merge";
+    merge.description = "Opens a pull request";
+    scout::ToolSpec files;
+    files.name = "list_files";
+    files.description = "Lists files";
+    server.tools = {merge, files};
     scout::CatalogSpec spec;
-    spec.servers.push_back({.name = "code",
-                            .description = "source hosting",
-                            .tools = {{.name = "open_merge", .description = "Opens a pull request"},
-                                      {.name = "list_files", .description = "Lists files"}}});
+    spec.servers.push_back(server);
     REQUIRE(catalog->upsert_servers(spec).ok());
     REQUIRE(catalog->commit());
     scout::SearchOptions so;
