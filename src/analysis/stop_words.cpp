@@ -38,9 +38,9 @@ constexpr std::array<std::uint8_t, 27> kLetterStart = [] {
     return start;
 }();
 static_assert(kLetterStart[26] == kStopWords.size(), "every stop word starts with a-z, sorted");
-static_assert(std::all_of(kStopWords.begin(),
-                          kStopWords.end(),
-                          [](std::string_view w) { return w.size() <= kLongestStopWord; }));
+static_assert(std::all_of(kStopWords.begin(), kStopWords.end(), [](std::string_view w) {
+    return w.size() <= kLongestStopWord;
+}));
 
 }  // namespace
 

@@ -128,26 +128,43 @@ TEST_CASE("UTF-8 validation", "[analyzer]") {
 
 TEST_CASE("stop words: the whole list and nothing near it", "[analyzer]") {
     using scout::detail::is_stop_word;
-    for (std::string_view w : {"a", "about", "and", "by", "i", "please", "the", "which", "yours",
-                               "yourself", "your", "you", "would", "us", "to", "of"}) {
+    for (std::string_view w : {"a",
+                               "about",
+                               "and",
+                               "by",
+                               "i",
+                               "please",
+                               "the",
+                               "which",
+                               "yours",
+                               "yourself",
+                               "your",
+                               "you",
+                               "would",
+                               "us",
+                               "to",
+                               "of"}) {
         CHECK(is_stop_word(w));
     }
     // Prefixes, extensions, other cases and other bytes of stop words are kept.
-    for (std::string_view w : {"", "ab", "abouts", "yourselves", "yourselfs", "The", "THE", "th",
-                               "b", "z", "zz", "list", "get", "all", "1", "_a", "\xc3\xa9",
-                               "theirs", "wh", "whom", "anda", "aa"}) {
+    for (std::string_view w :
+         {"",         "ab",     "abouts", "yourselves", "yourselfs", "The", "THE", "th",
+          "b",        "z",      "zz",     "list",       "get",       "all", "1",   "_a",
+          "\xc3\xa9", "theirs", "wh",     "whom",       "anda",      "aa"}) {
         CHECK_FALSE(is_stop_word(w));
     }
 }
 
-TEST_CASE("the stemming analyzer is the surface analyzer plus a last stemming step",
-          "[analyzer]") {
+TEST_CASE("the stemming analyzer is the surface analyzer plus a last stemming step", "[analyzer]") {
     // A search derives the query's terms from its surface words (search/bm25_query.cpp) instead
     // of analyzing it twice; that is exact only while this holds for every option.
     const std::vector<std::string> texts = {
         "List the GitHub pull requests of MySQL servers",
         "getPullRequest HTTPServer v2Items snake_case_name kebab-case dotted.name",
-        "the of and please", "", "   ", "ÉtatCivil naïve café 東京タワー 서울",
+        "the of and please",
+        "",
+        "   ",
+        "ÉtatCivil naïve café 東京タワー 서울",
         std::string(200, 'x') + " running " + std::string(70, 'b') + "ing",
         "invalid \xff\xfe bytes \xc3 and digits 2024 v1.2.3 x86_64",
         "Running runners ran quickly; organizations' organizational"};
@@ -171,8 +188,8 @@ TEST_CASE("the stemming analyzer is the surface analyzer plus a last stemming st
                             for (const std::string& w : surface.analyze(text)) {
                                 if (keep_surface) {
                                     derived.push_back(w);
-                                    derived.push_back(make_term(
-                                        TermKind::stem, scout::detail::porter_stem(w)));
+                                    derived.push_back(
+                                        make_term(TermKind::stem, scout::detail::porter_stem(w)));
                                 } else {
                                     derived.push_back(scout::detail::porter_stem(w));
                                 }

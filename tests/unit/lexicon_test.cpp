@@ -1,10 +1,11 @@
 // lexicon_test.cpp: phrase matching on stems and the expansions a query receives.
 #include "search/lexicon.hpp"
 
-#include "analysis/word_pairs.hpp"
+#include <catch2/catch.hpp>
+
 #include "scout/catalog.hpp"
 
-#include <catch2/catch.hpp>
+#include "analysis/word_pairs.hpp"
 
 using scout::detail::Lexicon;
 using Phrases = std::vector<std::string>;
@@ -53,8 +54,13 @@ TEST_CASE("expansions from a query's plain words equal those from its text", "[l
     // A search hands the lexicon the words it has already cut (plain_words) unless one of them
     // is long enough to have been cut short.
     const Lexicon& lex = scout::detail::default_lexicon();
-    for (const char* text : {"open a PR", "list open pull requests", "restart the k8s deployment",
-                             "getPullRequest for MyRepo", "send a DM to the team", "", "the of",
+    for (const char* text : {"open a PR",
+                             "list open pull requests",
+                             "restart the k8s deployment",
+                             "getPullRequest for MyRepo",
+                             "send a DM to the team",
+                             "",
+                             "the of",
                              "delete_branch kebab-case v2 PRs"}) {
         CHECK(lex.expansions_of_words(scout::detail::plain_words(text)) == lex.expansions(text));
     }

@@ -95,7 +95,8 @@ TEST_CASE("pairs from plain words equal pairs of a stop-word-removing analyzer",
                                                      .keep_surface = false,
                                                      .max_token_bytes = 64});
     for (std::string text : {std::string("Convert the speech to text, please"),
-                             std::string("the of and"), std::string(""),
+                             std::string("the of and"),
+                             std::string(""),
                              std::string("getPullRequest for MySQL in HTTPServer"),
                              std::string(70, 'a') + " the " + std::string(66, 't') + "he x",
                              std::string("caf\xc3\xa9 \xff the naïve tool_name v2 kebab-case")}) {
@@ -104,8 +105,8 @@ TEST_CASE("pairs from plain words equal pairs of a stop-word-removing analyzer",
         for (const std::string& w : words_only.analyze(text)) {
             const std::string stem = scout::detail::porter_stem(w);
             if (!previous.empty()) {
-                expected.push_back(scout::detail::make_term(scout::detail::TermKind::pair,
-                                                            previous + " " + stem));
+                expected.push_back(
+                    scout::detail::make_term(scout::detail::TermKind::pair, previous + " " + stem));
             }
             previous = stem;
         }
