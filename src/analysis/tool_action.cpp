@@ -75,10 +75,6 @@ ToolAction verb_action(const std::string& word) {
     return it == forms.end() ? ToolAction::none : it->second;
 }
 
-std::vector<std::string> words_of(std::string_view text) {
-    return plain_words(text);
-}
-
 // Plural-looking words that name one thing's attributes rather than many things.
 bool is_plural(const std::string& w) {
     static const std::unordered_set<std::string> singular_sense{"details",
@@ -164,8 +160,8 @@ std::string_view action_name(ToolAction action) noexcept {
 }
 
 ToolAction action_of_tool(std::string_view server_name, std::string_view tool_name) {
-    const std::vector<std::string> server = words_of(server_name);
-    const std::vector<std::string> words = words_of(tool_name);
+    const std::vector<std::string> server = plain_words(server_name);
+    const std::vector<std::string> words = plain_words(tool_name);
     std::size_t first = 0;
     const auto in_server = [&](const std::string& w) {
         for (const std::string& s : server) {
@@ -187,7 +183,7 @@ ToolAction action_of_tool(std::string_view server_name, std::string_view tool_na
 }
 
 ToolAction action_of_query(std::string_view query) {
-    return action_of_words(words_of(query));
+    return action_of_words(plain_words(query));
 }
 
 ToolAction action_of_words(const std::vector<std::string>& words) {

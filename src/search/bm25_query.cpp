@@ -83,10 +83,6 @@ bool known_word(const Snapshot& snap, const std::string& word) {
     });
 }
 
-}  // namespace
-
-namespace {
-
 bool wants_action(const Snapshot& snap) {
     const ExpansionOptions& expansion = snap.options.expansion;
     const bool term = expansion.action_weight > 0.0f && snap.options.bm25.weights.action > 0.0f;
@@ -97,15 +93,11 @@ bool wants_pairs(const Snapshot& snap) {
     return snap.options.expansion.pair_weight > 0.0f && snap.options.bm25.weights.word_pairs > 0.0f;
 }
 
+bool wants_lexicon(const Snapshot& snap) {
+    return snap.options.expansion.lexicon && snap.options.expansion.weight > 0.0f;
+}
+
 }  // namespace
-
-ToolAction query_action(const Snapshot& snap, std::string_view query) {
-    return wants_action(snap) ? action_of_query(query) : ToolAction::none;
-}
-
-std::vector<QueryTerm> bm25_query(const Snapshot& snap, std::string_view query, ToolAction action) {
-    return bm25_query(snap, query, action, nullptr);
-}
 
 std::vector<QueryTerm> bm25_query(const Snapshot& snap,
                                   std::string_view query,
@@ -121,7 +113,7 @@ std::vector<QueryTerm> bm25_query(const Snapshot& snap,
     } else {
         add_terms(snap.analyzer, query, 1.0f, terms);
     }
-    if (expansion.lexicon && expansion.weight > 0.0f) {
+    if (wants_lexicon(snap)) {
         for (const std::string& phrase : lexicon_expansions(query, plain)) {
             add_terms(snap.analyzer, phrase, expansion.weight, terms);
         }
@@ -184,10 +176,8 @@ void run_bm25_branch(const Snapshot& snap,
                      std::vector<ScoredDoc>& out) {
     // The action, the word pairs and the lexicon read the same plain words: tokenize the query
     // once for all three.
-    const ExpansionOptions& expansion = snap.options.expansion;
-    const bool lexicon = expansion.lexicon && expansion.weight > 0.0f;
     std::vector<std::string> plain;
-    const bool has_plain = wants_action(snap) || wants_pairs(snap) || lexicon;
+    const bool has_plain = wants_action(snap) || wants_pairs(snap) || wants_lexicon(snap);
     if (has_plain) {
         plain = plain_words(query);
     }

@@ -13,22 +13,16 @@
 
 namespace scout::detail {
 
-/// The action the query asks for, read once per search; none when neither the action term nor
-/// the action boost is on.
-[[nodiscard]] ToolAction query_action(const Snapshot& snap, std::string_view query);
-
 /// The query's own terms (weight 1) plus lexicon expansions (weight options.weight), its word
 /// pairs (pair_weight), compound words joined or split against the catalog's vocabulary
 /// (compound_weight), its action term (action_weight) and word-vector neighbours from the
 /// catalog's vocabulary (weight neighbour_weight x cosine).
-[[nodiscard]] std::vector<QueryTerm> bm25_query(const Snapshot& snap,
-                                                std::string_view query,
-                                                ToolAction action);
-/// The same with the query's plain_words (word_pairs.hpp) already at hand for its pairs.
+/// `plain`, when given, is the query's plain_words (word_pairs.hpp), which the pairs and the
+/// lexicon then read instead of tokenizing the query again.
 [[nodiscard]] std::vector<QueryTerm> bm25_query(const Snapshot& snap,
                                                 std::string_view query,
                                                 ToolAction action,
-                                                const std::vector<std::string>* plain);
+                                                const std::vector<std::string>* plain = nullptr);
 
 /// Multiplies the scores of the tools with `action` by 1 + action_boost and re-sorts (stably,
 /// so ties keep the index's order).
