@@ -24,6 +24,7 @@ constexpr const char* kUsage = R"(usage: scout-bench-scale [options]
   --queries N                 distinct queries per corpus (default 300)
   --samples N                 timed searches per engine (default 1000, time budget permitting)
   --budget S                  seconds per engine and size (default 1.5)
+  --dim N                     vector dimension (default 384; 1536 for hosted models' size)
   --hnsw-max N                largest N that builds HNSW graphs (default 20000)
   --scout-only                skip the peers (quick profiling runs)
   --json                      machine-readable output
@@ -71,6 +72,12 @@ int main(int argc, char** argv) {
                 cfg.min_samples = std::stoul(value());
             } else if (arg == "--budget") {
                 cfg.budget_s = std::stod(value());
+            } else if (arg == "--dim") {
+                cfg.dim = std::stoul(value());
+                if (cfg.dim == 0 || cfg.dim > 4096) {
+                    std::fputs("scout-bench-scale: --dim must be 1..4096\n", stderr);
+                    return 2;
+                }
             } else if (arg == "--hnsw-max") {
                 cfg.hnsw_max = std::stoul(value());
             } else if (arg == "--scout-only") {

@@ -1,11 +1,15 @@
 // flat_index.cpp: exact inner-product search. Rows are scored four at a time (the query is
-// loaded once per group) and fed to a thread-local top-k collector. At a few thousand tools
-// this is exact and as fast as a graph search; the int8 variant lives in int8_scan.cpp.
+// loaded once per group) into a thread-local array, and best_scores picks the k best of it. At
+// a few thousand tools this is exact and as fast as a graph search; the int8 variant lives in
+// int8_scan.cpp.
+#include <algorithm>
 #include <array>
 #include <cmath>
 
+#include "dense/best_scores.hpp"
 #include "dense/dense_index.hpp"
 #include "simd/kernels.hpp"
+#include "util/thread_scratch.hpp"
 
 namespace scout::detail {
 
@@ -35,32 +39,39 @@ void exact_search(const VectorStore& vectors,
     const simd::Kernels& kern = simd::active();
     const std::size_t n = vectors.size();
     const std::size_t dim = vectors.dim;
-    thread_local TopKBuffer scratch;  // one TLS lookup, not one per row (see int8_scan.cpp)
-    TopKBuffer& top = scratch;
-    top.reset(k);
-    std::array<const float*, simd::kRowGroup> rows{};
-    std::array<ToolId, simd::kRowGroup> ids{};
-    std::array<float, simd::kRowGroup> scores{};
-    std::size_t filled = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        if (allowed != nullptr && !allowed->test(static_cast<ToolId>(i))) {
-            continue;
-        }
-        rows[filled] = vectors.row(i);
-        ids[filled] = static_cast<ToolId>(i);
-        if (++filled == simd::kRowGroup) {
-            kern.dot_rows(query, rows.data(), dim, scores.data());
-            for (std::size_t r = 0; r < simd::kRowGroup; ++r) {
-                top.push(ids[r], scores[r]);
+    struct Scratch {
+        std::vector<float> scores;
+        std::vector<ToolId> ids;  // the allowed rows, when filtered
+        BestScoresScratch best;
+    };
+    Scratch& s = thread_scratch<Scratch>();  // a plain reference inside the row loop
+    s.ids.clear();
+    if (allowed != nullptr) {
+        for (std::size_t i = 0; i < n; ++i) {
+            if (allowed->test(static_cast<ToolId>(i))) {
+                s.ids.push_back(static_cast<ToolId>(i));
             }
-            filled = 0;
         }
+    }
+    const std::size_t count = allowed != nullptr ? s.ids.size() : n;
+    const auto row_of = [&](std::size_t j) {
+        return vectors.row(allowed != nullptr ? s.ids[j] : j);
+    };
+    s.scores.resize(count);
+    std::array<const float*, simd::kRowGroup> rows{};
+    std::size_t j = 0;
+    for (; j + simd::kRowGroup <= count; j += simd::kRowGroup) {
+        for (std::size_t r = 0; r < simd::kRowGroup; ++r) {
+            rows[r] = row_of(j + r);
+        }
+        kern.dot_rows(query, rows.data(), dim, s.scores.data() + j);
     }
     // dot() sums in the same order as dot_rows(), so the tail scores like a full group.
-    for (std::size_t r = 0; r < filled; ++r) {
-        top.push(ids[r], kern.dot(query, rows[r], dim));
+    for (; j < count; ++j) {
+        s.scores[j] = kern.dot(query, row_of(j), dim);
     }
-    top.drain_sorted(out);
+    best_scores(s.scores, s.ids, k, s.best, out);
+    std::sort(out.begin(), out.end(), RankOrder{});
 }
 
 namespace {
@@ -108,11 +119,17 @@ std::unique_ptr<DenseIndex> make_dense_index(std::shared_ptr<const VectorStore> 
                                              const DenseOptions& options,
                                              ThreadPool* pool,
                                              const ThreadPool::Progress& progress) {
-    const bool hnsw =
-        options.kind == DenseIndexKind::hnsw ||
-        (options.kind == DenseIndexKind::automatic && vectors->size() >= options.hnsw_min_tools);
-    return hnsw ? make_hnsw_index(std::move(vectors), options, pool, progress)
-                : make_flat_index(std::move(vectors), options);
+    const bool automatic = options.kind == DenseIndexKind::automatic;
+    const std::size_t n = vectors->size();
+    if (options.kind == DenseIndexKind::hnsw || (automatic && n >= options.hnsw_min_tools)) {
+        return make_hnsw_index(std::move(vectors), options, pool, progress);
+    }
+    if (automatic && n >= options.int8_min_tools && !options.int8_scan) {
+        DenseOptions int8 = options;
+        int8.int8_scan = true;
+        return make_flat_index(std::move(vectors), int8);
+    }
+    return make_flat_index(std::move(vectors), options);
 }
 
 }  // namespace scout::detail

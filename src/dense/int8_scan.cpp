@@ -7,8 +7,10 @@
 #include <array>
 #include <cmath>
 
+#include "dense/best_scores.hpp"
 #include "dense/dense_index.hpp"
 #include "simd/kernels.hpp"
+#include "util/thread_scratch.hpp"
 
 namespace scout::detail {
 
@@ -52,76 +54,70 @@ void int8_search(const VectorStore& vectors,
     const simd::Kernels& kern = simd::active();
     const std::size_t n = codes.size();
     const std::size_t dim = codes.dim;
-    // One lookup of the thread-local scratch: in position-independent code every access to a
-    // thread_local may cost a __tls_get_addr call, too much inside the row loop.
     struct Scratch {
         std::vector<std::int8_t> qcodes;
-        TopKBuffer candidates;
+        std::vector<ToolId> ids;  // the allowed rows, when filtered
+        std::vector<std::int32_t> dots;
+        std::vector<float> approx;
+        BestScoresScratch best;
         TopK top;
     };
-    thread_local Scratch scratch;
-    Scratch& s = scratch;
-    std::vector<std::int8_t>& qcodes = s.qcodes;
-    TopKBuffer& candidates = s.candidates;
-    TopK& top = s.top;
-    qcodes.resize(dim);
+    Scratch& s = thread_scratch<Scratch>();  // a plain reference inside the row loop
+    s.qcodes.resize(dim);
     // The query's own scale is a positive constant factor: it cannot change the order.
-    (void)quantize_int8(query, dim, qcodes.data());
-    candidates.reset(std::max(pool, k));
-
+    (void)quantize_int8(query, dim, s.qcodes.data());
+    s.ids.clear();
+    if (allowed != nullptr) {
+        for (std::size_t i = 0; i < n; ++i) {
+            if (allowed->test(static_cast<ToolId>(i))) {
+                s.ids.push_back(static_cast<ToolId>(i));
+            }
+        }
+    }
+    const std::size_t count = allowed != nullptr ? s.ids.size() : n;
+    const auto id_of = [&](std::size_t j) {
+        return allowed != nullptr ? s.ids[j] : static_cast<ToolId>(j);
+    };
+    s.dots.resize(count);
     std::array<const std::int8_t*, simd::kRowGroup> rows{};
-    std::array<ToolId, simd::kRowGroup> ids{};
-    std::array<std::int32_t, simd::kRowGroup> dots{};
+    std::size_t j = 0;
+    for (; j + simd::kRowGroup <= count; j += simd::kRowGroup) {
+        for (std::size_t r = 0; r < simd::kRowGroup; ++r) {
+            rows[r] = codes.row(id_of(j + r));
+        }
+        kern.dot_rows_i8(s.qcodes.data(), rows.data(), dim, s.dots.data() + j);
+    }
+    for (; j < count; ++j) {
+        s.dots[j] = kern.dot_i8(s.qcodes.data(), codes.row(id_of(j)), dim);
+    }
+    s.approx.resize(count);
     const float* scales = codes.scales.data();
-    const auto offer = [&](ToolId id, std::int32_t dot) {
-        const float approx = scales[id] * static_cast<float>(dot);
-        if (approx >= candidates.threshold()) {
-            candidates.push(id, approx);
+    for (j = 0; j < count; ++j) {
+        s.approx[j] = scales[id_of(j)] * static_cast<float>(s.dots[j]);
+    }
+    best_scores(s.approx, s.ids, std::max(pool, k), s.best, out);
+
+    // Exact re-scoring of the pool. Its fp32 rows are scattered over a store that outgrows the
+    // caches, so each row is requested a few rows ahead of its turn.
+    constexpr std::size_t kAhead = 4;
+    const std::size_t row_bytes = vectors.dim * sizeof(float);
+    const auto prefetch = [&](ToolId id) {
+        const char* p = reinterpret_cast<const char*>(vectors.row(id));
+        for (std::size_t b = 0; b < row_bytes; b += 64) {
+            __builtin_prefetch(p + b);
         }
     };
-    std::size_t i = 0;
-    if (allowed == nullptr) {
-        // Unfiltered: consecutive rows, no gathering.
-        for (; i + simd::kRowGroup <= n; i += simd::kRowGroup) {
-            for (std::size_t r = 0; r < simd::kRowGroup; ++r) {
-                rows[r] = codes.row(i + r);
-            }
-            kern.dot_rows_i8(qcodes.data(), rows.data(), dim, dots.data());
-            for (std::size_t r = 0; r < simd::kRowGroup; ++r) {
-                offer(static_cast<ToolId>(i + r), dots[r]);
-            }
-        }
-        for (; i < n; ++i) {
-            offer(static_cast<ToolId>(i), kern.dot_i8(qcodes.data(), codes.row(i), dim));
-        }
-    } else {
-        std::size_t filled = 0;
-        for (; i < n; ++i) {
-            if (!allowed->test(static_cast<ToolId>(i))) {
-                continue;
-            }
-            rows[filled] = codes.row(i);
-            ids[filled] = static_cast<ToolId>(i);
-            if (++filled == simd::kRowGroup) {
-                kern.dot_rows_i8(qcodes.data(), rows.data(), dim, dots.data());
-                for (std::size_t r = 0; r < simd::kRowGroup; ++r) {
-                    offer(ids[r], dots[r]);
-                }
-                filled = 0;
-            }
-        }
-        for (std::size_t r = 0; r < filled; ++r) {
-            offer(ids[r], kern.dot_i8(qcodes.data(), rows[r], dim));
-        }
+    for (std::size_t c = 0; c < out.size() && c < kAhead; ++c) {
+        prefetch(out[c].id);
     }
-    candidates.drain_unordered(out);
-
-    // Exact re-scoring of the pool.
-    top.reset(k);
-    for (const ScoredDoc& c : out) {
-        top.push(c.id, kern.dot(query, vectors.row(c.id), vectors.dim));
+    s.top.reset(k);
+    for (std::size_t c = 0; c < out.size(); ++c) {
+        if (c + kAhead < out.size()) {
+            prefetch(out[c + kAhead].id);
+        }
+        s.top.push(out[c].id, kern.dot(query, vectors.row(out[c].id), vectors.dim));
     }
-    top.drain_sorted(out);
+    s.top.drain_sorted(out);
 }
 
 }  // namespace scout::detail

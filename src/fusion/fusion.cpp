@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "util/thread_scratch.hpp"
+
 namespace scout::detail {
 namespace {
 
@@ -34,8 +36,7 @@ struct Table {
 
 /// Gathers every candidate with its rank and raw score in each list.
 Table& gather(std::span<const std::vector<ScoredDoc>> lists) {
-    thread_local Table table;
-    Table& t = table;
+    Table& t = thread_scratch<Table>();
     t.width = lists.size();
     t.ids.clear();
     t.candidates.clear();

@@ -3,6 +3,7 @@
 #include "persist/options_json.hpp"
 
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "util/aggregate_fields.hpp"
@@ -23,7 +24,7 @@ static_assert(aggregate_fields<AnalyzerOptions>() == 6,
 static_assert(aggregate_fields<Bm25Options>() == 3, "Bm25Options changed: update options_json.cpp");
 static_assert(aggregate_fields<FieldWeights>() == 7,
               "FieldWeights changed: update options_json.cpp");
-static_assert(aggregate_fields<DenseOptions>() == 9,
+static_assert(aggregate_fields<DenseOptions>() == 10,
               "DenseOptions changed: update options_json.cpp");
 static_assert(aggregate_fields<FusionOptions>() == 12,
               "FusionOptions changed: update options_json.cpp");
@@ -118,6 +119,7 @@ json options_to_json(const CatalogOptions& o) {
              {{"kind", kind_name(o.dense.kind)},
               {"hnsw_min_tools", o.dense.hnsw_min_tools},
               {"int8_scan", o.dense.int8_scan},
+              {"int8_min_tools", o.dense.int8_min_tools},
               {"int8_rescore_factor", o.dense.int8_rescore_factor},
               {"hnsw_filter_min_fraction", o.dense.hnsw_filter_min_fraction},
               {"hnsw_m", o.dense.hnsw_m},
@@ -186,6 +188,10 @@ Result<CatalogOptions> options_from_json(const json& j) {
         }
         o.dense.hnsw_min_tools = whole(d, "hnsw_min_tools", 0, UINT64_MAX);
         o.dense.int8_scan = flag(d, "int8_scan");
+        // Absent from files before 1.3, whose exact search was fp32 unless int8_scan said so.
+        o.dense.int8_min_tools = d.contains("int8_min_tools")
+                                     ? whole(d, "int8_min_tools", 0, UINT64_MAX)
+                                     : std::numeric_limits<std::size_t>::max();
         o.dense.int8_rescore_factor = whole(d, "int8_rescore_factor", 1, 1024);
         o.dense.hnsw_filter_min_fraction = real(d, "hnsw_filter_min_fraction", 0, 1);
         o.dense.hnsw_m = whole(d, "hnsw_m", 2, 1024);

@@ -10,6 +10,7 @@
 
 #include "simd/kernels.hpp"
 #include "sparse/bm25_index.hpp"
+#include "util/thread_scratch.hpp"
 
 namespace scout::detail {
 namespace {
@@ -21,11 +22,6 @@ struct Scratch {
     TopK top;           // the scan route: a tight threshold lets next_above skip more
     TopKBuffer buffer;  // the touched-list route: cheap pushes for many candidates
 };
-
-Scratch& scratch() {
-    thread_local Scratch s;
-    return s;
-}
 
 bool admits(const Bitset* allowed, std::size_t doc) noexcept {
     return allowed == nullptr || allowed->test(static_cast<ToolId>(doc));
@@ -73,7 +69,7 @@ void Bm25Index::search_terms(std::span<const Term> terms,
     if (num_docs_ == 0 || k == 0) {
         return;
     }
-    Scratch& s = scratch();
+    Scratch& s = thread_scratch<Scratch>();
     // Distinct query terms with their summed weights, and the postings they will touch.
     s.query.clear();
     std::size_t postings = 0;

@@ -115,13 +115,27 @@ TEST_CASE("HNSW recall@10 against exact search is high; filtered queries are exa
     }
 }
 
-TEST_CASE("automatic index kind follows the size threshold", "[dense]") {
+TEST_CASE("automatic index kind follows the size thresholds", "[dense]") {
+    const auto kind_at = [](std::size_t n, const scout::DenseOptions& opts) {
+        return std::string(scout::detail::make_dense_index(random_store(n, 8, 1), opts)->kind());
+    };
     scout::DenseOptions opts;
+    opts.int8_min_tools = 50;
     opts.hnsw_min_tools = 100;
-    CHECK(std::string(scout::detail::make_dense_index(random_store(99, 8, 1), opts)->kind()) ==
-          "flat");
-    CHECK(std::string(scout::detail::make_dense_index(random_store(100, 8, 1), opts)->kind()) ==
-          "hnsw");
+    CHECK(kind_at(49, opts) == "flat");
+    CHECK(kind_at(50, opts) == "flat-int8");
+    CHECK(kind_at(99, opts) == "flat-int8");
+    CHECK(kind_at(100, opts) == "hnsw");
+    // int8_scan forces the int8 scan below the threshold; an explicit kind ignores the threshold.
+    opts.int8_scan = true;
+    CHECK(kind_at(10, opts) == "flat-int8");
+    opts.int8_scan = false;
+    opts.kind = scout::DenseIndexKind::flat;
+    CHECK(kind_at(99, opts) == "flat");
+    // The defaults: fp32 for small catalogs, int8 from a thousand tools.
+    const scout::DenseOptions defaults;
+    CHECK(kind_at(defaults.int8_min_tools - 1, defaults) == "flat");
+    CHECK(kind_at(defaults.int8_min_tools, defaults) == "flat-int8");
 }
 
 TEST_CASE("normalize rejects zero and non-finite vectors", "[dense]") {

@@ -1,0 +1,29 @@
+// best_scores.hpp: the k best of an array of scores, as the exact scans produce them.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "util/topk.hpp"
+
+namespace scout::detail {
+
+/// What best_scores reuses from one call to the next (a scan keeps one per thread).
+struct BestScoresScratch {
+    std::vector<float> maxima;
+    std::vector<ScoredDoc> kept;  // never shrunk: the pass writes one slot past each keeper
+};
+
+/// The k best entries of `scores` under RankOrder (score desc, id asc), where entry i has id
+/// ids[i] (ascending), or i when `ids` is empty; in no particular order, in `out`. The same set
+/// as pushing every entry into a TopKBuffer, without a push per entry: the k-th largest of the
+/// maxima of blocks of four is a floor that at least k scores reach, so one pass keeps only the
+/// entries at or above it (about 1.5 k on real catalogs) and one nth_element cuts them to k.
+void best_scores(std::span<const float> scores,
+                 std::span<const ToolId> ids,
+                 std::size_t k,
+                 BestScoresScratch& scratch,
+                 std::vector<ScoredDoc>& out);
+
+}  // namespace scout::detail

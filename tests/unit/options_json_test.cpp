@@ -1,0 +1,26 @@
+// options_json_test.cpp: the options an index file records, and what older files read as.
+#include "persist/options_json.hpp"
+
+#include <limits>
+
+#include <catch2/catch.hpp>
+
+using scout::CatalogOptions;
+
+TEST_CASE("int8_min_tools survives the options JSON; files without it never choose int8",
+          "[persistence][dense]") {
+    CatalogOptions o;
+    o.dense.int8_min_tools = 4321;
+    nlohmann::json j = scout::detail::options_to_json(o);
+    auto back = scout::detail::options_from_json(j);
+    REQUIRE(back.ok());
+    CHECK(back->dense.int8_min_tools == 4321);
+    CHECK(*back == o);
+    // A format 1.2 file: its exact search was fp32 at every size, and stays so.
+    j["dense"].erase("int8_min_tools");
+    back = scout::detail::options_from_json(j);
+    REQUIRE(back.ok());
+    CHECK(back->dense.int8_min_tools == std::numeric_limits<std::size_t>::max());
+    j["dense"]["int8_min_tools"] = -1;
+    CHECK_FALSE(scout::detail::options_from_json(j).ok());
+}
