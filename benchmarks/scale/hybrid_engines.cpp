@@ -191,16 +191,24 @@ Row peer_hybrid(const Config& cfg, const Corpus& c) {
 std::vector<Row> run_hybrid(const Config& cfg, const Corpus& c) {
     std::vector<Row> rows;
     const CatalogSpec spec = catalog_spec(c);
+    // The default first (the index DenseIndexKind::automatic picks at this size), then each
+    // exact index named explicitly.
+    const DenseOptions defaults;
     DenseOptions fp32;
     fp32.kind = DenseIndexKind::flat;
     DenseOptions int8 = fp32;
     int8.int8_scan = true;
-    if (c.size() < DenseOptions{}.hnsw_min_tools) {
+    if (c.size() < defaults.hnsw_min_tools) {
+        const bool int8_default = c.size() >= defaults.int8_min_tools;
+        rows.push_back(
+            scout_hybrid(cfg,
+                         c,
+                         spec,
+                         int8_default ? "(default: flat int8+rescore)" : "(default: flat fp32)",
+                         defaults));
         rows.push_back(scout_hybrid(cfg, c, spec, "(flat fp32)", fp32));
     } else if (c.size() <= cfg.hnsw_max && cfg.peers) {
-        DenseOptions hnsw;
-        hnsw.kind = DenseIndexKind::hnsw;
-        rows.push_back(scout_hybrid(cfg, c, spec, "(HNSW)", hnsw));
+        rows.push_back(scout_hybrid(cfg, c, spec, "(default: HNSW)", defaults));
     }
     rows.push_back(scout_hybrid(cfg, c, spec, "(flat int8+rescore)", int8));
     if (cfg.peers) {

@@ -153,8 +153,8 @@ std::vector<Row> run_search_path(const Config& cfg, const Corpus& c) {
                           bm25_path(cfg, c, spec, plain, "signals off")};
     if (c.spec) {
         DenseOptions fp32;
-        fp32.int8_scan = false;
-        DenseOptions int8;
+        fp32.kind = DenseIndexKind::flat;
+        DenseOptions int8 = fp32;
         int8.int8_scan = true;
         rows.push_back(static_hybrid_path(cfg, c, spec, DenseOptions{}, "default dense index"));
         rows.push_back(static_hybrid_path(cfg, c, spec, fp32, "flat fp32"));

@@ -6,6 +6,25 @@
 #include <limits>
 
 namespace scout::detail {
+namespace {
+
+/// Writes the entries at or above `floor` to the front of `kept` (n + 1 slots), as
+/// {id_of(j), scores[j]}; returns how many. Branch-free: which entries pass is data the branch
+/// predictor cannot learn.
+template <class IdOf>
+std::size_t keep_from(std::span<const float> scores,
+                      float floor,
+                      IdOf id_of,
+                      std::vector<ScoredDoc>& kept) {
+    std::size_t count = 0;
+    for (std::size_t j = 0; j < scores.size(); ++j) {
+        kept[count] = {id_of(j), scores[j]};
+        count += static_cast<std::size_t>(scores[j] >= floor);
+    }
+    return count;
+}
+
+}  // namespace
 
 void best_scores(std::span<const float> scores,
                  std::span<const ToolId> ids,
@@ -33,16 +52,15 @@ void best_scores(std::span<const float> scores,
         std::nth_element(maxima.begin(), kth, maxima.end(), std::greater<>{});
         floor = *kth;
     }
-    // Branch-free: which entries pass is data the branch predictor cannot learn.
     std::vector<ScoredDoc>& kept = scratch.kept;
     if (kept.size() < n + 1) {
         kept.resize(n + 1);
     }
-    std::size_t count = 0;
-    for (std::size_t j = 0; j < n; ++j) {
-        kept[count] = {ids.empty() ? static_cast<ToolId>(j) : ids[j], scores[j]};
-        count += static_cast<std::size_t>(scores[j] >= floor);
-    }
+    const std::size_t count =
+        ids.empty() ? keep_from(
+                          scores, floor, [](std::size_t j) { return static_cast<ToolId>(j); }, kept)
+                    : keep_from(
+                          scores, floor, [&](std::size_t j) { return ids[j]; }, kept);
     const auto end = kept.begin() + static_cast<std::ptrdiff_t>(count);
     if (count > k) {
         std::nth_element(

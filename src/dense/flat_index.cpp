@@ -31,6 +31,34 @@ bool normalize(float* v, std::size_t dim) noexcept {
     return true;
 }
 
+namespace {
+
+/// scores[j] = the inner product of `query` and row id_of(j), for j < count. A template over
+/// id_of, so the unfiltered scan (id_of(j) = j) has no branch or lookup per row.
+template <class IdOf>
+void score_rows(const simd::Kernels& kern,
+                const VectorStore& vectors,
+                const float* query,
+                std::size_t count,
+                IdOf id_of,
+                std::vector<float>& scores) {
+    scores.resize(count);
+    std::array<const float*, simd::kRowGroup> rows{};
+    std::size_t j = 0;
+    for (; j + simd::kRowGroup <= count; j += simd::kRowGroup) {
+        for (std::size_t r = 0; r < simd::kRowGroup; ++r) {
+            rows[r] = vectors.row(id_of(j + r));
+        }
+        kern.dot_rows(query, rows.data(), vectors.dim, scores.data() + j);
+    }
+    // dot() sums in the same order as dot_rows(), so the tail scores like a full group.
+    for (; j < count; ++j) {
+        scores[j] = kern.dot(query, vectors.row(id_of(j)), vectors.dim);
+    }
+}
+
+}  // namespace
+
 void exact_search(const VectorStore& vectors,
                   const float* query,
                   std::size_t k,
@@ -38,7 +66,6 @@ void exact_search(const VectorStore& vectors,
                   std::vector<ScoredDoc>& out) {
     const simd::Kernels& kern = simd::active();
     const std::size_t n = vectors.size();
-    const std::size_t dim = vectors.dim;
     struct Scratch {
         std::vector<float> scores;
         std::vector<ToolId> ids;  // the allowed rows, when filtered
@@ -52,23 +79,11 @@ void exact_search(const VectorStore& vectors,
                 s.ids.push_back(static_cast<ToolId>(i));
             }
         }
-    }
-    const std::size_t count = allowed != nullptr ? s.ids.size() : n;
-    const auto row_of = [&](std::size_t j) {
-        return vectors.row(allowed != nullptr ? s.ids[j] : j);
-    };
-    s.scores.resize(count);
-    std::array<const float*, simd::kRowGroup> rows{};
-    std::size_t j = 0;
-    for (; j + simd::kRowGroup <= count; j += simd::kRowGroup) {
-        for (std::size_t r = 0; r < simd::kRowGroup; ++r) {
-            rows[r] = row_of(j + r);
-        }
-        kern.dot_rows(query, rows.data(), dim, s.scores.data() + j);
-    }
-    // dot() sums in the same order as dot_rows(), so the tail scores like a full group.
-    for (; j < count; ++j) {
-        s.scores[j] = kern.dot(query, row_of(j), dim);
+        score_rows(
+            kern, vectors, query, s.ids.size(), [&](std::size_t j) { return s.ids[j]; }, s.scores);
+    } else {
+        score_rows(
+            kern, vectors, query, n, [](std::size_t j) { return j; }, s.scores);
     }
     best_scores(s.scores, s.ids, k, s.best, out);
     std::sort(out.begin(), out.end(), RankOrder{});

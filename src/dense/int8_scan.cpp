@@ -44,6 +44,40 @@ Int8Store quantize_int8(const VectorStore& vectors) {
     return store;
 }
 
+namespace {
+
+/// approx[j] = the int8 estimate of row id_of(j)'s score, for j < count. A template over
+/// id_of, so the unfiltered scan (id_of(j) = j) has no branch or lookup per row.
+template <class IdOf>
+void approximate(const simd::Kernels& kern,
+                 const Int8Store& codes,
+                 const std::int8_t* qcodes,
+                 std::size_t count,
+                 IdOf id_of,
+                 std::vector<std::int32_t>& dots,
+                 std::vector<float>& approx) {
+    const std::size_t dim = codes.dim;
+    dots.resize(count);
+    std::array<const std::int8_t*, simd::kRowGroup> rows{};
+    std::size_t j = 0;
+    for (; j + simd::kRowGroup <= count; j += simd::kRowGroup) {
+        for (std::size_t r = 0; r < simd::kRowGroup; ++r) {
+            rows[r] = codes.row(id_of(j + r));
+        }
+        kern.dot_rows_i8(qcodes, rows.data(), dim, dots.data() + j);
+    }
+    for (; j < count; ++j) {
+        dots[j] = kern.dot_i8(qcodes, codes.row(id_of(j)), dim);
+    }
+    approx.resize(count);
+    const float* scales = codes.scales.data();
+    for (j = 0; j < count; ++j) {
+        approx[j] = scales[id_of(j)] * static_cast<float>(dots[j]);
+    }
+}
+
+}  // namespace
+
 void int8_search(const VectorStore& vectors,
                  const Int8Store& codes,
                  const float* query,
@@ -73,27 +107,23 @@ void int8_search(const VectorStore& vectors,
                 s.ids.push_back(static_cast<ToolId>(i));
             }
         }
-    }
-    const std::size_t count = allowed != nullptr ? s.ids.size() : n;
-    const auto id_of = [&](std::size_t j) {
-        return allowed != nullptr ? s.ids[j] : static_cast<ToolId>(j);
-    };
-    s.dots.resize(count);
-    std::array<const std::int8_t*, simd::kRowGroup> rows{};
-    std::size_t j = 0;
-    for (; j + simd::kRowGroup <= count; j += simd::kRowGroup) {
-        for (std::size_t r = 0; r < simd::kRowGroup; ++r) {
-            rows[r] = codes.row(id_of(j + r));
-        }
-        kern.dot_rows_i8(s.qcodes.data(), rows.data(), dim, s.dots.data() + j);
-    }
-    for (; j < count; ++j) {
-        s.dots[j] = kern.dot_i8(s.qcodes.data(), codes.row(id_of(j)), dim);
-    }
-    s.approx.resize(count);
-    const float* scales = codes.scales.data();
-    for (j = 0; j < count; ++j) {
-        s.approx[j] = scales[id_of(j)] * static_cast<float>(s.dots[j]);
+        approximate(
+            kern,
+            codes,
+            s.qcodes.data(),
+            s.ids.size(),
+            [&](std::size_t j) { return s.ids[j]; },
+            s.dots,
+            s.approx);
+    } else {
+        approximate(
+            kern,
+            codes,
+            s.qcodes.data(),
+            n,
+            [](std::size_t j) { return static_cast<ToolId>(j); },
+            s.dots,
+            s.approx);
     }
     best_scores(s.approx, s.ids, std::max(pool, k), s.best, out);
 
