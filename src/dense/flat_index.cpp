@@ -74,11 +74,7 @@ void exact_search(const VectorStore& vectors,
     Scratch& s = thread_scratch<Scratch>();  // a plain reference inside the row loop
     s.ids.clear();
     if (allowed != nullptr) {
-        for (std::size_t i = 0; i < n; ++i) {
-            if (allowed->test(static_cast<ToolId>(i))) {
-                s.ids.push_back(static_cast<ToolId>(i));
-            }
-        }
+        allowed->members(n, s.ids);
         score_rows(
             kern, vectors, query, s.ids.size(), [&](std::size_t j) { return s.ids[j]; }, s.scores);
     } else {

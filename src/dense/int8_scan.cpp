@@ -102,11 +102,7 @@ void int8_search(const VectorStore& vectors,
     (void)quantize_int8(query, dim, s.qcodes.data());
     s.ids.clear();
     if (allowed != nullptr) {
-        for (std::size_t i = 0; i < n; ++i) {
-            if (allowed->test(static_cast<ToolId>(i))) {
-                s.ids.push_back(static_cast<ToolId>(i));
-            }
-        }
+        allowed->members(n, s.ids);
         approximate(
             kern,
             codes,

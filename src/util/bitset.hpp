@@ -30,6 +30,24 @@ public:
         return n;
     }
 
+    /// The ids in the set below `limit`, ascending, in `out` (replacing its contents); one word
+    /// at a time, so a sparse scope costs a step per member, not per tool.
+    void members(std::size_t limit, std::vector<ToolId>& out) const {
+        out.clear();
+        const std::size_t end = limit < size_ ? limit : size_;
+        for (std::size_t w = 0; w * 64 < end; ++w) {
+            std::uint64_t bits = words_[w];
+            while (bits != 0) {
+                const std::size_t id = w * 64 + static_cast<std::size_t>(__builtin_ctzll(bits));
+                if (id >= end) {
+                    break;
+                }
+                out.push_back(static_cast<ToolId>(id));
+                bits &= bits - 1;
+            }
+        }
+    }
+
 private:
     std::vector<std::uint64_t> words_;
     std::size_t size_;
