@@ -24,6 +24,9 @@
 #   c_abi_json      the JSON the C ABI reads (search options, servers, catalog options)
 #   outcome_codec   the OUTC section of recorded execution outcomes, seeded from
 #                   tests/fuzz/corpus/outcome_codec/
+#   query_text      any bytes as a query and its alternatives, through Searcher::search on
+#                   fixed catalogs (BM25-only, hashing and static embedders), seeded from
+#                   tests/fuzz/corpus/query_text/
 # The other targets' seeds come from tests/fuzz/corpus/<target>/ (read only); what the fuzzer
 # finds goes to build-asan/fuzz/corpus/<target>/, crashes to build-asan/fuzz/crashes/<target>/.
 # Usage: scripts/fuzz.sh [--long] [target...]
@@ -39,7 +42,7 @@ for arg in "$@"; do
     index_reader | word_model | safetensors | bert_config | vocab_txt | tokenizer_json | \
       catalog_loader | embeddings_response | search_json | jsonrpc_reader | gateway_config | \
       gateway_embedder_config | c_abi_json | outcome_codec | gateway_auth | gateway_http_rules | \
-      gateway_modern)
+      gateway_modern | query_text)
       targets+=("$arg") ;;
     *) echo "fuzz: unknown argument $arg" >&2; exit 2 ;;
   esac
@@ -47,7 +50,7 @@ done
 [ ${#targets[@]} -gt 0 ] ||
   targets=(index_reader word_model safetensors bert_config vocab_txt tokenizer_json catalog_loader
     embeddings_response search_json jsonrpc_reader gateway_config gateway_embedder_config c_abi_json
-    outcome_codec gateway_auth gateway_http_rules gateway_modern)
+    outcome_codec gateway_auth gateway_http_rules gateway_modern query_text)
 source scripts/lib/asan-build.sh
 configure_asan_build
 cmake --build build-asan -j"$(nproc)" --target scout_cli $(printf 'scout_fuzz_%s ' "${targets[@]}")
@@ -84,6 +87,7 @@ for target in "${targets[@]}"; do
     index_reader | search_json) seed_indexes; seeds="$out/seeds/index_reader"; args+=(-max_len=65536) ;;
     word_model) seeds="tests/fuzz/seeds/word_model"; args+=(-max_len=4096) ;;
     outcome_codec) seeds="tests/fuzz/corpus/outcome_codec"; args+=(-max_len=4096) ;;
+    query_text) seeds="tests/fuzz/corpus/query_text"; args+=(-max_len=4096) ;;
     safetensors | bert_config | vocab_txt | tokenizer_json) seeds="tests/fuzz/corpus/$target"; args+=(-max_len=16384) ;;
     *) seeds="tests/fuzz/corpus/$target"; args+=(-max_len=8192 -dict=tests/fuzz/json.dict) ;;
   esac
