@@ -35,50 +35,55 @@ scout::ToolSpec tool(std::string name, std::string description, std::string sche
     return t;
 }
 
+scout::ServerSpec server(std::string name,
+                         std::string description,
+                         std::string environment,
+                         std::vector<scout::ToolSpec> tools) {
+    scout::ServerSpec s;
+    s.name = std::move(name);
+    s.description = std::move(description);
+    s.environment = std::move(environment);
+    s.tools = std::move(tools);
+    return s;
+}
+
 /// Names and descriptions in the shapes the analyzer splits: camel, snake, kebab and dotted
 /// identifiers, compounds, stop words, non-Latin scripts.
 scout::CatalogSpec spec() {
     scout::CatalogSpec c;
-    scout::ServerSpec files;
-    files.name = "files";
-    files.description = "File storage: read, write and list files and folders";
-    files.environment = "prod";
-    files.tools = {
-        tool("read_file",
-             "Read a file's contents from the store",
-             R"({"type":"object","properties":{"path":{"type":"string"}},"required":["path"]})"),
-        tool("listFolderItems", "List the items of a folder, newest first"),
-        tool("delete-file", "Delete a file permanently"),
-        tool("files.search", "Full-text search over file names and contents; 検索 ファイル"),
+    c.servers = {
+        server(
+            "files",
+            "File storage: read, write and list files and folders",
+            "prod",
+            {tool(
+                 "read_file",
+                 "Read a file's contents from the store",
+                 R"({"type":"object","properties":{"path":{"type":"string"}},"required":["path"]})"),
+             tool("listFolderItems", "List the items of a folder, newest first"),
+             tool("delete-file", "Delete a file permanently"),
+             tool("files.search", "Full-text search over file names and contents; 検索 ファイル")}),
+        server("mail",
+               "Email: send, read and archive messages",
+               "dev",
+               {tool("send_email", "Send an email message to one or more recipients"),
+                tool("archiveThread", "Archive a mail thread"),
+                tool("get_inbox", "Get the newest messages of the inbox")}),
+        server("jira",
+               "Issue tracker: create, update and close tickets",
+               "",
+               {tool("create_issue", "Create a Jira issue with a summary and a description"),
+                tool("transitionIssue", "Move an issue to another workflow state"),
+                tool("add_comment", "Comment on an issue")}),
     };
-    scout::ServerSpec mail;
-    mail.name = "mail";
-    mail.description = "Email: send, read and archive messages";
-    mail.environment = "dev";
-    mail.tools = {
-        tool("send_email", "Send an email message to one or more recipients"),
-        tool("archiveThread", "Archive a mail thread"),
-        tool("get_inbox", "Get the newest messages of the inbox"),
-    };
-    scout::ServerSpec tickets;
-    tickets.name = "jira";
-    tickets.description = "Issue tracker: create, update and close tickets";
-    tickets.tools = {
-        tool("create_issue", "Create a Jira issue with a summary and a description"),
-        tool("transitionIssue", "Move an issue to another workflow state"),
-        tool("add_comment", "Comment on an issue"),
-    };
-    c.servers = {files, mail, tickets};
     return c;
 }
 
-struct Fixture {
-    std::vector<scout::Searcher> searchers;
-};
-
-Fixture& fixture() {
-    static Fixture f = [] {
-        Fixture made;
+/// One searcher per embedder (none, hashing, the shipped static model when it loads), each
+/// pinning its catalog's snapshot.
+const std::vector<scout::Searcher>& searchers() {
+    static const std::vector<scout::Searcher> made = [] {
+        std::vector<scout::Searcher> out;
         std::vector<std::shared_ptr<scout::Embedder>> embedders{
             nullptr, std::make_shared<scout::HashingEmbedder>(16)};
         if (auto model = scout::StaticEmbedder::load_default()) {
@@ -89,11 +94,11 @@ Fixture& fixture() {
             check(catalog.ok());
             check(catalog->upsert_servers(spec()).ok());
             check(catalog->commit().ok());
-            made.searchers.push_back(catalog->searcher());  // pins the snapshot
+            out.push_back(catalog->searcher());
         }
-        return made;
+        return out;
     }();
-    return f;
+    return made;
 }
 
 }  // namespace
@@ -128,7 +133,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         }
     }
 
-    for (const scout::Searcher& searcher : fixture().searchers) {
+    for (const scout::Searcher& searcher : searchers()) {
         auto result = searcher.search(query, options);
         if (!result) {
             check(!result.status().message().empty());
@@ -136,7 +141,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         }
         check(result->hits.size() <= scout::SearchOptions::kMaxTopK);
         if (!options.auto_k) {
-            check(result->hits.size() <= std::clamp<std::size_t>(options.top_k, 1, 20));
+            check(result->hits.size() <=
+                  std::clamp<std::size_t>(options.top_k, 1, scout::SearchOptions::kMaxTopK));
         }
         for (const scout::Hit& hit : result->hits) {
             check(std::isfinite(hit.score));
