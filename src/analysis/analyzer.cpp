@@ -4,6 +4,7 @@
 #include "analysis/analyzer.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -36,23 +37,32 @@ bool is_unicode_separator(std::uint32_t cp) {
            cp == 0x00D7 || cp == 0x00F7 || cp == 0xFEFF;
 }
 
-CodePoint classify(std::string_view s, std::size_t i, bool keep_joiners) {
-    const char c = s[i];
-    if (c >= 'a' && c <= 'z') {
-        return {CharClass::lower, 1};
+/// Classes of the ASCII bytes, one table per setting of keep_joiners (`_ - .` inside tokens).
+using AsciiClasses = std::array<CharClass, 128>;
+
+constexpr AsciiClasses ascii_classes(bool keep_joiners) {
+    AsciiClasses table{};
+    for (std::size_t c = 0; c < table.size(); ++c) {
+        CharClass cls = CharClass::separator;
+        if (c >= 'a' && c <= 'z') {
+            cls = CharClass::lower;
+        } else if (c >= 'A' && c <= 'Z') {
+            cls = CharClass::upper;
+        } else if (c >= '0' && c <= '9') {
+            cls = CharClass::digit;
+        } else if (keep_joiners && (c == '_' || c == '-' || c == '.')) {
+            cls = CharClass::lower;
+        }
+        table[c] = cls;
     }
-    if (c >= 'A' && c <= 'Z') {
-        return {CharClass::upper, 1};
-    }
-    if (c >= '0' && c <= '9') {
-        return {CharClass::digit, 1};
-    }
-    if (keep_joiners && (c == '_' || c == '-' || c == '.')) {
-        return {CharClass::lower, 1};
-    }
-    if (static_cast<unsigned char>(c) < 0x80U) {
-        return {CharClass::separator, 1};
-    }
+    return table;
+}
+
+constexpr AsciiClasses kSplitClasses = ascii_classes(false);
+constexpr AsciiClasses kJoinerClasses = ascii_classes(true);
+
+/// The class of a character that is not ASCII, and its length in bytes.
+CodePoint classify_non_ascii(std::string_view s, std::size_t i) {
     const std::size_t len = utf8_sequence_length(s, i);
     if (len == 0) {
         return {CharClass::separator, 1};  // an invalid byte separates, and is dropped
@@ -62,6 +72,14 @@ CodePoint classify(std::string_view s, std::size_t i, bool keep_joiners) {
         return {CharClass::separator, len};
     }
     return {is_cjk(cp) ? CharClass::cjk : CharClass::other_letter, len};
+}
+
+inline CodePoint classify(std::string_view s, std::size_t i, const AsciiClasses& ascii) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80U) {
+        return {ascii[c], 1};
+    }
+    return classify_non_ascii(s, i);
 }
 
 /// True when a token must end between a character of class `prev` and one of class `cur`;
@@ -94,69 +112,81 @@ void truncate_utf8(std::string& token, std::size_t limit) {
 /// letters that case changes split ("MySQL", "GitHub", "getPullRequest") is also emitted whole
 /// after its parts, so "MySQL" meets "mysql" as well as "sql". Words with digits or other
 /// letters ("getV2Items", "ÉtatCivil") are not joined.
+///
+/// A token, and a word, is always a contiguous range of `text` (separators end both), so the
+/// loop only tracks where they start; the bytes are copied and lowercased once, when emitted.
 template <typename Emit>
 void tokenize(std::string_view text, bool split_identifiers, bool catenate, Emit&& emit) {
+    const AsciiClasses& ascii = split_identifiers ? kSplitClasses : kJoinerClasses;
     std::string token;
-    std::string run;            // the letters of the current word, lowercase
-    std::size_t run_parts = 0;  // parts the case changes cut it into so far
-    bool run_broken = false;    // it holds a digit or a non-ASCII letter: never joined
+    std::size_t token_start = 0;
+    bool in_token = false;
+    std::size_t word_start = 0;  // the current word: its first letter, once `in_word`
+    bool in_word = false;
+    std::size_t word_parts = 0;  // parts the case changes cut it into so far
+    bool word_broken = false;    // it holds a digit or a non-ASCII letter: never joined
+    const auto emit_range = [&](std::size_t begin, std::size_t end) {
+        token.assign(text.data() + begin, end - begin);
+        for (char& c : token) {
+            if (c >= 'A' && c <= 'Z') {
+                c = static_cast<char>(c - 'A' + 'a');
+            }
+        }
+        emit(token);
+    };
+    const auto flush = [&](std::size_t end) {
+        if (in_token) {
+            emit_range(token_start, end);
+            in_token = false;
+        }
+    };
+    const auto end_word = [&](std::size_t end) {
+        if (catenate && in_word && !word_broken && word_parts >= 2) {
+            emit_range(word_start, end);
+        }
+        in_word = false;
+        word_parts = 0;
+        word_broken = false;
+    };
     CharClass prev = CharClass::separator;
     std::size_t i = 0;
-    CodePoint cur =
-        text.empty() ? CodePoint{CharClass::separator, 0} : classify(text, 0, !split_identifiers);
-    const auto flush = [&] {
-        if (!token.empty()) {
-            emit(token);
-            token.clear();
-        }
-    };
-    const auto end_run = [&] {
-        if (catenate && !run_broken && run_parts >= 2) {
-            emit(run);
-        }
-        run.clear();
-        run_parts = 0;
-        run_broken = false;
-    };
-    const auto is_alpha = [](CharClass c) {
-        return c == CharClass::lower || c == CharClass::upper;
-    };
+    CodePoint cur = text.empty() ? CodePoint{CharClass::separator, 0} : classify(text, 0, ascii);
     while (i < text.size()) {
         const std::size_t next_i = i + cur.len;
-        const CodePoint next = next_i < text.size() ? classify(text, next_i, !split_identifiers)
+        const CodePoint next = next_i < text.size() ? classify(text, next_i, ascii)
                                                     : CodePoint{CharClass::separator, 0};
         if (cur.cls == CharClass::separator) {
-            flush();
-            end_run();
+            flush(i);
+            end_word(i);
         } else if (cur.cls == CharClass::cjk) {
-            flush();
-            end_run();
-            token.assign(text.substr(i, cur.len));
-            flush();
+            flush(i);
+            end_word(i);
+            emit_range(i, next_i);
         } else {
-            if (split_identifiers && !token.empty() &&
-                identifier_boundary(prev, cur.cls, next.cls)) {
-                flush();
-                ++run_parts;
+            if (split_identifiers && in_token && identifier_boundary(prev, cur.cls, next.cls)) {
+                flush(i);
+                ++word_parts;
             }
-            if (cur.cls == CharClass::upper) {
-                token.push_back(static_cast<char>(text[i] - 'A' + 'a'));
-            } else {
-                token.append(text.substr(i, cur.len));
+            if (!in_token) {
+                token_start = i;
+                in_token = true;
             }
-            if (is_alpha(cur.cls)) {
-                run.push_back(token.back());
-                run_parts = std::max<std::size_t>(run_parts, 1);
+            if (!in_word) {
+                word_start = i;
+                in_word = true;
+            }
+            if (cur.cls == CharClass::lower || cur.cls == CharClass::upper) {
+                word_parts = std::max<std::size_t>(word_parts, 1);
             } else {
-                run_broken = true;
+                word_broken = true;
             }
         }
         prev = cur.cls;
         i = next_i;
         cur = next;
     }
-    flush();
-    end_run();
+    flush(text.size());
+    end_word(text.size());
 }
 
 }  // namespace

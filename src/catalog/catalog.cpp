@@ -34,31 +34,35 @@ Result<Catalog> Catalog::create(CatalogOptions options, std::shared_ptr<Embedder
 }
 
 Status Catalog::upsert_server(ServerSpec server) {
-    Status s = detail::validate_server(server);
+    std::vector<std::optional<std::string>> parameters;
+    Status s = detail::validate_server(server, &parameters);
     if (!s.ok()) {
         return s;
     }
     std::lock_guard lock(impl_->write_mu);
     std::string name = server.name;
-    impl_->edit_staged()[std::move(name)] = Impl::stage(std::move(server));
+    impl_->edit_staged()[std::move(name)] = Impl::stage(std::move(server), std::move(parameters));
     return {};
 }
 
 Status Catalog::upsert_servers(const CatalogSpec& spec) {
     std::set<std::string_view> seen;
-    for (const ServerSpec& server : spec.servers) {
+    std::vector<std::vector<std::optional<std::string>>> parameters(spec.servers.size());
+    for (std::size_t i = 0; i < spec.servers.size(); ++i) {
+        const ServerSpec& server = spec.servers[i];
         if (!seen.insert(server.name).second) {
             return {Errc::invalid_argument,
                     "duplicate server name '" + detail::clipped(server.name) + "'"};
         }
-        Status s = detail::validate_server(server);
+        Status s = detail::validate_server(server, &parameters[i]);
         if (!s.ok()) {
             return s;
         }
     }
     std::lock_guard lock(impl_->write_mu);
-    for (const ServerSpec& server : spec.servers) {
-        impl_->edit_staged()[server.name] = Impl::stage(server);
+    for (std::size_t i = 0; i < spec.servers.size(); ++i) {
+        impl_->edit_staged()[spec.servers[i].name] =
+            Impl::stage(spec.servers[i], std::move(parameters[i]));
     }
     return {};
 }
@@ -92,13 +96,14 @@ Status Catalog::upsert_tool(std::string_view server, ToolSpec tool) {
     if (it == staged.end()) {
         return {Errc::not_found, "unknown server '" + detail::clipped(server) + "'"};
     }
-    Status s = detail::validate_tool(it->second->meta, tool);
+    std::optional<std::string> parameters;
+    Status s = detail::validate_tool(it->second->meta, tool, &parameters);
     if (!s.ok()) {
         return s;
     }
     std::string name = tool.name;
     Impl::edit_server(it).tools[std::move(name)] =
-        std::make_shared<const ToolSpec>(std::move(tool));
+        std::make_shared<const detail::StagedTool>(std::move(tool), std::move(parameters));
     return {};
 }
 

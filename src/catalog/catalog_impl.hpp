@@ -53,12 +53,19 @@ struct [[gnu::visibility("hidden")]] Catalog::Impl {
     detail::DocumentCache documents;
     std::uint64_t generation = 0;
 
-    static std::shared_ptr<const detail::StagedServer> stage(ServerSpec spec) {
+    /// `parameters`: what validate_server rendered for each tool, in order (may be empty).
+    static std::shared_ptr<const detail::StagedServer> stage(
+        ServerSpec spec, std::vector<std::optional<std::string>> parameters = {}) {
         auto entry = std::make_shared<detail::StagedServer>();
-        for (ToolSpec& tool : spec.tools) {
-            std::string name = tool.name;
+        for (std::size_t i = 0; i < spec.tools.size(); ++i) {
+            std::string name = spec.tools[i].name;
+            std::optional<std::string> rendered;
+            if (i < parameters.size()) {
+                rendered = std::move(parameters[i]);
+            }
             entry->tools.emplace(std::move(name),
-                                 std::make_shared<const ToolSpec>(std::move(tool)));
+                                 std::make_shared<const detail::StagedTool>(
+                                     std::move(spec.tools[i]), std::move(rendered)));
         }
         spec.tools.clear();
         entry->meta = std::move(spec);

@@ -157,7 +157,9 @@ std::string ToolDocument::text() const {
     return out;
 }
 
-Result<ToolDocument> make_tool_document(const ServerSpec& server, const ToolSpec& tool) {
+Result<ToolDocument> make_tool_document(const ServerSpec& server,
+                                        const ToolSpec& tool,
+                                        const std::string* parameters) {
     ToolDocument doc;
     doc.chunk_id = server.name + "_" + tool.name;
     doc.name = Analyzer::split_words(tool.name);
@@ -173,7 +175,9 @@ Result<ToolDocument> make_tool_document(const ServerSpec& server, const ToolSpec
     }
     doc.server_description = server.description;
     doc.description = tool.description;
-    if (!tool.input_schema.empty()) {
+    if (parameters != nullptr) {
+        doc.parameters = *parameters;
+    } else if (!tool.input_schema.empty()) {
         json schema;
         try {
             schema = json::parse(tool.input_schema);
@@ -185,12 +189,12 @@ Result<ToolDocument> make_tool_document(const ServerSpec& server, const ToolSpec
             return Status{Errc::invalid_argument,
                           "tool '" + tool.name + "': inputSchema must be a JSON object"};
         }
-        auto parameters = render_parameters(schema);
-        if (!parameters) {
+        auto rendered = render_parameters(schema);
+        if (!rendered) {
             return Status{Errc::invalid_argument,
-                          "tool '" + tool.name + "': " + parameters.status().message()};
+                          "tool '" + tool.name + "': " + rendered.status().message()};
         }
-        doc.parameters = std::move(parameters.value());
+        doc.parameters = std::move(rendered.value());
     }
     return doc;
 }

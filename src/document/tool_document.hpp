@@ -25,9 +25,12 @@ struct ToolDocument {
 };
 
 /// Builds the document of `tool` served by `server` (server.tools is not read). Fails with
-/// invalid_argument when the tool's input schema is not a JSON object.
+/// invalid_argument when the tool's input schema is not a JSON object. `parameters`, when given,
+/// is the parameters field already rendered from the tool's input schema (render_parameters),
+/// taken instead of parsing the schema again.
 [[nodiscard]] Result<ToolDocument> make_tool_document(const ServerSpec& server,
-                                                      const ToolSpec& tool);
+                                                      const ToolSpec& tool,
+                                                      const std::string* parameters = nullptr);
 
 /// The `parameters` field of a tool whose input schema, already parsed, is `schema` (a JSON
 /// object). Lets a validator that has parsed the schema check that it renders without parsing it

@@ -74,7 +74,9 @@ Status check_json_object(std::string_view what,
 
 }  // namespace
 
-Status validate_tool(const ServerSpec& server, const ToolSpec& tool) {
+Status validate_tool(const ServerSpec& server,
+                     const ToolSpec& tool,
+                     std::optional<std::string>* parameters) {
     const std::string where =
         "server '" + clipped(server.name) + "', tool '" + clipped(tool.name) + "': ";
     Status s = check_text(where + "name", tool.name, kMaxNameBytes, true, Kind::name);
@@ -102,14 +104,19 @@ Status validate_tool(const ServerSpec& server, const ToolSpec& tool) {
     }
     // The schema must render into a document (the rest of make_tool_document cannot fail);
     // rendering the parsed value spares a second parse of every schema.
-    auto parameters = render_parameters(schema);
-    return parameters
-               ? Status{}
-               : Status{parameters.status().code(),
-                        where + "tool '" + tool.name + "': " + parameters.status().message()};
+    auto rendered = render_parameters(schema);
+    if (!rendered) {
+        return Status{rendered.status().code(),
+                      where + "tool '" + tool.name + "': " + rendered.status().message()};
+    }
+    if (parameters != nullptr) {
+        *parameters = std::move(rendered.value());
+    }
+    return {};
 }
 
-Status validate_server(const ServerSpec& server) {
+Status validate_server(const ServerSpec& server,
+                       std::vector<std::optional<std::string>>* parameters) {
     Status s = check_text("server name", server.name, kMaxNameBytes, true, Kind::name);
     const std::string where = "server '" + clipped(server.name) + "': ";
     if (s.ok()) {
@@ -124,15 +131,23 @@ Status validate_server(const ServerSpec& server) {
     if (!s.ok()) {
         return s;
     }
+    if (parameters != nullptr) {
+        parameters->clear();
+        parameters->reserve(server.tools.size());
+    }
     std::set<std::string_view> seen;
     for (const ToolSpec& tool : server.tools) {
         if (!seen.insert(tool.name).second) {
             return {Errc::invalid_argument,
                     where + "duplicate tool name '" + clipped(tool.name) + "'"};
         }
-        s = validate_tool(server, tool);
+        std::optional<std::string> rendered;
+        s = validate_tool(server, tool, parameters != nullptr ? &rendered : nullptr);
         if (!s.ok()) {
             return s;
+        }
+        if (parameters != nullptr) {
+            parameters->push_back(std::move(rendered));
         }
     }
     return {};

@@ -1,15 +1,18 @@
 // document_cache.cpp: see document_cache.hpp.
 #include "snapshot/document_cache.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <iterator>
 #include <string_view>
 #include <unordered_set>
+#include <utility>
 
 #include "analysis/tool_action.hpp"
 #include "analysis/word_pairs.hpp"
 #include "document/tool_document.hpp"
 #include "util/hash.hpp"
+#include "util/thread_scratch.hpp"
 
 namespace scout::detail {
 namespace {
@@ -48,7 +51,7 @@ CachedDocument* DocumentCache::find(std::uint64_t key) {
 
 CachedDocument* DocumentCache::get(std::uint64_t key,
                                    const ServerSpec& server,
-                                   const ToolSpec& tool,
+                                   const StagedTool& tool,
                                    const Analyzer& analyzer,
                                    const FieldWeights& weights,
                                    std::size_t& rendered) {
@@ -63,46 +66,152 @@ CachedDocument* DocumentCache::get(std::uint64_t key,
     return add(key, std::move(*doc));
 }
 
+namespace {
+
+/// Collects a document's distinct terms in first-occurrence order with their summed weights.
+/// The table maps a term to its place in the list; it lives on between documents (a slot is
+/// in use only when it carries the current document's stamp), so a document costs no map of
+/// its own and no copy of a term.
+class TermCollector {
+public:
+    void start(std::vector<std::pair<std::string, float>>& terms) {
+        terms_ = &terms;
+        hashes_.clear();
+        if (++stamp_ == 0) {  // wrapped: no slot may look in use
+            std::fill(slots_.begin(), slots_.end(), Slot{});
+            stamp_ = 1;
+        }
+        if (slots_.empty()) {
+            slots_.resize(kInitialSlots);
+        }
+    }
+
+    /// Adds `weight` to `term`'s sum; a new term is moved into the list when passed as an
+    /// rvalue, copied otherwise.
+    template <class Term>
+    void add(Term&& term, float weight) {
+        const std::string_view view(term);
+        const std::size_t hash = std::hash<std::string_view>{}(view);
+        const std::size_t mask = slots_.size() - 1;
+        for (std::size_t pos = hash & mask;; pos = (pos + 1) & mask) {
+            Slot& slot = slots_[pos];
+            if (slot.stamp != stamp_) {
+                slot = Slot{stamp_, static_cast<std::uint32_t>(terms_->size()), hash};
+                terms_->emplace_back(std::forward<Term>(term), 0.0f);
+                hashes_.push_back(hash);
+                // Per-term sums keep occurrence order, so term frequencies are bit-identical to
+                // adding occurrence by occurrence.
+                terms_->back().second += weight;
+                if (terms_->size() * 2 > slots_.size()) {
+                    grow();
+                }
+                return;
+            }
+            if (slot.hash == hash && (*terms_)[slot.index].first == view) {
+                (*terms_)[slot.index].second += weight;
+                return;
+            }
+        }
+    }
+
+private:
+    static constexpr std::size_t kInitialSlots = 512;
+
+    struct Slot {
+        std::uint32_t stamp = 0;
+        std::uint32_t index = 0;
+        std::size_t hash = 0;
+    };
+
+    void grow() {
+        std::vector<Slot> bigger(slots_.size() * 2);
+        const std::size_t mask = bigger.size() - 1;
+        for (std::size_t i = 0; i < hashes_.size(); ++i) {
+            std::size_t pos = hashes_[i] & mask;
+            while (bigger[pos].stamp == stamp_) {
+                pos = (pos + 1) & mask;
+            }
+            bigger[pos] = Slot{stamp_, static_cast<std::uint32_t>(i), hashes_[i]};
+        }
+        slots_ = std::move(bigger);
+    }
+
+    std::vector<Slot> slots_;
+    std::vector<std::size_t> hashes_;  // of each listed term, for growing
+    std::uint32_t stamp_ = 0;
+    std::vector<std::pair<std::string, float>>* terms_ = nullptr;
+};
+
+/// The terms of one field text, remembered while consecutive tools share it: tools arrive in
+/// ToolId order, server by server, so every tool of a server repeats its server fields.
+struct FieldMemo {
+    AnalyzerOptions options;
+    std::string text;
+    std::vector<std::string> terms;
+    bool valid = false;
+
+    const std::vector<std::string>& terms_of(const std::string& field, const Analyzer& analyzer) {
+        if (!valid || text != field || !(options == analyzer.options())) {
+            valid = false;  // stays invalid if analyze throws
+            terms.clear();
+            analyzer.analyze(field, terms);
+            text = field;
+            options = analyzer.options();
+            valid = true;
+        }
+        return terms;
+    }
+};
+
+struct RenderScratch {
+    TermCollector collector;
+    std::vector<std::string> terms;
+    FieldMemo server;
+    FieldMemo server_description;
+};
+
+}  // namespace
+
 std::optional<CachedDocument> DocumentCache::render(const ServerSpec& server,
-                                                    const ToolSpec& tool,
+                                                    const StagedTool& tool,
                                                     const Analyzer& analyzer,
                                                     const FieldWeights& weights) {
-    auto doc = make_tool_document(server, tool);
+    auto doc = make_tool_document(server, tool, tool.parameters ? &*tool.parameters : nullptr);
     if (!doc) {
         return std::nullopt;
     }
+    RenderScratch& scratch = thread_scratch<RenderScratch>();
     CachedDocument entry;
-    const std::pair<const std::string*, float> fields[5] = {
-        {&doc->name, weights.name},
-        {&doc->server, weights.server},
-        {&doc->server_description, weights.server_description},
-        {&doc->description, weights.description},
-        {&doc->parameters, weights.parameters}};
-    std::unordered_map<std::string, std::size_t> slot;  // term -> index in weighted_terms
-    const auto add_term = [&](std::string term, float weight) {
-        auto [it, fresh] = slot.try_emplace(std::move(term), entry.weighted_terms.size());
-        if (fresh) {
-            entry.weighted_terms.emplace_back(it->first, 0.0f);
-        }
-        // Per-term sums keep occurrence order, so term frequencies are bit-identical to adding
-        // occurrence by occurrence.
-        entry.weighted_terms[it->second].second += weight;
-    };
-    std::vector<std::string> terms;
-    for (const auto& [text, weight] : fields) {
+    TermCollector& collector = scratch.collector;
+    collector.start(entry.weighted_terms);
+    std::vector<std::string>& terms = scratch.terms;
+    const auto add_own = [&](const std::string& text, float weight) {
         terms.clear();
-        analyzer.analyze(*text, terms);
+        analyzer.analyze(text, terms);
         if (weight <= 0.0f) {
-            continue;  // the BM25 builder ignores such occurrences too
+            return;  // the BM25 builder ignores such occurrences too
         }
         for (std::string& term : terms) {
-            add_term(std::move(term), weight);
+            collector.add(std::move(term), weight);
         }
-    }
+    };
+    const auto add_shared = [&](FieldMemo& memo, const std::string& text, float weight) {
+        if (weight <= 0.0f) {
+            return;
+        }
+        for (const std::string& term : memo.terms_of(text, analyzer)) {
+            collector.add(term, weight);
+        }
+    };
+    add_own(doc->name, weights.name);
+    add_shared(scratch.server, doc->server, weights.server);
+    add_shared(scratch.server_description, doc->server_description, weights.server_description);
+    add_own(doc->description, weights.description);
+    add_own(doc->parameters, weights.parameters);
     entry.action = action_of_tool(server.name, tool.name);
     if (weights.action > 0.0f) {
         if (std::string term = action_term(entry.action); !term.empty()) {
-            add_term(std::move(term), weights.action);
+            collector.add(std::move(term), weights.action);
         }
     }
     if (weights.word_pairs > 0.0f) {
@@ -111,7 +220,7 @@ std::optional<CachedDocument> DocumentCache::render(const ServerSpec& server,
         append_word_pairs(tool.name, terms);
         append_word_pairs(tool.description, terms);
         for (std::string& term : terms) {
-            add_term(std::move(term), weights.word_pairs);
+            collector.add(std::move(term), weights.word_pairs);
         }
     }
     entry.text = doc->text();

@@ -14,6 +14,7 @@
 
 #include "analysis/analyzer.hpp"
 #include "analysis/tool_action.hpp"
+#include "snapshot/staged_catalog.hpp"
 #include "sparse/bm25_index.hpp"
 
 namespace scout::detail {
@@ -45,7 +46,7 @@ public:
     /// tool does not render (its schema is not a JSON object). `rendered` counts misses.
     [[nodiscard]] CachedDocument* get(std::uint64_t key,
                                       const ServerSpec& server,
-                                      const ToolSpec& tool,
+                                      const StagedTool& tool,
                                       const Analyzer& analyzer,
                                       const FieldWeights& weights,
                                       std::size_t& rendered);
@@ -53,9 +54,9 @@ public:
     [[nodiscard]] CachedDocument* find(std::uint64_t key);
     /// Renders and analyzes a tool without touching any cache (its terms are not interned
     /// yet), so documents can be rendered on several threads at once; nullopt when the tool
-    /// does not render.
+    /// does not render. Takes the parameters field validation rendered, when the tool has it.
     [[nodiscard]] static std::optional<CachedDocument> render(const ServerSpec& server,
-                                                              const ToolSpec& tool,
+                                                              const StagedTool& tool,
                                                               const Analyzer& analyzer,
                                                               const FieldWeights& weights);
     /// Interns the terms of a rendered document and caches it under `key` (keeping the entry

@@ -348,7 +348,7 @@ constexpr std::size_t kDocumentsPerChunk = 32;
 /// One tool of an ACTIVE server, in ToolId order, before its document is known.
 struct PendingTool {
     const ServerSpec* server = nullptr;
-    const ToolSpec* tool = nullptr;
+    const StagedTool* tool = nullptr;
     std::uint64_t key = 0;
     CachedDocument* doc = nullptr;  ///< null until rendered (a cache miss)
 };

@@ -8,15 +8,26 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "scout/types.hpp"
 
 namespace scout::detail {
 
+/// A tool as staged: its spec, and the parameters field of its document when validation has
+/// already rendered it (so a commit need not parse the input schema again).
+struct StagedTool : ToolSpec {
+    StagedTool() = default;
+    explicit StagedTool(ToolSpec spec, std::optional<std::string> rendered = std::nullopt)
+        : ToolSpec(std::move(spec)), parameters(std::move(rendered)) {}
+    std::optional<std::string> parameters;
+};
+
 struct StagedServer {
     ServerSpec meta;  // meta.tools is unused; tools live in the map
-    std::map<std::string, std::shared_ptr<const ToolSpec>, std::less<>> tools;
+    std::map<std::string, std::shared_ptr<const StagedTool>, std::less<>> tools;
 };
 using StagedCatalog = std::map<std::string, std::shared_ptr<const StagedServer>, std::less<>>;
 
