@@ -150,11 +150,10 @@ void tokenize(std::string_view text, bool split_identifiers, bool catenate, Emit
     };
     CharClass prev = CharClass::separator;
     std::size_t i = 0;
-    CodePoint cur = text.empty() ? CodePoint{CharClass::separator, 0} : classify(text, 0, ascii);
-    while (i < text.size()) {
+    const std::size_t n = text.size();
+    while (i < n) {
+        const CodePoint cur = classify(text, i, ascii);
         const std::size_t next_i = i + cur.len;
-        const CodePoint next = next_i < text.size() ? classify(text, next_i, ascii)
-                                                    : CodePoint{CharClass::separator, 0};
         if (cur.cls == CharClass::separator) {
             flush(i);
             end_word(i);
@@ -163,9 +162,17 @@ void tokenize(std::string_view text, bool split_identifiers, bool catenate, Emit
             end_word(i);
             emit_range(i, next_i);
         } else {
-            if (split_identifiers && in_token && identifier_boundary(prev, cur.cls, next.cls)) {
-                flush(i);
-                ++word_parts;
+            if (split_identifiers && in_token) {
+                // Only an upper-case letter after another needs the class of the character
+                // after it ("HTTPServer" cuts before the S).
+                const bool cut =
+                    prev == CharClass::upper && cur.cls == CharClass::upper
+                        ? next_i < n && classify(text, next_i, ascii).cls == CharClass::lower
+                        : identifier_boundary(prev, cur.cls, CharClass::separator);
+                if (cut) {
+                    flush(i);
+                    ++word_parts;
+                }
             }
             if (!in_token) {
                 token_start = i;
@@ -180,10 +187,21 @@ void tokenize(std::string_view text, bool split_identifiers, bool catenate, Emit
             } else {
                 word_broken = true;
             }
+            if (cur.cls == CharClass::lower) {
+                // A lower-case letter after one changes nothing (no cut, same token and word):
+                // skip the rest of the run.
+                std::size_t j = next_i;
+                while (j < n && static_cast<unsigned char>(text[j]) < 0x80U &&
+                       ascii[static_cast<unsigned char>(text[j])] == CharClass::lower) {
+                    ++j;
+                }
+                prev = CharClass::lower;
+                i = j;
+                continue;
+            }
         }
         prev = cur.cls;
         i = next_i;
-        cur = next;
     }
     flush(text.size());
     end_word(text.size());

@@ -10,8 +10,8 @@
 
 namespace scout::detail {
 
-/// Distinct words a thread's memo holds before it starts afresh (a few hundred KiB at most).
-inline constexpr std::size_t kStemMemoEntries = 16384;
+/// Distinct words a thread's memo holds before it starts afresh (in 16,384 slots, about 1.3 MB).
+inline constexpr std::size_t kStemMemoEntries = 12288;
 /// Longer words are stemmed without being remembered.
 inline constexpr std::size_t kStemMemoMaxBytes = 32;
 

@@ -9,7 +9,6 @@
 
 namespace scout::detail {
 namespace {
-// Sorted, so lookup is a binary search.
 constexpr std::array<std::string_view, 72> kStopWords{
     "a",     "about", "an",     "and",   "are",    "as",    "at",   "be",    "been",
     "but",   "by",    "can",    "could", "do",     "does",  "for",  "from",  "had",
@@ -23,35 +22,61 @@ constexpr std::array<std::string_view, 72> kStopWords{
 
 constexpr std::size_t kLongestStopWord = 8;  // "yourself"
 
-/// Where the stop words of each first letter start in kStopWords (27 bounds for 'a'..'z'):
-/// a lookup searches its letter's few words only, as every token of every text is looked up.
-constexpr std::array<std::uint8_t, 27> kLetterStart = [] {
-    std::array<std::uint8_t, 27> start{};
-    std::size_t w = 0;
-    for (std::size_t letter = 0; letter < 26; ++letter) {
-        start[letter] = static_cast<std::uint8_t>(w);
-        while (w < kStopWords.size() && kStopWords[w][0] == static_cast<char>('a' + letter)) {
-            ++w;
-        }
+/// A word of at most 8 bytes as one integer: its bytes in order, zero-padded. Words hold no
+/// zero byte, so two words pack equal only when they are equal.
+constexpr std::uint64_t pack(std::string_view word) noexcept {
+    std::uint64_t packed = 0;
+    for (std::size_t i = 0; i < word.size(); ++i) {
+        packed |= std::uint64_t{static_cast<unsigned char>(word[i])} << (8 * i);
     }
-    start[26] = static_cast<std::uint8_t>(w);
-    return start;
+    return packed;
+}
+
+constexpr std::size_t kTableBits = 8;  // 256 slots for 72 words: probes stay short
+
+constexpr std::size_t slot_of(std::uint64_t packed) noexcept {
+    return static_cast<std::size_t>((packed * 0x9E3779B97F4A7C15ULL) >> (64 - kTableBits));
+}
+
+/// The packed stop words in an open-addressing table (0 marks an empty slot): every token of
+/// every text is looked up, and a lookup is then one multiply and a probe or two.
+constexpr std::array<std::uint64_t, std::size_t{1} << kTableBits> kTable = [] {
+    std::array<std::uint64_t, std::size_t{1} << kTableBits> table{};
+    for (std::string_view word : kStopWords) {
+        std::size_t slot = slot_of(pack(word));
+        while (table[slot] != 0) {
+            slot = (slot + 1) % table.size();
+        }
+        table[slot] = pack(word);
+    }
+    return table;
 }();
-static_assert(kLetterStart[26] == kStopWords.size(), "every stop word starts with a-z, sorted");
+
 static_assert(std::all_of(kStopWords.begin(), kStopWords.end(), [](std::string_view w) {
-    return w.size() <= kLongestStopWord;
+    return !w.empty() && w.size() <= kLongestStopWord;
 }));
 
 }  // namespace
 
 bool is_stop_word(std::string_view word) noexcept {
-    if (word.empty() || word.size() > kLongestStopWord || word[0] < 'a' || word[0] > 'z') {
+    if (word.empty() || word.size() > kLongestStopWord) {
         return false;
     }
-    const std::size_t letter = static_cast<std::size_t>(word[0] - 'a');
-    const auto* begin = kStopWords.begin() + kLetterStart[letter];
-    const auto* end = kStopWords.begin() + kLetterStart[letter + 1];
-    return std::binary_search(begin, end, word);
+    std::uint64_t packed = 0;
+    for (std::size_t i = 0; i < word.size(); ++i) {
+        if (word[i] == '\0') {
+            return false;  // would pack like a shorter word
+        }
+        packed |= std::uint64_t{static_cast<unsigned char>(word[i])} << (8 * i);
+    }
+    for (std::size_t slot = slot_of(packed);; slot = (slot + 1) % kTable.size()) {
+        if (kTable[slot] == packed) {
+            return true;
+        }
+        if (kTable[slot] == 0) {
+            return false;
+        }
+    }
 }
 
 }  // namespace scout::detail

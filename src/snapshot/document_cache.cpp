@@ -13,6 +13,7 @@
 #include "document/tool_document.hpp"
 #include "util/hash.hpp"
 #include "util/thread_scratch.hpp"
+#include "util/word_hash.hpp"
 
 namespace scout::detail {
 namespace {
@@ -74,8 +75,8 @@ namespace {
 /// its own and no copy of a term.
 class TermCollector {
 public:
-    void start(std::vector<std::pair<std::string, float>>& terms) {
-        terms_ = &terms;
+    void start() {
+        terms_.clear();
         hashes_.clear();
         if (++stamp_ == 0) {  // wrapped: no slot may look in use
             std::fill(slots_.begin(), slots_.end(), Slot{});
@@ -91,27 +92,36 @@ public:
     template <class Term>
     void add(Term&& term, float weight) {
         const std::string_view view(term);
-        const std::size_t hash = std::hash<std::string_view>{}(view);
+        const std::size_t hash = word_hash(view);
         const std::size_t mask = slots_.size() - 1;
         for (std::size_t pos = hash & mask;; pos = (pos + 1) & mask) {
             Slot& slot = slots_[pos];
             if (slot.stamp != stamp_) {
-                slot = Slot{stamp_, static_cast<std::uint32_t>(terms_->size()), hash};
-                terms_->emplace_back(std::forward<Term>(term), 0.0f);
+                slot = Slot{stamp_, static_cast<std::uint32_t>(terms_.size()), hash};
+                terms_.emplace_back(std::forward<Term>(term), 0.0f);
                 hashes_.push_back(hash);
                 // Per-term sums keep occurrence order, so term frequencies are bit-identical to
                 // adding occurrence by occurrence.
-                terms_->back().second += weight;
-                if (terms_->size() * 2 > slots_.size()) {
+                terms_.back().second += weight;
+                if (terms_.size() * 2 > slots_.size()) {
                     grow();
                 }
                 return;
             }
-            if (slot.hash == hash && (*terms_)[slot.index].first == view) {
-                (*terms_)[slot.index].second += weight;
+            if (slot.hash == hash && terms_[slot.index].first == view) {
+                terms_[slot.index].second += weight;
                 return;
             }
         }
+    }
+
+    /// The collected terms, moved into a list of their exact size.
+    [[nodiscard]] std::vector<std::pair<std::string, float>> finish() {
+        std::vector<std::pair<std::string, float>> out;
+        out.reserve(terms_.size());
+        std::move(terms_.begin(), terms_.end(), std::back_inserter(out));
+        terms_.clear();
+        return out;
     }
 
 private:
@@ -139,7 +149,9 @@ private:
     std::vector<Slot> slots_;
     std::vector<std::size_t> hashes_;  // of each listed term, for growing
     std::uint32_t stamp_ = 0;
-    std::vector<std::pair<std::string, float>>* terms_ = nullptr;
+    // The current document's list; its capacity is kept for the next document, and finish()
+    // hands out an exact-size copy.
+    std::vector<std::pair<std::string, float>> terms_;
 };
 
 /// The terms of one field text, remembered while consecutive tools share it: tools arrive in
@@ -183,7 +195,7 @@ std::optional<CachedDocument> DocumentCache::render(const ServerSpec& server,
     RenderScratch& scratch = thread_scratch<RenderScratch>();
     CachedDocument entry;
     TermCollector& collector = scratch.collector;
-    collector.start(entry.weighted_terms);
+    collector.start();
     std::vector<std::string>& terms = scratch.terms;
     const auto add_own = [&](const std::string& text, float weight) {
         terms.clear();
@@ -223,6 +235,7 @@ std::optional<CachedDocument> DocumentCache::render(const ServerSpec& server,
             collector.add(std::move(term), weights.word_pairs);
         }
     }
+    entry.weighted_terms = collector.finish();
     entry.text = doc->text();
     return entry;
 }

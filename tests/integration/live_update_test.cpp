@@ -53,7 +53,7 @@ std::size_t hits_from(const scout::Catalog& catalog,
 
 }  // namespace
 
-TEST_CASE("only ACTIVE servers are indexed; recovery re-ingests", "[live][lifecycle]") {
+TEST_CASE("only ACTIVE servers are indexed, recovery re-ingests", "[live][lifecycle]") {
     auto embedder = std::make_shared<CountingEmbedder>();
     auto catalog = scout::Catalog::create({}, embedder);
     REQUIRE(catalog.ok());

@@ -68,7 +68,7 @@ TEST_CASE("an alternative phrasing finds what the query's words miss", "[search]
     CHECK(fused->hits[0].score > 0);
 }
 
-TEST_CASE("no alternatives is the plain search; the same phrasing keeps its order",
+TEST_CASE("no alternatives is the plain search, the same phrasing keeps its order",
           "[search][multi_query]") {
     const scout::Catalog catalog = make_catalog();
     const scout::Searcher s = catalog.searcher();

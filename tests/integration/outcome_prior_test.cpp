@@ -271,7 +271,7 @@ TEST_CASE("a copy of the prior is unchanged by records into a later copy", "[out
     CHECK(first.terms() == terms);
 }
 
-TEST_CASE("the bounds hold after every record at the caps; the heaviest entries stay",
+TEST_CASE("the bounds hold after every record at the caps, the heaviest entries stay",
           "[outcomes]") {
     scout::detail::OutcomePrior prior;
     const auto& lim = scout::detail::OutcomePrior::limits();
@@ -303,7 +303,7 @@ TEST_CASE("the bounds hold after every record at the caps; the heaviest entries 
     CHECK(prior.endorsement(kept, "ci\nrollback") > 0);
 }
 
-TEST_CASE("the prior survives save and open; a damaged OUTC section is corrupt", "[outcomes]") {
+TEST_CASE("the prior survives save and open, a damaged OUTC section is corrupt", "[outcomes]") {
     scout::test::TempDir dir;
     auto catalog = scout::Catalog::create();
     REQUIRE(catalog.ok());

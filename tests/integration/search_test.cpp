@@ -91,7 +91,7 @@ TEST_CASE("single-branch modes report only their branch", "[search]") {
     }
 }
 
-TEST_CASE("inactive servers are not searchable; status changes need a commit", "[search]") {
+TEST_CASE("inactive servers are not searchable, status changes need a commit", "[search]") {
     Catalog c = make();
     CHECK(search(c, "support ticket", {.mode = Mode::bm25}).hits.empty());
     REQUIRE(c.set_server_status("legacy", ServerStatus::active).ok());

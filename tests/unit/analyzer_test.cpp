@@ -1,6 +1,9 @@
 // analyzer_test.cpp: tokenization, identifier splitting, stop words, stemming, hostile input.
 #include "analysis/analyzer.hpp"
 
+#include <set>
+#include <string>
+
 #include <catch2/catch.hpp>
 
 #include "analysis/term.hpp"
@@ -78,7 +81,7 @@ TEST_CASE("split_words renders identifiers for people", "[analyzer]") {
     CHECK(Analyzer::split_words("") == "");
 }
 
-TEST_CASE("non-ASCII letters are kept; CJK characters are single tokens", "[analyzer]") {
+TEST_CASE("non-ASCII letters are kept, CJK characters are single tokens", "[analyzer]") {
     const Analyzer a = plain();
     CHECK(a.analyze("café menü") == Terms{"café", "menü"});
     CHECK(a.analyze("查询天气 weather") == Terms{"查", "询", "天", "气", "weather"});
@@ -152,6 +155,55 @@ TEST_CASE("stop words: the whole list and nothing near it", "[analyzer]") {
           "b",        "z",      "zz",     "list",       "get",       "all", "1",   "_a",
           "\xc3\xa9", "theirs", "wh",     "whom",       "anda",      "aa"}) {
         CHECK_FALSE(is_stop_word(w));
+    }
+}
+
+TEST_CASE("stop words: exactly the list, over every short word and every near miss", "[analyzer]") {
+    using scout::detail::is_stop_word;
+    const std::set<std::string> list = {
+        "a",     "about", "an",     "and",   "are",    "as",    "at",   "be",    "been",
+        "but",   "by",    "can",    "could", "do",     "does",  "for",  "from",  "had",
+        "has",   "have",  "he",     "her",   "him",    "his",   "how",  "i",     "if",
+        "in",    "into",  "is",     "it",    "its",    "me",    "my",   "of",    "on",
+        "or",    "our",   "please", "she",   "should", "so",    "some", "than",  "that",
+        "the",   "their", "them",   "then",  "there",  "these", "they", "this",  "those",
+        "to",    "us",    "was",    "we",    "were",   "what",  "when", "where", "which",
+        "while", "who",   "will",   "with",  "would",  "you",   "your", "yours", "yourself"};
+    // Every word of one to three letters a-z.
+    std::string w;
+    for (char a = 'a'; a <= 'z'; ++a) {
+        for (char b = '`'; b <= 'z'; ++b) {      // '`' stands for "no second letter"
+            for (char c = '`'; c <= 'z'; ++c) {  // and for "no third letter"
+                if (b == '`' && c != '`') {
+                    continue;
+                }
+                w.assign(1, a);
+                if (b != '`') {
+                    w += b;
+                }
+                if (c != '`') {
+                    w += c;
+                }
+                INFO(w);
+                CHECK(is_stop_word(w) == (list.count(w) != 0));
+            }
+        }
+    }
+    // Each listed word, its prefixes, its extensions by a letter and a NUL byte, and its upper
+    // case.
+    for (const std::string& word : list) {
+        CHECK(is_stop_word(word));
+        for (std::size_t n = 1; n < word.size(); ++n) {
+            CHECK(is_stop_word(word.substr(0, n)) == (list.count(word.substr(0, n)) != 0));
+        }
+        CHECK(is_stop_word(word + "s") == (list.count(word + "s") != 0));
+        CHECK_FALSE(is_stop_word(word + std::string(1, '\0')));
+        CHECK_FALSE(is_stop_word(std::string(1, '\0') + word));
+        std::string upper = word;
+        for (char& ch : upper) {
+            ch = static_cast<char>(ch - 'a' + 'A');
+        }
+        CHECK_FALSE(is_stop_word(upper));
     }
 }
 

@@ -64,7 +64,7 @@ TEST_CASE("BM25 scores equal the hand-computed formula", "[bm25]") {
     CHECK(two[2].id == 0);
 }
 
-TEST_CASE("repeated query terms count repeatedly; unknown terms are ignored", "[bm25]") {
+TEST_CASE("repeated query terms count repeatedly, unknown terms are ignored", "[bm25]") {
     const Bm25Index index = build({{"apple"}, {"pear"}});
     const auto once = search(index, {"apple", "zzz"}, 5);
     const auto twice = search(index, {"apple", "apple"}, 5);

@@ -69,7 +69,7 @@ TEST_CASE("flat search equals brute force, with and without a filter", "[dense]"
     }
 }
 
-TEST_CASE("HNSW recall@10 against exact search is high; filtered queries are exact", "[dense]") {
+TEST_CASE("HNSW recall@10 against exact search is high, filtered queries are exact", "[dense]") {
     const std::size_t n = 3000;
     const std::size_t dim = 48;
     const auto store = random_store(n, dim, 7);

@@ -7,7 +7,7 @@
 
 using scout::CatalogOptions;
 
-TEST_CASE("int8_min_tools survives the options JSON; files without it never choose int8",
+TEST_CASE("int8_min_tools survives the options JSON, files without it never choose int8",
           "[persistence][dense]") {
     CatalogOptions o;
     o.dense.int8_min_tools = 4321;
