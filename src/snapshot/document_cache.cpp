@@ -115,13 +115,13 @@ public:
         }
     }
 
-    /// The collected terms, moved into a list of their exact size.
-    [[nodiscard]] std::vector<std::pair<std::string, float>> finish() {
-        std::vector<std::pair<std::string, float>> out;
-        out.reserve(terms_.size());
-        std::move(terms_.begin(), terms_.end(), std::back_inserter(out));
+    /// Moves the collected terms, and their hashes, into lists of their exact size.
+    void finish(std::vector<std::pair<std::string, float>>& terms,
+                std::vector<std::size_t>& hashes) {
+        terms.reserve(terms_.size());
+        std::move(terms_.begin(), terms_.end(), std::back_inserter(terms));
         terms_.clear();
-        return out;
+        hashes.assign(hashes_.begin(), hashes_.end());
     }
 
 private:
@@ -235,7 +235,7 @@ std::optional<CachedDocument> DocumentCache::render(const ServerSpec& server,
             collector.add(std::move(term), weights.word_pairs);
         }
     }
-    entry.weighted_terms = collector.finish();
+    collector.finish(entry.weighted_terms, entry.term_hashes);
     entry.text = doc->text();
     return entry;
 }
@@ -244,18 +244,22 @@ CachedDocument* DocumentCache::add(std::uint64_t key, CachedDocument document) {
     if (CachedDocument* cached = find(key)) {
         return cached;
     }
+    const bool hashed = document.term_hashes.size() == document.weighted_terms.size();
     document.term_ids.clear();
     document.term_ids.reserve(document.weighted_terms.size());
     document.length = 0.0f;
-    for (const auto& [term, weighted_tf] : document.weighted_terms) {
-        document.term_ids.emplace_back(intern(term), weighted_tf);
+    for (std::size_t i = 0; i < document.weighted_terms.size(); ++i) {
+        const auto& [term, weighted_tf] = document.weighted_terms[i];
+        document.term_ids.emplace_back(
+            intern(term, hashed ? document.term_hashes[i] : word_hash(term)), weighted_tf);
         document.length += weighted_tf;  // in order, as Bm25Index::Builder::add sums it
     }
+    std::vector<std::size_t>().swap(document.term_hashes);  // only needed until now
     return &entries_.emplace(key, std::move(document)).first->second;
 }
 
-TermId DocumentCache::intern(const std::string& term) {
-    if (auto it = vocabulary_->find(term); it != vocabulary_->end()) {
+TermId DocumentCache::intern(const std::string& term, std::size_t hash) {
+    if (auto it = vocabulary_->find(PrehashedTerm{term, hash}); it != vocabulary_->end()) {
         return it->second;
     }
     if (vocabulary_shared_) {

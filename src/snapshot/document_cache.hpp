@@ -27,6 +27,9 @@ struct CachedDocument {
     /// The same terms interned in the cache's vocabulary, and their summed frequency: what the
     /// BM25 index is built from without hashing a term again.
     std::vector<std::pair<TermId, float>> term_ids;
+    /// word_hash of each of weighted_terms, from rendering until add() interns them (then
+    /// released): hashed on the rendering threads, not again on the committing one.
+    std::vector<std::size_t> term_hashes;
     float length = 0.0f;
     std::string text;
     ToolAction action = ToolAction::none;  ///< read off the tool's name
@@ -89,7 +92,7 @@ public:
     [[nodiscard]] std::uint64_t remembered_key(std::size_t id) const { return last_keys_[id]; }
 
 private:
-    TermId intern(const std::string& term);
+    TermId intern(const std::string& term, std::size_t hash);
 
     std::unordered_map<std::uint64_t, CachedDocument> entries_;
     std::shared_ptr<Bm25Vocabulary> vocabulary_ = std::make_shared<Bm25Vocabulary>();

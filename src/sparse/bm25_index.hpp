@@ -3,7 +3,9 @@
 // a per-thread accumulator, then a SIMD threshold scan feeding a bounded heap.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -15,12 +17,32 @@
 
 #include "util/bitset.hpp"
 #include "util/topk.hpp"
+#include "util/word_hash.hpp"
 
 namespace scout::detail {
 
 using TermId = std::uint32_t;
+
+/// A term whose word_hash is already known, for a vocabulary lookup that does not hash again.
+struct PrehashedTerm {
+    std::string_view text;
+    std::size_t hash = 0;
+    friend bool operator==(const PrehashedTerm& a, const std::string& b) noexcept {
+        return a.text == b;
+    }
+};
+
+/// The vocabulary's hash: word_hash, looked up by any string or by a PrehashedTerm. Not
+/// noexcept on purpose: the standard library then keeps each node's hash, so a lookup compares
+/// hashes before bytes and never hashes a stored term again.
+struct TermHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view term) const { return word_hash(term); }
+    std::size_t operator()(const PrehashedTerm& term) const { return term.hash; }
+};
+
 /// Term -> TermId. Immutable once an index holds it, so snapshots can share one.
-using Bm25Vocabulary = std::unordered_map<std::string, TermId>;
+using Bm25Vocabulary = std::unordered_map<std::string, TermId, TermHash, std::equal_to<>>;
 
 /// One document as interned terms: its distinct terms with their weighted frequencies (each > 0)
 /// and its length, the float sum of those frequencies in order (as Builder::add sums them).
@@ -48,7 +70,7 @@ public:
         [[nodiscard]] Bm25Index build(const Bm25Options& options) &&;
 
     private:
-        std::unordered_map<std::string, TermId> vocabulary_;
+        Bm25Vocabulary vocabulary_;
         std::vector<std::vector<std::pair<ToolId, float>>>
             postings_;  // per term: (doc, weighted tf)
         std::vector<float> doc_length_;
