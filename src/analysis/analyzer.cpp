@@ -44,14 +44,14 @@ constexpr AsciiClasses ascii_classes(bool keep_joiners) {
     AsciiClasses table{};
     for (std::size_t c = 0; c < table.size(); ++c) {
         CharClass cls = CharClass::separator;
-        if (c >= 'a' && c <= 'z') {
+        // Joiners kept inside tokens count as lower-case letters.
+        const bool joiner = keep_joiners && (c == '_' || c == '-' || c == '.');
+        if ((c >= 'a' && c <= 'z') || joiner) {
             cls = CharClass::lower;
         } else if (c >= 'A' && c <= 'Z') {
             cls = CharClass::upper;
         } else if (c >= '0' && c <= '9') {
             cls = CharClass::digit;
-        } else if (keep_joiners && (c == '_' || c == '-' || c == '.')) {
-            cls = CharClass::lower;
         }
         table[c] = cls;
     }
