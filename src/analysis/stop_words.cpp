@@ -59,16 +59,11 @@ static_assert(std::all_of(kStopWords.begin(), kStopWords.end(), [](std::string_v
 }  // namespace
 
 bool is_stop_word(std::string_view word) noexcept {
-    if (word.empty() || word.size() > kLongestStopWord) {
+    if (word.empty() || word.size() > kLongestStopWord ||
+        word.find('\0') != std::string_view::npos) {  // would pack like a shorter word
         return false;
     }
-    std::uint64_t packed = 0;
-    for (std::size_t i = 0; i < word.size(); ++i) {
-        if (word[i] == '\0') {
-            return false;  // would pack like a shorter word
-        }
-        packed |= std::uint64_t{static_cast<unsigned char>(word[i])} << (8 * i);
-    }
+    const std::uint64_t packed = pack(word);
     for (std::size_t slot = slot_of(packed);; slot = (slot + 1) % kTable.size()) {
         if (kTable[slot] == packed) {
             return true;

@@ -198,11 +198,11 @@ std::optional<CachedDocument> DocumentCache::render(const ServerSpec& server,
     collector.start();
     std::vector<std::string>& terms = scratch.terms;
     const auto add_own = [&](const std::string& text, float weight) {
-        terms.clear();
-        analyzer.analyze(text, terms);
         if (weight <= 0.0f) {
             return;  // the BM25 builder ignores such occurrences too
         }
+        terms.clear();
+        analyzer.analyze(text, terms);
         for (std::string& term : terms) {
             collector.add(std::move(term), weight);
         }
