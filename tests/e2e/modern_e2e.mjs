@@ -193,6 +193,17 @@ const scenarios = {
       await waitFor('a tagged list_changed', () => gw.notes.some((n) => n.method === 'notifications/tools/list_changed'), 10000);
       const changed = gw.notes.filter((n) => n.method === 'notifications/tools/list_changed');
       check(changed.every((n) => n.params?._meta?.[SUB] === 'listen-1'), 'every list_changed carries the subscription id');
+      // The list_changed seen may be a backend's start-up indexing: wait until the added tool
+      // is indexed and the gateway has gone quiet, so no earlier change is still on its way.
+      await waitFor('the added tool to be indexed', async () => {
+        const s = await gw.request({ id: `f${Date.now()}`, method: 'tools/call', params: { ...envelope(), name: 'tool_search', arguments: { query: 'flux_capacitor_charge', top_k: 1 } } });
+        return s.result?.structuredContent?.matches?.[0]?.tool === 'flux_capacitor_charge';
+      }, 10000);
+      await waitFor('no notification for 300 ms', async () => {
+        const seen = gw.notes.length;
+        await new Promise((r) => setTimeout(r, 300));
+        return gw.notes.length === seen;
+      }, 10000);
       gw.child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'listen-1' } }) + '\n');
       const before = gw.notes.length;
       await gw.request({ id: 3, method: 'tools/call', params: { ...envelope(), name: 'execute_tool', arguments: { tool_name: 'add_tool', server_name: 'fake', arguments: { name: 'warp_core_eject' } } } });
