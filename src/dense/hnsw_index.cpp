@@ -16,9 +16,66 @@
 #include <hnswlib/hnswlib.h>
 
 #include "dense/dense_index.hpp"
+#include "simd/kernels.hpp"
+#include "util/thread_scratch.hpp"
 
 namespace scout::detail {
 namespace {
+
+/// The elements hnswlib stores and compares: either the fp32 rows, or (hnsw_int8) each row's
+/// int8 codes followed by its scale, a quarter of the bytes for the traversal to read. hnswlib
+/// picks its own SIMD when it is compiled, so a build for baseline x86-64 would compare with
+/// SSE; these distances use the kernels chosen at run time. Distance = 1 - <a, b>, or its int8
+/// estimate 1 - scale_a * scale_b * <codes_a, codes_b>, as in hnswlib's InnerProductSpace.
+class HnswSpace final : public hnswlib::SpaceInterface<float> {
+public:
+    HnswSpace(std::size_t dim, bool int8) : int8_(int8) {
+        const simd::Kernels& kern = simd::active();
+        param_ = {kern.dot, kern.dot_i8, dim};
+    }
+    [[nodiscard]] bool int8() const noexcept { return int8_; }
+    std::size_t get_data_size() override {
+        return int8_ ? param_.dim + sizeof(float) : param_.dim * sizeof(float);
+    }
+    hnswlib::DISTFUNC<float> get_dist_func() override {
+        return int8_ ? &int8_distance : &fp32_distance;
+    }
+    void* get_dist_func_param() override { return &param_; }
+
+    /// Writes `row` as an element (get_data_size() bytes at `out`).
+    void encode(const float* row, void* out) const noexcept {
+        if (!int8_) {
+            std::memcpy(out, row, param_.dim * sizeof(float));
+            return;
+        }
+        auto* codes = static_cast<std::int8_t*>(out);
+        const float scale = quantize_int8(row, param_.dim, codes);
+        std::memcpy(codes + param_.dim, &scale, sizeof scale);
+    }
+
+private:
+    struct Param {
+        float (*dot)(const float*, const float*, std::size_t);
+        std::int32_t (*dot_i8)(const std::int8_t*, const std::int8_t*, std::size_t);
+        std::size_t dim;
+    };
+    static float fp32_distance(const void* a, const void* b, const void* param) {
+        const auto* p = static_cast<const Param*>(param);
+        return 1.0f - p->dot(static_cast<const float*>(a), static_cast<const float*>(b), p->dim);
+    }
+    static float int8_distance(const void* a, const void* b, const void* param) {
+        const auto* p = static_cast<const Param*>(param);
+        const auto* ca = static_cast<const std::int8_t*>(a);
+        const auto* cb = static_cast<const std::int8_t*>(b);
+        float sa = 0.0f;
+        float sb = 0.0f;
+        std::memcpy(&sa, ca + p->dim, sizeof sa);
+        std::memcpy(&sb, cb + p->dim, sizeof sb);
+        return 1.0f - sa * sb * static_cast<float>(p->dot_i8(ca, cb, p->dim));
+    }
+    bool int8_;
+    Param param_{};
+};
 
 /// The graph as an index file stores it (docs/FORMAT.md, section HNSW), read and checked.
 struct GraphView {
@@ -112,8 +169,10 @@ public:
         : HnswIndex(std::move(vectors), options, Empty{}) {
         const std::size_t n = vectors_->size();
         if (pool == nullptr || pool->threads() <= 1 || n < kMinParallelPoints) {
+            std::vector<char> element(graph_.data_size_);
             for (std::size_t i = 0; i < n; ++i) {
-                graph_.addPoint(vectors_->row(i), static_cast<hnswlib::labeltype>(i));
+                space_.encode(vectors_->row(i), element.data());
+                graph_.addPoint(element.data(), static_cast<hnswlib::labeltype>(i));
                 if (progress && (i + 1) % kPointsPerChunk == 0) {
                     progress(i + 1);
                 }
@@ -134,8 +193,7 @@ public:
             char* element =
                 graph_.data_level0_memory_ + std::size_t{i} * graph_.size_data_per_element_;
             std::memset(element, 0, graph_.size_data_per_element_);
-            std::memcpy(
-                element + graph_.offsetData_, vectors_->row(i), vectors_->dim * sizeof(float));
+            space_.encode(vectors_->row(i), element + graph_.offsetData_);
             const hnswlib::labeltype label = i;
             std::memcpy(element + graph_.label_offset_, &label, sizeof(label));
             graph_.label_lookup_[label] = i;
@@ -227,7 +285,7 @@ public:
         }
     }
 
-    const char* kind() const noexcept override { return "hnsw"; }
+    const char* kind() const noexcept override { return space_.int8() ? "hnsw-int8" : "hnsw"; }
     std::size_t memory_bytes() const noexcept override {
         return vectors_->data.size() * sizeof(float) +
                graph_.max_elements_ * graph_.size_data_per_element_ +
@@ -240,7 +298,7 @@ private:
     /// An empty graph sized for `vectors`; the public constructors fill it.
     HnswIndex(std::shared_ptr<const VectorStore> vectors, const DenseOptions& options, Empty)
         : vectors_(std::move(vectors)),
-          space_(vectors_->dim),
+          space_(vectors_->dim, options.hnsw_int8),
           graph_(&space_,
                  std::max<std::size_t>(vectors_->size(), 1),
                  options.hnsw_m,
@@ -287,7 +345,6 @@ private:
         using hnswlib::tableint;
         auto& g = graph_;
         const auto id = static_cast<tableint>(i);
-        const void* point = vectors_->row(i);
         std::unique_lock own(g.link_list_locks_[id]);
         std::unique_lock top(g.global);
         const int top_level = g.maxlevel_;
@@ -301,7 +358,8 @@ private:
                     g.size_data_per_element_);
         const hnswlib::labeltype label = i;
         std::memcpy(g.getExternalLabeLp(id), &label, sizeof(label));
-        std::memcpy(g.getDataByInternalId(id), point, g.data_size_);
+        space_.encode(vectors_->row(i), g.getDataByInternalId(id));
+        const void* point = g.getDataByInternalId(id);
         if (level > 0) {
             const std::size_t bytes =
                 g.size_links_per_element_ * static_cast<std::size_t>(level) + 1;
@@ -342,29 +400,47 @@ private:
         }
     }
 
-    /// The `fetch` nearest graph hits, restricted to `allowed`, best `k` first.
+    /// The `fetch` nearest graph hits, restricted to `allowed`, best `k` first. With int8
+    /// elements the query is quantized like them, the whole candidate list the traversal keeps
+    /// (ef, at least fetch) is taken, and its members are re-scored exactly in fp32, so returned
+    /// scores are the flat scan's.
     void graph_search(const float* query,
                       std::size_t fetch,
                       const Bitset* allowed,
                       std::size_t k,
                       std::vector<ScoredDoc>& out) const {
-        auto found = graph_.searchKnn(query, fetch);
-        while (!found.empty()) {
-            const auto id = static_cast<ToolId>(found.top().second);
-            if (allowed == nullptr || allowed->test(id)) {
-                // InnerProductSpace distance is 1 - <q, v>.
-                out.push_back({id, 1.0f - found.top().first});
+        if (!space_.int8()) {
+            auto found = graph_.searchKnn(query, fetch);
+            while (!found.empty()) {
+                const auto id = static_cast<ToolId>(found.top().second);
+                if (allowed == nullptr || allowed->test(id)) {
+                    out.push_back({id, 1.0f - found.top().first});  // distance is 1 - <q, v>
+                }
+                found.pop();
             }
-            found.pop();
+        } else {
+            std::vector<char>& element = thread_scratch<std::vector<char>>();
+            element.resize(graph_.data_size_);
+            space_.encode(query, element.data());
+            auto found = graph_.searchKnn(element.data(), std::max(fetch, graph_.ef_));
+            const simd::Kernels& kern = simd::active();
+            const std::size_t dim = vectors_->dim;
+            while (!found.empty()) {
+                const auto id = static_cast<ToolId>(found.top().second);
+                if (allowed == nullptr || allowed->test(id)) {
+                    out.push_back({id, kern.dot(query, vectors_->row(id), dim)});
+                }
+                found.pop();
+            }
         }
-        std::sort(out.begin(), out.end(), ranks_before);
-        if (out.size() > k) {
-            out.resize(k);
-        }
+        const std::size_t keep = std::min(k, out.size());
+        std::partial_sort(
+            out.begin(), out.begin() + static_cast<std::ptrdiff_t>(keep), out.end(), ranks_before);
+        out.resize(keep);
     }
 
     std::shared_ptr<const VectorStore> vectors_;
-    hnswlib::InnerProductSpace space_;
+    HnswSpace space_;
     hnswlib::HierarchicalNSW<float> graph_;
     float min_fraction_;
 };

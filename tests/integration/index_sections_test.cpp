@@ -89,10 +89,11 @@ scout::ServerSpec server(const std::string& name, std::size_t tools) {
 }
 
 /// A catalog whose dense index is an HNSW graph, with a degraded server that is not indexed.
-scout::Catalog hnsw_catalog(std::shared_ptr<scout::Embedder> embedder) {
+scout::Catalog hnsw_catalog(std::shared_ptr<scout::Embedder> embedder, bool int8 = true) {
     scout::CatalogOptions options;
     options.dense.kind = scout::DenseIndexKind::hnsw;
     options.dense.hnsw_m = 4;
+    options.dense.hnsw_int8 = int8;
     auto c = scout::Catalog::create(options, std::move(embedder));
     REQUIRE(c.ok());
     REQUIRE(c->upsert_server(server("jira", 40)).ok());
@@ -141,8 +142,10 @@ std::string rewrite(const std::vector<std::uint8_t>& file,
 
 TEST_CASE("an opened index takes its stored indexes and rebuilds nothing",
           "[persistence][sections]") {
+    const bool int8 = GENERATE(true, false);  // graphs of int8 codes, and of fp32 rows
+    INFO("int8 graph elements: " << int8);
     const fs::path file = temp_file("hnsw.scoutidx");
-    auto built = hnsw_catalog(std::make_shared<FittingEmbedder>());
+    auto built = hnsw_catalog(std::make_shared<FittingEmbedder>(), int8);
     REQUIRE(built.save(file).ok());
     const std::vector<std::string> expected = results(built.searcher());
 
@@ -275,7 +278,7 @@ TEST_CASE("the stored HNSW graph and BM25 postings decode to the saved indexes",
     auto stored = scout::detail::decode_index(read_bytes(file));
     REQUIRE(stored.ok());
     REQUIRE(stored->dense);
-    CHECK(std::string(stored->dense->kind()) == "hnsw");
+    CHECK(std::string(stored->dense->kind()) == "hnsw-int8");
     REQUIRE(stored->bm25);
     CHECK(stored->bm25->num_docs() == 70);
     CHECK(stored->bm25->num_postings() > 70);

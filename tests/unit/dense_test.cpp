@@ -75,9 +75,11 @@ TEST_CASE("HNSW recall@10 against exact search is high, filtered queries are exa
     const auto store = random_store(n, dim, 7);
     scout::DenseOptions opts;
     opts.kind = scout::DenseIndexKind::hnsw;
+    opts.hnsw_int8 = GENERATE(true, false);
+    INFO("int8 elements: " << opts.hnsw_int8);
     auto hnsw = scout::detail::make_dense_index(store, opts);
     auto flat = scout::detail::make_flat_index(store);
-    CHECK(std::string(hnsw->kind()) == "hnsw");
+    CHECK(std::string(hnsw->kind()) == (opts.hnsw_int8 ? "hnsw-int8" : "hnsw"));
     CHECK(std::string(flat->kind()) == "flat");
     std::size_t found = 0;
     const int queries = 100;
@@ -94,6 +96,18 @@ TEST_CASE("HNSW recall@10 against exact search is high, filtered queries are exa
         }
         for (const auto& d : approx) {
             found += truth.count(d.id);
+        }
+        if (opts.hnsw_int8) {
+            // Re-scored in fp32: a hit's score is the exact inner product the flat scan gives.
+            std::vector<ScoredDoc> all;
+            flat->search(q.data(), n, nullptr, all);
+            std::vector<float> exact_of(n);
+            for (const auto& d : all) {
+                exact_of[d.id] = d.score;
+            }
+            for (const auto& d : approx) {
+                CHECK(d.score == exact_of[d.id]);
+            }
         }
         for (std::size_t i = 1; i < approx.size(); ++i) {
             CHECK(scout::detail::ranks_before(approx[i - 1], approx[i]));
@@ -125,7 +139,10 @@ TEST_CASE("automatic index kind follows the size thresholds", "[dense]") {
     CHECK(kind_at(49, opts) == "flat");
     CHECK(kind_at(50, opts) == "flat-int8");
     CHECK(kind_at(99, opts) == "flat-int8");
+    CHECK(kind_at(100, opts) == "hnsw-int8");
+    opts.hnsw_int8 = false;
     CHECK(kind_at(100, opts) == "hnsw");
+    opts.hnsw_int8 = true;
     // int8_scan forces the int8 scan below the threshold; an explicit kind ignores the threshold.
     opts.int8_scan = true;
     CHECK(kind_at(10, opts) == "flat-int8");

@@ -24,3 +24,26 @@ TEST_CASE("int8_min_tools survives the options JSON, files without it never choo
     j["dense"]["int8_min_tools"] = -1;
     CHECK_FALSE(scout::detail::options_from_json(j).ok());
 }
+
+TEST_CASE("hnsw_int8 survives the options JSON, files without it keep fp32 graphs",
+          "[persistence][dense]") {
+    CatalogOptions o;
+    CHECK(o.dense.hnsw_int8);
+    o.dense.hnsw_int8 = false;
+    nlohmann::json j = scout::detail::options_to_json(o);
+    auto back = scout::detail::options_from_json(j);
+    REQUIRE(back.ok());
+    CHECK(*back == o);
+    o.dense.hnsw_int8 = true;
+    j = scout::detail::options_to_json(o);
+    back = scout::detail::options_from_json(j);
+    REQUIRE(back.ok());
+    CHECK(back->dense.hnsw_int8);
+    // A format 1.3 file: its graph compared fp32 rows, and still does.
+    j["dense"].erase("hnsw_int8");
+    back = scout::detail::options_from_json(j);
+    REQUIRE(back.ok());
+    CHECK_FALSE(back->dense.hnsw_int8);
+    j["dense"]["hnsw_int8"] = "yes";
+    CHECK_FALSE(scout::detail::options_from_json(j).ok());
+}
