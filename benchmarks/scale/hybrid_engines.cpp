@@ -207,7 +207,7 @@ std::vector<Row> run_hybrid(const Config& cfg, const Corpus& c) {
                          int8_default ? "(default: flat int8+rescore)" : "(default: flat fp32)",
                          defaults));
         rows.push_back(scout_hybrid(cfg, c, spec, "(flat fp32)", fp32));
-    } else if (c.size() <= cfg.hnsw_max && cfg.peers) {
+    } else if (c.size() <= cfg.hnsw_max) {
         rows.push_back(scout_hybrid(cfg, c, spec, "(default: HNSW)", defaults));
     }
     rows.push_back(scout_hybrid(cfg, c, spec, "(flat int8+rescore)", int8));
