@@ -254,7 +254,11 @@ CachedDocument* DocumentCache::add(std::uint64_t key, CachedDocument document) {
             intern(term, hashed ? document.term_hashes[i] : word_hash(term)), weighted_tf);
         document.length += weighted_tf;  // in order, as Bm25Index::Builder::add sums it
     }
-    std::vector<std::size_t>().swap(document.term_hashes);  // only needed until now
+    // Only needed until now: the index and the neighbours read term ids. Released, the strings
+    // of a whole catalog's documents are never resident at once (render_missing adds them as
+    // each window of documents is rendered).
+    std::vector<std::size_t>().swap(document.term_hashes);
+    std::vector<std::pair<std::string, float>>().swap(document.weighted_terms);
     return &entries_.emplace(key, std::move(document)).first->second;
 }
 

@@ -23,6 +23,8 @@ namespace scout::detail {
 /// frequencies (in first-occurrence order; one Bm25Index::Builder::add per term instead of one
 /// per occurrence) and the dense text.
 struct CachedDocument {
+    /// The analyzed terms with their weighted frequencies, from rendering until add() interns
+    /// them (then released).
     std::vector<std::pair<std::string, float>> weighted_terms;
     /// The same terms interned in the cache's vocabulary, and their summed frequency: what the
     /// BM25 index is built from without hashing a term again.

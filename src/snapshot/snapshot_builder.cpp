@@ -23,20 +23,21 @@ namespace scout::detail {
 
 namespace {
 
-/// The catalog words for neighbour expansion: the unstemmed index terms of every document
-/// (taken from its cached analysis, so a commit analyzes nothing again), each with the index
+/// The catalog words for neighbour expansion: the unstemmed index terms of every indexed
+/// document (the terms with postings, so a commit analyzes nothing again), each with the index
 /// terms it stands for. Words under 3 bytes or with digits are left out (their vectors relate
 /// them to little of use).
 std::shared_ptr<const WordNeighbours> build_neighbours(const Analyzer& index_analyzer,
                                                        const AnalyzerOptions& analyzer_options,
                                                        std::shared_ptr<const WordVectors> vectors,
-                                                       const std::vector<CachedDocument*>& docs) {
+                                                       const Bm25Index& bm25) {
     std::set<std::string> words;
-    for (const CachedDocument* doc : docs) {
-        for (const auto& [term, weight] : doc->weighted_terms) {
-            if (!term.empty() && term_kind(term) == TermKind::word) {
-                words.insert(term);
-            }
+    const std::vector<std::string_view> terms = bm25.terms();
+    const std::span<const std::uint32_t> offsets = bm25.offsets();
+    for (std::size_t t = 0; t < terms.size(); ++t) {
+        if (offsets[t + 1] > offsets[t] && !terms[t].empty() &&
+            term_kind(terms[t]) == TermKind::word) {
+            words.emplace(terms[t]);
         }
     }
     // Stems without their surface forms: a term is its own (only) index term.
@@ -353,6 +354,11 @@ struct PendingTool {
     CachedDocument* doc = nullptr;  ///< null until rendered (a cache miss)
 };
 
+/// Misses rendered per window: each window is rendered on the pool, then interned and cached
+/// before the next, so the term strings of only one window are resident at a time (at a
+/// million tools, those of every document would take gigabytes).
+constexpr std::size_t kDocumentsPerWindow = 4096;
+
 /// Renders and analyzes the tools the cache lacks, on the pool, then caches them in ToolId
 /// order (so term ids are those of a sequential build). `cached` tools are already done.
 void render_missing(std::vector<PendingTool>& pending,
@@ -363,30 +369,36 @@ void render_missing(std::vector<PendingTool>& pending,
                     ThreadPool& pool,
                     std::size_t& rendered,
                     const ProgressCallback& progress) {
-    std::vector<std::optional<CachedDocument>> fresh(misses.size());
+    std::vector<std::optional<CachedDocument>> fresh(std::min(misses.size(), kDocumentsPerWindow));
     const std::size_t cached = pending.size() - misses.size();
-    pool.parallel_for(
-        misses.size(),
-        kDocumentsPerChunk,
-        [&](std::size_t begin, std::size_t end) {
-            for (std::size_t i = begin; i < end; ++i) {
-                const PendingTool& p = pending[misses[i]];
-                fresh[i] = DocumentCache::render(*p.server, *p.tool, analyzer, weights);
+    std::size_t reported = 0;
+    for (std::size_t window = 0; window < misses.size(); window += kDocumentsPerWindow) {
+        const std::size_t count = std::min(kDocumentsPerWindow, misses.size() - window);
+        pool.parallel_for(
+            count,
+            kDocumentsPerChunk,
+            [&](std::size_t begin, std::size_t end) {
+                for (std::size_t i = begin; i < end; ++i) {
+                    const PendingTool& p = pending[misses[window + i]];
+                    fresh[i] = DocumentCache::render(*p.server, *p.tool, analyzer, weights);
+                }
+            },
+            [&](std::size_t done) {
+                // At most one report per kDocumentsPerReport tools; the last one (every miss
+                // rendered) comes after interning.
+                const std::size_t total_done = window + done;
+                if (total_done < misses.size() && total_done - reported >= kDocumentsPerReport) {
+                    reported = total_done;
+                    report(progress, "documents", cached + total_done, pending.size());
+                }
+            });
+        for (std::size_t i = 0; i < count; ++i) {
+            if (fresh[i]) {
+                PendingTool& p = pending[misses[window + i]];
+                p.doc = documents.add(p.key, std::move(*fresh[i]));
+                fresh[i].reset();
+                ++rendered;
             }
-        },
-        [&, reported = std::size_t{0}](std::size_t done) mutable {
-            // At most one report per kDocumentsPerReport tools; the last one (every miss
-            // rendered) comes after interning.
-            if (done < misses.size() && done - reported >= kDocumentsPerReport) {
-                reported = done;
-                report(progress, "documents", cached + done, pending.size());
-            }
-        });
-    for (std::size_t i = 0; i < misses.size(); ++i) {
-        if (fresh[i]) {
-            PendingTool& p = pending[misses[i]];
-            p.doc = documents.add(p.key, std::move(*fresh[i]));
-            ++rendered;
         }
     }
 }
@@ -569,8 +581,8 @@ BuildOutput build_snapshot(std::shared_ptr<const StagedCatalog> staged,
     snap->bm25 = Bm25Index::from_documents(documents.vocabulary(), collected.terms, options.bm25);
     report(progress, "bm25", snap->tools.size(), snap->tools.size());
     if (word_vectors) {
-        snap->neighbours = build_neighbours(
-            snap->analyzer, options.analyzer, std::move(word_vectors), collected.docs);
+        snap->neighbours =
+            build_neighbours(snap->analyzer, options.analyzer, std::move(word_vectors), snap->bm25);
     }
     if (reuse != nullptr) {
         snap->names = reuse->names;

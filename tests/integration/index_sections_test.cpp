@@ -15,6 +15,7 @@
 
 #include "persist/container.hpp"
 #include "persist/index_codec.hpp"
+#include "support/test_catalogs.hpp"
 
 namespace fs = std::filesystem;
 
@@ -290,6 +291,41 @@ TEST_CASE("the stored HNSW graph and BM25 postings decode to the saved indexes",
         REQUIRE(hits.size() == 1);
         CHECK(hits[0].score == Approx(1.0f).margin(1e-4));
     }
+    fs::remove_all(file.parent_path());
+}
+
+TEST_CASE("term ids follow the tools' order across the windows a commit renders in",
+          "[persistence][sections][parallel]") {
+    // 9,000 tools: the commit renders and interns them in windows of 4,096; server names and
+    // numbered tool names keep bringing new terms into later windows.
+    const scout::CatalogSpec spec = scout::testing::random_catalog(450, 20, 3);
+    scout::CatalogOptions options;
+    options.threads = 2;
+    auto c = scout::Catalog::create(options, nullptr);
+    REQUIRE(c.ok());
+    REQUIRE(c->upsert_servers(spec).ok());
+    REQUIRE(c->commit().ok());
+    const fs::path file = temp_file("windows.scoutidx");
+    REQUIRE(c->save(file).ok());
+    auto stored = scout::detail::decode_index(read_bytes(file));
+    REQUIRE(stored.ok());
+    REQUIRE(stored->bm25);
+    REQUIRE(stored->bm25->num_docs() == 9000);
+    // A term's id is its order of first appearance in ToolId order, as a sequential build
+    // interns them: the first document of each term never decreases with the term id.
+    const auto offsets = stored->bm25->offsets();
+    const auto docids = stored->bm25->docids();
+    std::size_t out_of_order = 0;
+    scout::ToolId previous = 0;
+    for (std::size_t t = 0; t + 1 < offsets.size(); ++t) {
+        if (offsets[t + 1] > offsets[t]) {
+            const scout::ToolId first = docids[offsets[t]];
+            out_of_order += first < previous ? 1U : 0U;
+            previous = first;
+        }
+    }
+    CHECK(out_of_order == 0);
+    CHECK(previous >= 8192);  // the last new term arrived in the third window
     fs::remove_all(file.parent_path());
 }
 

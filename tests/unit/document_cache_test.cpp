@@ -22,6 +22,7 @@ using scout::FieldWeights;
 using scout::ServerSpec;
 using scout::ToolSpec;
 using scout::detail::Analyzer;
+using scout::detail::CachedDocument;
 using scout::detail::DocumentCache;
 using scout::detail::StagedTool;
 
@@ -201,5 +202,33 @@ TEST_CASE("fields weighted zero add no terms", "[document_cache]") {
         auto doc = DocumentCache::render(server, StagedTool(tool), analyzer, weights);
         REQUIRE(doc.has_value());
         CHECK(doc->weighted_terms == reference_terms(server, tool, analyzer, weights));
+    }
+}
+
+TEST_CASE("caching a document interns its terms and releases their strings", "[document_cache]") {
+    std::mt19937 rng(13);
+    const ServerSpec server = random_server(rng, 2);
+    const Analyzer analyzer;
+    const FieldWeights weights;
+    DocumentCache cache;
+    for (int i = 0; i < 4; ++i) {
+        const ToolSpec tool = random_tool(rng, 40);
+        auto doc = DocumentCache::render(server, StagedTool(tool), analyzer, weights);
+        REQUIRE(doc.has_value());
+        const WeightedTerms terms = doc->weighted_terms;
+        REQUIRE_FALSE(terms.empty());
+        const CachedDocument* cached = cache.add(DocumentCache::key(server, tool), std::move(*doc));
+        REQUIRE(cached != nullptr);
+        CHECK(cached->weighted_terms.empty());
+        CHECK(cached->term_hashes.empty());
+        // The ids name the same terms, in the same order, with the same frequencies.
+        const auto vocabulary = cache.vocabulary();
+        REQUIRE(cached->term_ids.size() == terms.size());
+        for (std::size_t t = 0; t < terms.size(); ++t) {
+            const auto it = vocabulary->find(terms[t].first);
+            REQUIRE(it != vocabulary->end());
+            CHECK(cached->term_ids[t].first == it->second);
+            CHECK(cached->term_ids[t].second == terms[t].second);
+        }
     }
 }
