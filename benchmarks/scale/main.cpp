@@ -15,7 +15,7 @@ namespace {
 
 constexpr const char* kUsage = R"(usage: scout-bench-scale [options]
   --sizes 2000,20000,200000   synthetic corpus sizes (default; --full adds 1000000)
-  --full                      also run 1,000,000 tools (needs ~8 GB RAM and tens of minutes)
+  --full                      also run 1,000,000 tools (needs ~16 GB RAM and tens of minutes)
   --sections bm25,dense,hybrid,path
                               path: the whole Searcher::search from query text
   --real DIR                  real catalog dir with catalog.json + queries.json
