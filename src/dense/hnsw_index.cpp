@@ -409,28 +409,29 @@ private:
                       const Bitset* allowed,
                       std::size_t k,
                       std::vector<ScoredDoc>& out) const {
-        if (!space_.int8()) {
-            auto found = graph_.searchKnn(query, fetch);
-            while (!found.empty()) {
-                const auto id = static_cast<ToolId>(found.top().second);
-                if (allowed == nullptr || allowed->test(id)) {
-                    out.push_back({id, 1.0f - found.top().first});  // distance is 1 - <q, v>
-                }
-                found.pop();
-            }
-        } else {
-            std::vector<char>& element = thread_scratch<std::vector<char>>();
-            element.resize(graph_.data_size_);
-            space_.encode(query, element.data());
-            auto found = graph_.searchKnn(element.data(), std::max(fetch, graph_.ef_));
-            const simd::Kernels& kern = simd::active();
-            const std::size_t dim = vectors_->dim;
-            while (!found.empty()) {
-                const auto id = static_cast<ToolId>(found.top().second);
-                if (allowed == nullptr || allowed->test(id)) {
-                    out.push_back({id, kern.dot(query, vectors_->row(id), dim)});
-                }
-                found.pop();
+        // The element the traversal compares: the query itself, or its int8 encoding.
+        const void* element = query;
+        std::size_t pool = fetch;
+        if (space_.int8()) {
+            struct QueryElement {
+                std::vector<char> bytes;
+            };
+            std::vector<char>& bytes = thread_scratch<QueryElement>().bytes;
+            bytes.resize(graph_.data_size_);
+            space_.encode(query, bytes.data());
+            element = bytes.data();
+            pool = std::max(fetch, graph_.ef_);
+        }
+        auto found = graph_.searchKnn(element, pool);
+        const simd::Kernels& kern = simd::active();
+        const std::size_t dim = vectors_->dim;
+        for (; !found.empty(); found.pop()) {
+            const auto id = static_cast<ToolId>(found.top().second);
+            if (allowed == nullptr || allowed->test(id)) {
+                // fp32 elements: the distance is 1 - <q, v>; int8 ones are re-scored exactly.
+                out.push_back({id,
+                               space_.int8() ? kern.dot(query, vectors_->row(id), dim)
+                                             : 1.0f - found.top().first});
             }
         }
         const std::size_t keep = std::min(k, out.size());
