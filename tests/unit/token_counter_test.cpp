@@ -3,8 +3,6 @@
 // rank-file validation. Cases that need the rank files skip with a warning when they are absent.
 #include "scout/token_counter.hpp"
 
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -17,6 +15,7 @@
 #include "scout/catalog_loader.hpp"
 
 #include "support/fixture_skip.hpp"
+#include "support/temp_dir.hpp"
 #include "util/file_io.hpp"
 
 namespace {
@@ -49,12 +48,10 @@ std::optional<scout::TokenCounter> counter_or_skip(scout::TokenEncoding encoding
     return std::move(counter.value());
 }
 
-std::filesystem::path write_temp(const std::string& name, const std::string& content) {
-    // The pid keeps concurrent test processes (ctest -j) from sharing a file.
-    const auto path =
-        std::filesystem::temp_directory_path() / (std::to_string(::getpid()) + "_" + name);
-    std::ofstream(path, std::ios::binary) << content;
-    return path;
+/// Files the tests write, removed at exit (the TempDir is per process, so ctest -j is safe).
+std::string write_temp(const std::string& name, const std::string& content) {
+    static const scout::test::TempDir dir;
+    return dir.write(name, content);
 }
 
 }  // namespace
