@@ -140,8 +140,9 @@ inline constexpr std::uint16_t kIndexFormatMajor = 1;
 /// Minor 1: the options of the `gated` fusion method. Minor 2: its `overlap_power`, the OUTC
 /// section of recorded execution outcomes, and the built indexes (BM25, HNSW graph, vector keys,
 /// fitted embedder state), so opening rebuilds nothing (docs/FORMAT.md). Minor 3: the dense
-/// option `int8_min_tools`. Minor 4: the dense option `hnsw_int8`.
-inline constexpr std::uint16_t kIndexFormatMinor = 4;
+/// option `int8_min_tools`. Minor 4: the dense option `hnsw_int8`. Minor 5: the dense option
+/// `hnsw_ef_base_tools`.
+inline constexpr std::uint16_t kIndexFormatMinor = 5;
 inline constexpr std::uint16_t kOldestIndexFormatMajor = 1;
 
 /// What an index file holds, from its META section (after full verification).

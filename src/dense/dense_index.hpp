@@ -73,6 +73,9 @@ public:
     const DenseOptions& options,
     ThreadPool* pool = nullptr,
     const ThreadPool::Progress& progress = {});
+/// The search width of an HNSW graph of `points` points (DenseOptions::hnsw_ef_base_tools).
+[[nodiscard]] std::size_t hnsw_search_width(const DenseOptions& options,
+                                            std::size_t points) noexcept;
 /// The HNSW index of `vectors` from graph_bytes() of an earlier one with the same hnsw_m,
 /// without building anything. Null when the bytes are not a valid graph of that many vectors.
 [[nodiscard]] std::unique_ptr<DenseIndex> load_hnsw_index(

@@ -180,7 +180,7 @@ public:
         } else {
             build_in_parallel(options.seed, *pool, progress);
         }
-        graph_.setEf(options.hnsw_ef_search);
+        graph_.setEf(hnsw_search_width(options, vectors_->size()));
     }
 
     /// The stored graph of `vectors` (checked by parse_graph), filled into hnswlib's layout.
@@ -224,7 +224,7 @@ public:
             graph_.enterpoint_node_ = stored.entry;
             graph_.maxlevel_ = static_cast<int>(stored.max_level);
         }
-        graph_.setEf(options.hnsw_ef_search);
+        graph_.setEf(hnsw_search_width(options, vectors_->size()));
     }
 
     std::string graph_bytes() const override {
@@ -447,6 +447,16 @@ private:
 };
 
 }  // namespace
+
+std::size_t hnsw_search_width(const DenseOptions& options, std::size_t points) noexcept {
+    const std::size_t base = options.hnsw_ef_base_tools;
+    if (base == 0 || points <= base) {
+        return options.hnsw_ef_search;
+    }
+    const double grown = static_cast<double>(options.hnsw_ef_search) *
+                         std::sqrt(static_cast<double>(points) / static_cast<double>(base));
+    return std::max(options.hnsw_ef_search, static_cast<std::size_t>(std::ceil(grown)));
+}
 
 std::unique_ptr<DenseIndex> make_hnsw_index(std::shared_ptr<const VectorStore> vectors,
                                             const DenseOptions& options,

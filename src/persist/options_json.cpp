@@ -24,7 +24,7 @@ static_assert(aggregate_fields<AnalyzerOptions>() == 6,
 static_assert(aggregate_fields<Bm25Options>() == 3, "Bm25Options changed: update options_json.cpp");
 static_assert(aggregate_fields<FieldWeights>() == 7,
               "FieldWeights changed: update options_json.cpp");
-static_assert(aggregate_fields<DenseOptions>() == 11,
+static_assert(aggregate_fields<DenseOptions>() == 12,
               "DenseOptions changed: update options_json.cpp");
 static_assert(aggregate_fields<FusionOptions>() == 12,
               "FusionOptions changed: update options_json.cpp");
@@ -125,6 +125,7 @@ json options_to_json(const CatalogOptions& o) {
               {"hnsw_m", o.dense.hnsw_m},
               {"hnsw_ef_construction", o.dense.hnsw_ef_construction},
               {"hnsw_ef_search", o.dense.hnsw_ef_search},
+              {"hnsw_ef_base_tools", o.dense.hnsw_ef_base_tools},
               {"hnsw_int8", o.dense.hnsw_int8},
               {"seed", o.dense.seed}}},
             {"fusion",
@@ -198,6 +199,9 @@ Result<CatalogOptions> options_from_json(const json& j) {
         o.dense.hnsw_m = whole(d, "hnsw_m", 2, 1024);
         o.dense.hnsw_ef_construction = whole(d, "hnsw_ef_construction", 1, 1U << 20U);
         o.dense.hnsw_ef_search = whole(d, "hnsw_ef_search", 1, 1U << 20U);
+        // Absent from files before 1.5, whose graphs searched with hnsw_ef_search at any size.
+        o.dense.hnsw_ef_base_tools =
+            d.contains("hnsw_ef_base_tools") ? whole(d, "hnsw_ef_base_tools", 0, UINT64_MAX) : 0;
         // Absent from files before 1.4, whose graphs held fp32 rows.
         o.dense.hnsw_int8 = d.contains("hnsw_int8") && flag(d, "hnsw_int8");
         o.dense.seed = whole(d, "seed", 0, UINT64_MAX);

@@ -214,6 +214,7 @@ TEST_CASE("every option survives save and open", "[persistence]") {
                .hnsw_m = 12,
                .hnsw_ef_construction = 150,
                .hnsw_ef_search = 80,
+               .hnsw_ef_base_tools = 5000,
                .seed = 7};
     o.fusion = {.method = scout::FusionMethod::rrf,
                 .rrf_k = 50,

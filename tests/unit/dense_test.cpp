@@ -2,6 +2,8 @@
 #include <array>
 #include <random>
 #include <set>
+#include <span>
+#include <string>
 
 #include <catch2/catch.hpp>
 
@@ -127,6 +129,57 @@ TEST_CASE("HNSW recall@10 against exact search is high, filtered queries are exa
         CHECK(a[i].id == b[i].id);
         CHECK(allowed.test(a[i].id));
     }
+}
+
+TEST_CASE("the HNSW search width grows with the square root of the graph's size", "[dense]") {
+    scout::DenseOptions opts;
+    opts.hnsw_ef_search = 64;
+    opts.hnsw_ef_base_tools = 20000;
+    CHECK(scout::detail::hnsw_search_width(opts, 0) == 64);
+    CHECK(scout::detail::hnsw_search_width(opts, 20000) == 64);
+    CHECK(scout::detail::hnsw_search_width(opts, 80000) == 128);
+    CHECK(scout::detail::hnsw_search_width(opts, 100000) == 144);  // ceil(64 x sqrt 5)
+    CHECK(scout::detail::hnsw_search_width(opts, 1000000) == 453);
+    opts.hnsw_ef_base_tools = 0;  // a fixed width, as files before format 1.5 searched
+    CHECK(scout::detail::hnsw_search_width(opts, 1000000) == 64);
+
+    // The graph searches with that width: on random vectors, where a narrow search misses many
+    // true neighbours, the grown width finds clearly more of them from the same stored graph.
+    const std::size_t n = 4096;
+    const std::size_t dim = 32;
+    const auto store = random_store(n, dim, 11);
+    opts.kind = scout::DenseIndexKind::hnsw;
+    opts.hnsw_ef_search = 10;
+    opts.hnsw_ef_base_tools = 0;
+    const auto fixed = scout::detail::make_dense_index(store, opts);
+    const std::string graph = fixed->graph_bytes();
+    opts.hnsw_ef_base_tools = n / 64;  // width 10 x sqrt(64) = 80
+    REQUIRE(scout::detail::hnsw_search_width(opts, n) == 80);
+    const auto grown = scout::detail::load_hnsw_index(
+        store, opts, std::span(reinterpret_cast<const std::uint8_t*>(graph.data()), graph.size()));
+    REQUIRE(grown != nullptr);
+    const auto recall = [&](const scout::detail::DenseIndex& index) {
+        std::size_t found = 0;
+        std::vector<ScoredDoc> exact;
+        std::vector<ScoredDoc> approx;
+        for (std::uint32_t qi = 0; qi < 100; ++qi) {
+            const auto q = random_query(dim, 1000 + qi);
+            scout::detail::exact_search(*store, q.data(), 10, nullptr, exact);
+            index.search(q.data(), 10, nullptr, approx);
+            std::set<scout::ToolId> truth;
+            for (const auto& d : exact) {
+                truth.insert(d.id);
+            }
+            for (const auto& d : approx) {
+                found += truth.count(d.id);
+            }
+        }
+        return static_cast<double>(found) / 1000.0;
+    };
+    const double narrow = recall(*fixed);
+    const double wide = recall(*grown);
+    INFO("recall@10 at width 10: " << narrow << ", at width 80: " << wide);
+    CHECK(wide > narrow + 0.1);
 }
 
 TEST_CASE("automatic index kind follows the size thresholds", "[dense]") {

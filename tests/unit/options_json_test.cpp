@@ -47,3 +47,23 @@ TEST_CASE("hnsw_int8 survives the options JSON, files without it keep fp32 graph
     j["dense"]["hnsw_int8"] = "yes";
     CHECK_FALSE(scout::detail::options_from_json(j).ok());
 }
+
+TEST_CASE("hnsw_ef_base_tools survives the options JSON, files without it keep a fixed width",
+          "[persistence][dense]") {
+    CatalogOptions o;
+    CHECK(o.dense.hnsw_ef_base_tools == 20000);
+    o.dense.hnsw_ef_base_tools = 5000;
+    nlohmann::json j = scout::detail::options_to_json(o);
+    auto back = scout::detail::options_from_json(j);
+    REQUIRE(back.ok());
+    CHECK(*back == o);
+    // A format 1.4 file searched its graph with hnsw_ef_search at every size, and still does.
+    j["dense"].erase("hnsw_ef_base_tools");
+    back = scout::detail::options_from_json(j);
+    REQUIRE(back.ok());
+    CHECK(back->dense.hnsw_ef_base_tools == 0);
+    j["dense"]["hnsw_ef_base_tools"] = -3;
+    CHECK_FALSE(scout::detail::options_from_json(j).ok());
+    j["dense"]["hnsw_ef_base_tools"] = "many";
+    CHECK_FALSE(scout::detail::options_from_json(j).ok());
+}
