@@ -11,6 +11,7 @@
 #include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <memory>
 #include <random>
@@ -310,7 +311,7 @@ int run(const Config& cfg) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
     Config cfg;
     cfg.datasets = eval::datasets_dir();
     const std::vector<std::string> args(argv + 1, argv + argc);
@@ -351,4 +352,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     return run(cfg);
+} catch (const std::exception& e) {
+    std::fprintf(stderr, "scout-bench-recall: %s\n", e.what());
+    return 1;
 }
