@@ -498,6 +498,36 @@ void collect_tools(const StagedCatalog& staged,
     report(progress, "documents", next, total);
 }
 
+/// A build patches the previous build's BM25 postings while at most this fraction of the
+/// documents changed; past it, laying them out in full costs about the same.
+constexpr std::size_t kPatchOneIn = 4;
+
+/// The BM25 index of the collected documents: the previous build's, patched, when `reuse` was
+/// built from the documents the cache remembers and few of them changed; laid out in full
+/// otherwise (and always after the vocabulary was compacted or the index was read from a file).
+Bm25Index layout_bm25(DocumentCache& documents,
+                      const Snapshot* reuse,
+                      const Collected& collected,
+                      const Bm25Options& options) {
+    const std::size_t n = collected.doc_keys.size();
+    if (reuse != nullptr && documents.remembers(reuse->generation) && reuse->bm25.num_docs() == n) {
+        std::vector<ToolId> changed;
+        for (std::size_t id = 0; id < n && changed.size() * kPatchOneIn <= n; ++id) {
+            if (collected.doc_keys[id] != documents.remembered_key(id)) {
+                changed.push_back(static_cast<ToolId>(id));
+            }
+        }
+        if (changed.size() * kPatchOneIn <= n) {
+            auto patched = Bm25Index::patched(
+                reuse->bm25, documents.vocabulary(), collected.terms, changed, options);
+            if (patched != nullptr) {
+                return std::move(*patched);
+            }
+        }
+    }
+    return Bm25Index::from_documents(documents.vocabulary(), collected.terms, options);
+}
+
 /// A build renders afresh once the vocabulary holds this many times more terms than the index
 /// uses (terms of replaced documents stay interned until then).
 constexpr std::size_t kDeadTermFactor = 2;
@@ -578,7 +608,7 @@ BuildOutput build_snapshot(std::shared_ptr<const StagedCatalog> staged,
     collect_tools(
         *staged, options, documents, reuse, *snap, collected, pool, out.info.rendered, progress);
     report(progress, "bm25", 0, snap->tools.size());
-    snap->bm25 = Bm25Index::from_documents(documents.vocabulary(), collected.terms, options.bm25);
+    snap->bm25 = layout_bm25(documents, reuse, collected, options.bm25);
     report(progress, "bm25", snap->tools.size(), snap->tools.size());
     if (word_vectors) {
         snap->neighbours =

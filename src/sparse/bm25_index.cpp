@@ -41,12 +41,12 @@ Bm25Index Bm25Index::Builder::build(const Bm25Options& options) && {
     }
     index.offsets_.reserve(postings_.size() + 1);
     index.docids_.reserve(total_postings);
-    index.impacts_.reserve(total_postings);
+    index.tfs_.reserve(total_postings);
     index.offsets_.push_back(0);
     for (const auto& list : postings_) {
         for (const auto& [doc, weighted_tf] : list) {
             index.docids_.push_back(doc);
-            index.impacts_.push_back(weighted_tf);
+            index.tfs_.push_back(weighted_tf);
         }
         index.offsets_.push_back(static_cast<std::uint32_t>(index.docids_.size()));
     }
@@ -75,17 +75,98 @@ Bm25Index Bm25Index::from_documents(std::shared_ptr<const Bm25Vocabulary> vocabu
         offsets[t] += offsets[t - 1];
     }
     index.docids_.resize(offsets.back());
-    index.impacts_.resize(offsets.back());
+    index.tfs_.resize(offsets.back());
     std::vector<std::uint32_t> next(offsets.begin(), offsets.end() - 1);
     for (std::size_t d = 0; d < documents.size(); ++d) {
         for (const auto& [term, tf] : documents[d].terms) {
             const std::uint32_t p = next[term]++;
             index.docids_[p] = static_cast<ToolId>(d);
-            index.impacts_[p] = tf;
+            index.tfs_[p] = tf;
         }
     }
     index.compute_impacts(doc_length, options);
     index.vocabulary_ = std::move(vocabulary);
+    return index;
+}
+
+std::unique_ptr<Bm25Index> Bm25Index::patched(const Bm25Index& previous,
+                                              std::shared_ptr<const Bm25Vocabulary> vocabulary,
+                                              std::span<const Bm25DocumentTerms> documents,
+                                              std::span<const ToolId> changed,
+                                              const Bm25Options& options) {
+    if (previous.tfs_.size() != previous.docids_.size() || previous.num_docs_ != documents.size() ||
+        vocabulary->size() < previous.num_terms()) {
+        return nullptr;
+    }
+    Bitset is_changed(documents.size());
+    for (const ToolId d : changed) {
+        is_changed.set(d);
+    }
+    // The changed documents' new postings, by term and then by document.
+    struct Added {
+        TermId term;
+        ToolId doc;
+        float tf;
+    };
+    std::vector<Added> added;
+    for (const ToolId d : changed) {
+        for (const auto& [term, tf] : documents[d].terms) {
+            added.push_back({term, d, tf});
+        }
+    }
+    std::sort(added.begin(), added.end(), [](const Added& a, const Added& b) {
+        return a.term != b.term ? a.term < b.term : a.doc < b.doc;
+    });
+
+    auto index = std::make_unique<Bm25Index>();
+    index->num_docs_ = documents.size();
+    const std::size_t capacity = previous.docids_.size() + added.size();
+    index->docids_.resize(capacity);
+    index->tfs_.resize(capacity);
+    index->offsets_.resize(vocabulary->size() + 1);
+    ToolId* docids = index->docids_.data();
+    float* tfs = index->tfs_.data();
+    const ToolId* old_docids = previous.docids_.data();
+    const float* old_tfs = previous.tfs_.data();
+    const std::size_t old_terms = previous.num_terms();
+    std::uint32_t out = 0;
+    auto next_added = added.begin();
+    for (std::size_t t = 0; t < vocabulary->size(); ++t) {
+        index->offsets_[t] = out;
+        std::uint32_t p = t < old_terms ? previous.offsets_[t] : 0;
+        const std::uint32_t end = t < old_terms ? previous.offsets_[t + 1] : 0;
+        // Both lists are in document order: merge, dropping the changed documents' old
+        // postings (they come back from `added` if the document still has the term).
+        for (; next_added != added.end() && next_added->term == t; ++next_added) {
+            for (; p < end && old_docids[p] < next_added->doc; ++p) {
+                if (!is_changed.test(old_docids[p])) {
+                    docids[out] = old_docids[p];
+                    tfs[out++] = old_tfs[p];
+                }
+            }
+            if (p < end && old_docids[p] == next_added->doc) {
+                ++p;
+            }
+            docids[out] = next_added->doc;
+            tfs[out++] = next_added->tf;
+        }
+        for (; p < end; ++p) {
+            if (!is_changed.test(old_docids[p])) {
+                docids[out] = old_docids[p];
+                tfs[out++] = old_tfs[p];
+            }
+        }
+    }
+    index->offsets_.back() = out;
+    index->docids_.resize(out);
+    index->tfs_.resize(out);
+    std::vector<float> doc_length;
+    doc_length.reserve(documents.size());
+    for (const Bm25DocumentTerms& doc : documents) {
+        doc_length.push_back(doc.length);
+    }
+    index->compute_impacts(doc_length, options);
+    index->vocabulary_ = std::move(vocabulary);
     return index;
 }
 
@@ -99,6 +180,12 @@ void Bm25Index::compute_impacts(const std::vector<float>& doc_length, const Bm25
     const double n = static_cast<double>(num_docs_);
     const auto k1 = static_cast<double>(options.k1);
     const auto b = static_cast<double>(options.b);
+    // Each document's length normalization once, not once per posting.
+    std::vector<double> norm(doc_length.size());
+    for (std::size_t d = 0; d < doc_length.size(); ++d) {
+        norm[d] = k1 * (1.0 - b + b * static_cast<double>(doc_length[d]) / avgdl);
+    }
+    impacts_.resize(tfs_.size());
     for (std::size_t t = 0; t + 1 < offsets_.size(); ++t) {
         const double df = static_cast<double>(offsets_[t + 1] - offsets_[t]);
         if (df == 0) {
@@ -106,10 +193,8 @@ void Bm25Index::compute_impacts(const std::vector<float>& doc_length, const Bm25
         }
         const double idf = std::log(1.0 + (n - df + 0.5) / (df + 0.5));
         for (std::uint32_t p = offsets_[t]; p < offsets_[t + 1]; ++p) {
-            const auto tf = static_cast<double>(impacts_[p]);
-            const double norm =
-                k1 * (1.0 - b + b * static_cast<double>(doc_length[docids_[p]]) / avgdl);
-            impacts_[p] = static_cast<float>(idf * tf * (k1 + 1.0) / (tf + norm));
+            const auto tf = static_cast<double>(tfs_[p]);
+            impacts_[p] = static_cast<float>(idf * tf * (k1 + 1.0) / (tf + norm[docids_[p]]));
         }
     }
 }
@@ -165,7 +250,7 @@ std::vector<std::string_view> Bm25Index::terms() const {
 
 std::size_t Bm25Index::memory_bytes() const noexcept {
     std::size_t bytes = offsets_.size() * sizeof(std::uint32_t) + docids_.size() * sizeof(ToolId) +
-                        impacts_.size() * sizeof(float);
+                        (impacts_.size() + tfs_.size()) * sizeof(float);
     for (const auto& [term, id] : *vocabulary_) {
         bytes += term.size() + sizeof(id) + 32;  // key, value, node overhead (approximate)
     }

@@ -95,6 +95,20 @@ public:
                                                   std::span<const Bm25DocumentTerms> documents,
                                                   const Bm25Options& options);
 
+    /// The index of `documents` when only the documents `changed` (ids in increasing order)
+    /// differ from those `previous` was built from, and every other document keeps its ids,
+    /// terms and weights: `previous`'s postings are copied term by term, the changed documents'
+    /// old postings dropped and their new ones merged in. Equal, array for array, to
+    /// from_documents over the same documents (impacts are recomputed in full: N and the average
+    /// length change with any edit). Null when `previous` keeps no weighted tfs (an index read
+    /// from a file) or was built over a different number of documents or a larger vocabulary.
+    [[nodiscard]] static std::unique_ptr<Bm25Index> patched(
+        const Bm25Index& previous,
+        std::shared_ptr<const Bm25Vocabulary> vocabulary,
+        std::span<const Bm25DocumentTerms> documents,
+        std::span<const ToolId> changed,
+        const Bm25Options& options);
+
     /// An index from its stored arrays (an index file's), after checking every invariant a
     /// search relies on: offsets from 0, non-decreasing, ending at the postings; docids below
     /// num_docs and increasing within a term; finite impacts; unique terms. Null if any fails.
@@ -120,7 +134,7 @@ public:
     [[nodiscard]] std::size_t doc_freq(const std::string& term) const;
 
 private:
-    /// Impacts of the postings already in docids_ with their weighted tfs in impacts_.
+    /// impacts_ from docids_, tfs_ and the documents' lengths.
     void compute_impacts(const std::vector<float>& doc_length, const Bm25Options& options);
 
     /// The search itself, over plain terms (weight 1) or weighted ones; bm25_search.cpp.
@@ -134,6 +148,9 @@ private:
     std::vector<std::uint32_t> offsets_;  // term t's postings are [offsets_[t], offsets_[t + 1])
     std::vector<ToolId> docids_;
     std::vector<float> impacts_;
+    /// The weighted tf of each posting, which patched() recomputes impacts from; empty in an
+    /// index read from a file (its next commit lays out the postings in full).
+    std::vector<float> tfs_;
     std::size_t num_docs_ = 0;
 
     [[nodiscard]] static std::shared_ptr<const Bm25Vocabulary> empty_vocabulary();

@@ -1,5 +1,6 @@
 // bm25_layout_test.cpp: Bm25Index::from_documents (the commit's counting-sort layout over
 // interned terms) must give the arrays a Builder fed the same occurrences gives.
+#include <algorithm>
 #include <memory>
 #include <random>
 #include <string>
@@ -100,4 +101,96 @@ TEST_CASE("the commit's postings layout equals the builder's", "[bm25]") {
         CHECK(copy(laid_out.impacts()) == copy(expected.impacts()));
         CHECK(laid_out.terms() == expected.terms());
     }
+}
+
+TEST_CASE("patching the previous postings equals laying them out in full", "[bm25]") {
+    const std::size_t num_docs = GENERATE(std::size_t{1}, std::size_t{40}, std::size_t{3000});
+    const auto seed = static_cast<std::uint32_t>(num_docs) + 11;
+    Corpus c = random_corpus(num_docs, seed);
+    Bm25Index previous = via_documents(c);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> weight(0.5f, 4.0f);
+    // Rounds of edits, each patched from the index the round before it built: documents that
+    // lose terms, gain old and brand-new terms (the vocabulary grows), change their weights,
+    // or lose every term.
+    for (int round = 0; round < 6; ++round) {
+        const std::size_t edits = 1 + rng() % std::min<std::size_t>(num_docs, 5);
+        std::vector<scout::ToolId> changed;
+        auto vocabulary = std::make_shared<Bm25Vocabulary>(*c.vocabulary);
+        for (std::size_t e = 0; e < edits; ++e) {
+            const auto d = static_cast<scout::ToolId>(rng() % num_docs);
+            if (std::find(changed.begin(), changed.end(), d) != changed.end()) {
+                continue;
+            }
+            changed.push_back(d);
+            auto& terms = c.docs[d];
+            switch (rng() % 4) {
+                case 0:  // drop some terms
+                    for (std::size_t i = 0; i < terms.size();) {
+                        i = rng() % 2 == 0 ? (terms.erase(terms.begin() + static_cast<long>(i)), i)
+                                           : i + 1;
+                    }
+                    break;
+                case 1: {  // add an existing term and a new one
+                    const auto old_term = static_cast<TermId>(rng() % c.names.size());
+                    if (std::none_of(terms.begin(), terms.end(), [&](const auto& t) {
+                            return t.first == old_term;
+                        })) {
+                        terms.emplace_back(old_term, weight(rng));
+                    }
+                    const std::string fresh =
+                        "new" + std::to_string(round) + "_" + std::to_string(e);
+                    const auto id = static_cast<TermId>(c.names.size());
+                    vocabulary->emplace(fresh, id);
+                    c.names.push_back(fresh);
+                    terms.emplace_back(id, weight(rng));
+                    break;
+                }
+                case 2:  // new weights
+                    for (auto& t : terms) {
+                        t.second = weight(rng);
+                    }
+                    break;
+                default:  // no terms at all
+                    terms.clear();
+            }
+        }
+        std::sort(changed.begin(), changed.end());
+        c.vocabulary = vocabulary;
+        std::vector<Bm25DocumentTerms> docs;
+        for (const auto& doc : c.docs) {
+            float length = 0.0f;
+            for (const auto& [term, tf] : doc) {
+                length += tf;
+            }
+            docs.push_back({doc, length});
+        }
+        const Bm25Index expected = Bm25Index::from_documents(c.vocabulary, docs, {});
+        const auto patched = Bm25Index::patched(previous, c.vocabulary, docs, changed, {});
+        REQUIRE(patched != nullptr);
+        INFO("documents " << num_docs << ", round " << round << ", changed " << changed.size());
+        CHECK(patched->num_docs() == expected.num_docs());
+        CHECK(copy(patched->offsets()) == copy(expected.offsets()));
+        CHECK(copy(patched->docids()) == copy(expected.docids()));
+        CHECK(copy(patched->impacts()) == copy(expected.impacts()));  // bit for bit
+        previous = std::move(*patched);
+    }
+
+    // An index read from a file keeps no tfs, and one of another size cannot be patched.
+    const auto names = previous.terms();
+    auto stored = Bm25Index::from_parts(previous.num_docs(),
+                                        {names.begin(), names.end()},
+                                        copy(previous.offsets()),
+                                        copy(previous.docids()),
+                                        copy(previous.impacts()));
+    REQUIRE(stored != nullptr);
+    std::vector<Bm25DocumentTerms> docs;
+    for (const auto& doc : c.docs) {
+        docs.push_back({doc, 1.0f});
+    }
+    if (stored->num_postings() > 0) {  // with no postings there is nothing to keep
+        CHECK(Bm25Index::patched(*stored, c.vocabulary, docs, {}, {}) == nullptr);
+    }
+    docs.pop_back();
+    CHECK(Bm25Index::patched(previous, c.vocabulary, docs, {}, {}) == nullptr);
 }
