@@ -9,9 +9,9 @@ Hit make_hit(const Snapshot& snap, ToolId id) {
     const ToolRecord& t = snap.tools[id];
     Hit hit;
     hit.id = id;
-    hit.name = t.enhanced_name;
-    hit.server = t.server;
-    hit.tool = t.tool;
+    hit.name = std::string(t.enhanced_name);
+    hit.server = std::string(t.server);
+    hit.tool = std::string(t.tool);
     hit.title = std::string(t.title);
     hit.description = std::string(t.description);
     hit.input_schema = std::string(t.input_schema);

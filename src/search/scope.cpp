@@ -15,12 +15,12 @@ std::optional<Bitset> scope_filter(const Snapshot& snap, const SearchOptions& op
     };
     if (options.servers) {
         for (const std::string& name : *options.servers) {
-            if (auto it = snap.server_index.find(name); it != snap.server_index.end()) {
-                admit(snap.servers[it->second]);
+            if (auto it = snap.servers->index.find(name); it != snap.servers->index.end()) {
+                admit(snap.servers->records[it->second]);
             }
         }
     } else {
-        for (const ServerRecord& server : snap.servers) {
+        for (const ServerRecord& server : snap.servers->records) {
             admit(server);
         }
     }

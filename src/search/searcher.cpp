@@ -65,16 +65,16 @@ std::optional<ToolKey> Searcher::resolve(std::string_view enhanced_name) const {
     if (!i) {
         return std::nullopt;
     }
-    return ToolKey{snap.tools[*i].server, snap.tools[*i].tool};
+    return ToolKey{std::string(snap.tools[*i].server), std::string(snap.tools[*i].tool)};
 }
 
 std::optional<Hit> Searcher::find(std::string_view server, std::string_view tool) const {
     const detail::Snapshot& snap = *pinned_->snapshot;
-    auto it = snap.server_index.find(std::string(server));
-    if (it == snap.server_index.end()) {
+    auto it = snap.servers->index.find(std::string(server));
+    if (it == snap.servers->index.end()) {
         return std::nullopt;
     }
-    const detail::ServerRecord& s = snap.servers[it->second];
+    const detail::ServerRecord& s = snap.servers->records[it->second];
     for (ToolId id = s.first_tool; id < s.end_tool; ++id) {
         if (snap.tools[id].tool == tool) {
             return detail::make_hit(snap, id);

@@ -9,8 +9,9 @@ namespace {
 constexpr std::size_t kHashNodeOverhead = 48;
 
 std::size_t tool_bytes(const ToolRecord& t) noexcept {
-    return t.server.capacity() + t.tool.capacity() + t.enhanced_name.capacity() + t.title.size() +
-           t.description.size() + t.input_schema.size() + t.annotations.size();
+    // The enhanced name is counted with the names; the other views, with the source they view.
+    return t.server.size() + t.tool.size() + t.title.size() + t.description.size() +
+           t.input_schema.size() + t.annotations.size();
 }
 
 std::size_t server_bytes(const ServerRecord& s) noexcept {
@@ -33,12 +34,12 @@ std::optional<ToolId> resolve_enhanced_name(const Snapshot& snap, std::string_vi
 
 MemoryUsage memory_usage(const Snapshot& snap) noexcept {
     MemoryUsage m;
-    m.documents =
-        snap.tools.capacity() * sizeof(ToolRecord) + snap.servers.capacity() * sizeof(ServerRecord);
+    m.documents = snap.tools.capacity() * sizeof(ToolRecord) +
+                  snap.servers->records.capacity() * sizeof(ServerRecord);
     for (const ToolRecord& t : snap.tools) {
         m.documents += tool_bytes(t);
     }
-    for (const ServerRecord& s : snap.servers) {
+    for (const ServerRecord& s : snap.servers->records) {
         m.documents += server_bytes(s);
     }
     m.names = snap.names->enhanced.memory_bytes() + snap.names->tools.capacity() * sizeof(ToolId);

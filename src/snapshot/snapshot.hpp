@@ -32,12 +32,13 @@ struct ServerRecord {
     ToolId end_tool = 0;
 };
 
-/// The long texts are views into the snapshot's `source` (which it owns) or a literal: a copy of
-/// every description and schema cost a 100k-tool catalog about 43 MiB more.
+/// Every text is a view: into the snapshot's `source` (which it owns), its `names` (the
+/// enhanced name) or a literal. A copy of every description and schema cost a 100k-tool catalog
+/// about 43 MiB more, and copying owned names made a one-tool commit copy 100k strings.
 struct ToolRecord {
-    std::string server;
-    std::string tool;
-    std::string enhanced_name;
+    std::string_view server;
+    std::string_view tool;
+    std::string_view enhanced_name;
     std::string_view title;
     std::string_view description;
     std::string_view input_schema;
@@ -56,14 +57,20 @@ struct ToolNames {
     std::unordered_map<std::string, std::vector<ToolId>> by_plain;  // plain tool name -> ids
 };
 
+/// The ACTIVE servers, a function of the staged servers' metadata and tool names only: shared
+/// by the snapshots of one layout.
+struct ServerTable {
+    std::vector<ServerRecord> records;                     // by name
+    std::unordered_map<std::string, std::uint32_t> index;  // name -> position in records
+};
+
 struct Snapshot {
     std::uint64_t generation = 0;
     CatalogOptions options;
     Analyzer analyzer;
     Analyzer surface_analyzer;  // analyzer without stemming: words as word vectors know them
-    std::vector<ServerRecord> servers;  // ACTIVE servers only, by name
-    std::vector<ToolRecord> tools;      // ToolId order: by (server, tool)
-    std::unordered_map<std::string, std::uint32_t> server_index;
+    std::shared_ptr<const ServerTable> servers = std::make_shared<const ServerTable>();
+    std::vector<ToolRecord> tools;  // ToolId order: by (server, tool)
     std::shared_ptr<const ToolNames> names = std::make_shared<const ToolNames>();
     Bm25Index bm25;
     std::shared_ptr<const DenseIndex> dense;  // null: no embedder, or indexing failed

@@ -313,8 +313,13 @@ std::shared_ptr<const WordVectors> word_vectors_for(Embedder* embedder,
     }
 }
 
-/// Points a record's texts at `tool` (which the snapshot's source owns).
-void set_texts(ToolRecord& record, const ToolSpec& tool, ToolAction action) {
+/// Points a record's names and texts at `server` and `tool` (which the snapshot's source owns).
+void set_texts(ToolRecord& record,
+               const ServerSpec& server,
+               const ToolSpec& tool,
+               ToolAction action) {
+    record.server = server.name;
+    record.tool = tool.name;
     record.title = tool.title;
     record.description = tool.description;
     record.input_schema = tool.input_schema.empty() ? std::string_view(R"({"type":"object"})")
@@ -327,8 +332,9 @@ ToolRecord tool_record(const ServerSpec& server,
                        const ToolSpec& tool,
                        std::uint32_t server_index,
                        ToolAction action) {
-    ToolRecord record{server.name, tool.name, {}, {}, {}, {}, {}, server_index, action};
-    set_texts(record, tool, action);
+    ToolRecord record;
+    record.server_index = server_index;
+    set_texts(record, server, tool, action);
     return record;
 }
 
@@ -405,9 +411,9 @@ void render_missing(std::vector<PendingTool>& pending,
 
 /// Records every tool of the ACTIVE servers in ToolId order (servers by name, tools by name) and
 /// collects its cached document, rendering the missing ones on the pool. With `reuse` (a
-/// snapshot of the same layout) its server and tool records are copied and only the tools'
-/// texts re-pointed, and the servers it shares unedited take their documents from the build of
-/// `reuse` when the cache remembers it.
+/// snapshot of the same layout) its server table is shared, its tool records copied and only
+/// their views re-pointed, and the servers it shares unedited take their documents from the build
+/// of `reuse` when the cache remembers it.
 void collect_tools(const StagedCatalog& staged,
                    const CatalogOptions& options,
                    DocumentCache& documents,
@@ -453,9 +459,9 @@ void collect_tools(const StagedCatalog& staged,
     render_missing(
         pending, misses, snap.analyzer, options.bm25.weights, documents, pool, rendered, progress);
 
+    auto servers = std::make_shared<ServerTable>();
     if (reuse != nullptr) {
         snap.servers = reuse->servers;
-        snap.server_index = reuse->server_index;
         snap.tools = reuse->tools;
     }
     out.terms.reserve(total);
@@ -467,7 +473,7 @@ void collect_tools(const StagedCatalog& staged,
         if (server->meta.status != ServerStatus::active) {
             continue;
         }
-        const auto server_index = static_cast<std::uint32_t>(snap.servers.size());
+        const auto server_index = static_cast<std::uint32_t>(servers->records.size());
         ServerRecord record{server->meta.name,
                             server->meta.description,
                             server->meta.category,
@@ -483,7 +489,7 @@ void collect_tools(const StagedCatalog& staged,
             out.docs.push_back(p.doc);
             out.doc_keys.push_back(p.key);
             if (reuse != nullptr) {
-                set_texts(snap.tools[next], *tool, p.doc->action);
+                set_texts(snap.tools[next], server->meta, *tool, p.doc->action);
             } else {
                 snap.tools.push_back(tool_record(server->meta, *tool, server_index, p.doc->action));
             }
@@ -491,9 +497,12 @@ void collect_tools(const StagedCatalog& staged,
         }
         if (reuse == nullptr) {
             record.end_tool = static_cast<ToolId>(snap.tools.size());
-            snap.server_index.emplace(record.name, server_index);
-            snap.servers.push_back(std::move(record));
+            servers->index.emplace(record.name, server_index);
+            servers->records.push_back(std::move(record));
         }
+    }
+    if (reuse == nullptr) {
+        snap.servers = std::move(servers);
     }
     report(progress, "documents", next, total);
 }
@@ -566,11 +575,11 @@ void index_names(Snapshot& snap, const StagedCatalog& staged) {
     names->enhanced = EnhancedNames(keys);
     for (std::size_t i = 0; i < names->tools.size(); ++i) {
         if (names->tools[i] != kNotIndexed) {
-            snap.tools[names->tools[i]].enhanced_name = names->enhanced.name(i);
+            snap.tools[names->tools[i]].enhanced_name = names->enhanced.name(i);  // names is kept
         }
     }
     for (std::size_t i = 0; i < snap.tools.size(); ++i) {
-        names->by_plain[snap.tools[i].tool].push_back(static_cast<ToolId>(i));
+        names->by_plain[std::string(snap.tools[i].tool)].push_back(static_cast<ToolId>(i));
     }
     snap.names = std::move(names);
 }
@@ -631,7 +640,7 @@ BuildOutput build_snapshot(std::shared_ptr<const StagedCatalog> staged,
     compact_vocabulary(snap->bm25, documents);
 
     out.info.generation = generation;
-    out.info.servers = snap->servers.size();
+    out.info.servers = snap->servers->records.size();
     out.info.tools = snap->tools.size();
     out.info.dense_ready = snap->dense != nullptr;
     out.info.dense_error = snap->dense_error;
@@ -650,11 +659,12 @@ std::shared_ptr<Snapshot> assemble_snapshot(std::shared_ptr<const StagedCatalog>
                                             std::string embedder_model,
                                             std::uint64_t generation) {
     std::shared_ptr<Snapshot> snap = start_snapshot(options, generation);
+    auto servers = std::make_shared<ServerTable>();
     for (const auto& [server_name, server] : *staged) {
         if (server->meta.status != ServerStatus::active) {
             continue;
         }
-        const auto server_index = static_cast<std::uint32_t>(snap->servers.size());
+        const auto server_index = static_cast<std::uint32_t>(servers->records.size());
         ServerRecord record{server->meta.name,
                             server->meta.description,
                             server->meta.category,
@@ -666,9 +676,10 @@ std::shared_ptr<Snapshot> assemble_snapshot(std::shared_ptr<const StagedCatalog>
                 server->meta, *tool, server_index, action_of_tool(server->meta.name, tool->name)));
         }
         record.end_tool = static_cast<ToolId>(snap->tools.size());
-        snap->server_index.emplace(record.name, server_index);
-        snap->servers.push_back(std::move(record));
+        servers->index.emplace(record.name, server_index);
+        servers->records.push_back(std::move(record));
     }
+    snap->servers = std::move(servers);
     snap->bm25 = std::move(bm25);
     index_names(*snap, *staged);
     snap->source = std::move(staged);  // owns what the tool records view
