@@ -92,6 +92,7 @@ public:
     }
     [[nodiscard]] CachedDocument* remembered(std::size_t id) const { return last_docs_[id]; }
     [[nodiscard]] std::uint64_t remembered_key(std::size_t id) const { return last_keys_[id]; }
+    [[nodiscard]] std::size_t remembered_count() const noexcept { return last_docs_.size(); }
 
 private:
     TermId intern(const std::string& term, std::size_t hash);

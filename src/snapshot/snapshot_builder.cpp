@@ -409,6 +409,29 @@ void render_missing(std::vector<PendingTool>& pending,
     }
 }
 
+/// Appends the remembered documents of the `count` tools that follow `pending` (an unedited
+/// server of the remembered build) without walking its tools; false, appending nothing, when
+/// the remembered build lacks any of them.
+bool take_remembered(const DocumentCache& documents,
+                     const ServerSpec& server,
+                     std::size_t count,
+                     std::vector<PendingTool>& pending) {
+    const std::size_t first = pending.size();
+    if (first + count > documents.remembered_count()) {
+        return false;
+    }
+    for (std::size_t id = first; id < first + count; ++id) {
+        if (documents.remembered(id) == nullptr) {
+            return false;
+        }
+    }
+    for (std::size_t id = first; id < first + count; ++id) {
+        pending.push_back(
+            {&server, nullptr, documents.remembered_key(id), documents.remembered(id)});
+    }
+    return true;
+}
+
 /// Records every tool of the ACTIVE servers in ToolId order (servers by name, tools by name) and
 /// collects its cached document, rendering the missing ones on the pool. With `reuse` (a
 /// snapshot of the same layout) its server table is shared, its tool records copied and only
@@ -434,12 +457,20 @@ void collect_tools(const StagedCatalog& staged,
     std::vector<std::size_t> misses;
     const bool remembered = reuse != nullptr && documents.remembers(reuse->generation);
     auto previous_server = remembered ? reuse->source->begin() : staged.end();
+    // Per ACTIVE server: its records and documents are those of `reuse`, by ToolId range, so
+    // neither pass walks its tools.
+    std::vector<char> taken_whole;
     for (const auto& [server_name, server] : staged) {
         // Same layout: the previous catalog has the same servers in the same order.
         const bool unedited = remembered && (previous_server++)->second == server;
         if (server->meta.status != ServerStatus::active) {
             continue;
         }
+        if (unedited && take_remembered(documents, server->meta, server->tools.size(), pending)) {
+            taken_whole.push_back(1);
+            continue;
+        }
+        taken_whole.push_back(0);
         for (const auto& [tool_name, tool] : server->tools) {
             const std::size_t id = pending.size();
             PendingTool p{&server->meta, tool.get(), 0, nullptr};
@@ -469,8 +500,19 @@ void collect_tools(const StagedCatalog& staged,
     out.doc_keys.reserve(total);
     std::size_t at = 0;    // position in pending
     std::size_t next = 0;  // ToolId of the next tool
+    std::size_t active = 0;
     for (const auto& [server_name, server] : staged) {
         if (server->meta.status != ServerStatus::active) {
+            continue;
+        }
+        if (taken_whole[active++] != 0) {
+            // Its records, copied from `reuse`, already view its unchanged tool specs.
+            for (std::size_t i = 0; i < server->tools.size(); ++i, ++next) {
+                const PendingTool& p = pending[at++];
+                out.terms.push_back({p.doc->term_ids, p.doc->length});
+                out.docs.push_back(p.doc);
+                out.doc_keys.push_back(p.key);
+            }
             continue;
         }
         const auto server_index = static_cast<std::uint32_t>(servers->records.size());
