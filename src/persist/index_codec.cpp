@@ -17,6 +17,7 @@
 #include "persist/outcome_codec.hpp"
 #include "util/byte_io.hpp"
 #include "util/json_limits.hpp"
+#include "util/pod_vector.hpp"
 
 namespace scout::detail {
 namespace {
@@ -168,12 +169,12 @@ void append(std::string& out, const T* data, std::size_t count) {
 class Cursor {
 public:
     explicit Cursor(std::span<const std::uint8_t> bytes) : bytes_(bytes) {}
-    template <typename T>
-    std::vector<T> take(std::uint64_t count, const char* what) {
+    template <typename T, typename Vector = std::vector<T>>
+    Vector take(std::uint64_t count, const char* what) {
         if (count > (bytes_.size() - at_) / sizeof(T)) {
             throw Bad(std::string(what) + " runs past the end of its section");
         }
-        std::vector<T> out(static_cast<std::size_t>(count));
+        Vector out(static_cast<std::size_t>(count));
         if (!out.empty()) {  // memcpy from or to null is undefined even for zero bytes
             std::memcpy(out.data(), bytes_.data() + at_, out.size() * sizeof(T));
         }
@@ -231,9 +232,9 @@ std::unique_ptr<Bm25Index> decode_bm25(std::span<const std::uint8_t> bytes, std:
     if (docs != documents || terms >= bytes.size() || postings >= bytes.size()) {
         throw Bad("BM25 section counts do not match the catalog");
     }
-    auto offsets = in.take<std::uint32_t>(terms + 1, "BM25 offsets");
-    auto docids = in.take<ToolId>(postings, "BM25 postings");
-    auto impacts = in.take<float>(postings, "BM25 impacts");
+    auto offsets = in.take<std::uint32_t, PodVector<std::uint32_t>>(terms + 1, "BM25 offsets");
+    auto docids = in.take<ToolId, PodVector<ToolId>>(postings, "BM25 postings");
+    auto impacts = in.take<float, PodVector<float>>(postings, "BM25 impacts");
     std::vector<std::string> words;
     words.reserve(static_cast<std::size_t>(terms));
     for (std::uint64_t t = 0; t < terms; ++t) {

@@ -282,18 +282,21 @@ std::shared_ptr<const Bm25Vocabulary> DocumentCache::vocabulary() {
 
 void DocumentCache::remember(std::uint64_t generation,
                              std::vector<CachedDocument*> docs,
-                             std::vector<std::uint64_t> keys) {
+                             std::vector<std::uint64_t> keys,
+                             std::vector<Bm25DocumentTerms> terms) {
     // Entries whose keys are live survive retain() in place, so these pointers stay valid until
     // the next retain() or clear().
     last_generation_ = generation;
     last_docs_ = std::move(docs);
     last_keys_ = std::move(keys);
+    last_terms_ = std::move(terms);
 }
 
 void DocumentCache::clear() {
     last_generation_ = 0;
     last_docs_.clear();
     last_keys_.clear();
+    last_terms_.clear();
     entries_.clear();
     vocabulary_ = std::make_shared<Bm25Vocabulary>();
     vocabulary_shared_ = false;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -80,12 +81,14 @@ public:
     /// terms no document uses any more).
     void clear();
 
-    /// The documents of build `generation` and their keys, in ToolId order, kept so that the
-    /// next build takes the documents of servers it shares with that one by position instead
-    /// of hashing their tools. Call after retain(keys).
+    /// The documents of build `generation`, their keys and their terms (which view the
+    /// documents), in ToolId order, kept so that the next build takes the documents of servers
+    /// it shares with that one by position instead of hashing their tools. Call after
+    /// retain(keys).
     void remember(std::uint64_t generation,
                   std::vector<CachedDocument*> docs,
-                  std::vector<std::uint64_t> keys);
+                  std::vector<std::uint64_t> keys,
+                  std::vector<Bm25DocumentTerms> terms);
     /// Whether remember() was told about `generation` (and nothing was cleared since).
     [[nodiscard]] bool remembers(std::uint64_t generation) const noexcept {
         return last_generation_ == generation && last_generation_ != 0;
@@ -93,6 +96,16 @@ public:
     [[nodiscard]] CachedDocument* remembered(std::size_t id) const { return last_docs_[id]; }
     [[nodiscard]] std::uint64_t remembered_key(std::size_t id) const { return last_keys_[id]; }
     [[nodiscard]] std::size_t remembered_count() const noexcept { return last_docs_.size(); }
+    /// All of the remembered build's documents, keys and terms, by ToolId.
+    [[nodiscard]] std::span<CachedDocument* const> remembered_docs() const noexcept {
+        return last_docs_;
+    }
+    [[nodiscard]] std::span<const std::uint64_t> remembered_keys() const noexcept {
+        return last_keys_;
+    }
+    [[nodiscard]] std::span<const Bm25DocumentTerms> remembered_terms() const noexcept {
+        return last_terms_;
+    }
 
 private:
     TermId intern(const std::string& term, std::size_t hash);
@@ -103,6 +116,7 @@ private:
     std::uint64_t last_generation_ = 0;
     std::vector<CachedDocument*> last_docs_;
     std::vector<std::uint64_t> last_keys_;
+    std::vector<Bm25DocumentTerms> last_terms_;
 };
 
 }  // namespace scout::detail

@@ -417,7 +417,8 @@ bool take_remembered(const DocumentCache& documents,
                      std::size_t count,
                      std::vector<PendingTool>& pending) {
     const std::size_t first = pending.size();
-    if (first + count > documents.remembered_count()) {
+    if (first + count > documents.remembered_count() ||
+        documents.remembered_terms().size() != documents.remembered_count()) {
         return false;
     }
     for (std::size_t id = first; id < first + count; ++id) {
@@ -506,13 +507,17 @@ void collect_tools(const StagedCatalog& staged,
             continue;
         }
         if (taken_whole[active++] != 0) {
-            // Its records, copied from `reuse`, already view its unchanged tool specs.
-            for (std::size_t i = 0; i < server->tools.size(); ++i, ++next) {
-                const PendingTool& p = pending[at++];
-                out.terms.push_back({p.doc->term_ids, p.doc->length});
-                out.docs.push_back(p.doc);
-                out.doc_keys.push_back(p.key);
-            }
+            // Its records, copied from `reuse`, already view its unchanged tool specs; its
+            // documents are the remembered ones at the same ids.
+            const std::size_t count = server->tools.size();
+            const auto docs = documents.remembered_docs().subspan(at, count);
+            const auto keys = documents.remembered_keys().subspan(at, count);
+            const auto terms = documents.remembered_terms().subspan(at, count);
+            out.docs.insert(out.docs.end(), docs.begin(), docs.end());
+            out.doc_keys.insert(out.doc_keys.end(), keys.begin(), keys.end());
+            out.terms.insert(out.terms.end(), terms.begin(), terms.end());
+            at += count;
+            next += count;
             continue;
         }
         const auto server_index = static_cast<std::uint32_t>(servers->records.size());
@@ -563,14 +568,22 @@ Bm25Index layout_bm25(DocumentCache& documents,
     const std::size_t n = collected.doc_keys.size();
     if (reuse != nullptr && documents.remembers(reuse->generation) && reuse->bm25.num_docs() == n) {
         std::vector<ToolId> changed;
+        std::vector<Bm25DocumentTerms> previous_terms;
         for (std::size_t id = 0; id < n && changed.size() * kPatchOneIn <= n; ++id) {
             if (collected.doc_keys[id] != documents.remembered_key(id)) {
                 changed.push_back(static_cast<ToolId>(id));
+                // The remembered build's document: still cached until this build retains.
+                const CachedDocument* was = documents.remembered(id);
+                previous_terms.push_back({was->term_ids, was->length});
             }
         }
         if (changed.size() * kPatchOneIn <= n) {
-            auto patched = Bm25Index::patched(
-                reuse->bm25, documents.vocabulary(), collected.terms, changed, options);
+            auto patched = Bm25Index::patched(reuse->bm25,
+                                              documents.vocabulary(),
+                                              collected.terms,
+                                              changed,
+                                              previous_terms,
+                                              options);
             if (patched != nullptr) {
                 return std::move(*patched);
             }
@@ -678,7 +691,10 @@ BuildOutput build_snapshot(std::shared_ptr<const StagedCatalog> staged,
         snap->dense_error = "no embedder configured";
     }
     documents.retain(collected.doc_keys);
-    documents.remember(generation, std::move(collected.docs), std::move(collected.doc_keys));
+    documents.remember(generation,
+                       std::move(collected.docs),
+                       std::move(collected.doc_keys),
+                       std::move(collected.terms));
     compact_vocabulary(snap->bm25, documents);
 
     out.info.generation = generation;

@@ -61,7 +61,7 @@ Bm25Index Bm25Index::from_documents(std::shared_ptr<const Bm25Vocabulary> vocabu
     Bm25Index index;
     index.num_docs_ = documents.size();
     // Counting sort by term: postings come out in docid order within each term.
-    std::vector<std::uint32_t>& offsets = index.offsets_;
+    PodVector<std::uint32_t>& offsets = index.offsets_;
     offsets.assign(vocabulary->size() + 1, 0);
     std::vector<float> doc_length;
     doc_length.reserve(documents.size());
@@ -93,14 +93,22 @@ std::unique_ptr<Bm25Index> Bm25Index::patched(const Bm25Index& previous,
                                               std::shared_ptr<const Bm25Vocabulary> vocabulary,
                                               std::span<const Bm25DocumentTerms> documents,
                                               std::span<const ToolId> changed,
+                                              std::span<const Bm25DocumentTerms> previous_terms,
                                               const Bm25Options& options) {
     if (previous.tfs_.size() != previous.docids_.size() || previous.num_docs_ != documents.size() ||
-        vocabulary->size() < previous.num_terms()) {
+        vocabulary->size() < previous.num_terms() || previous_terms.size() != changed.size()) {
         return nullptr;
     }
     Bitset is_changed(documents.size());
     for (const ToolId d : changed) {
         is_changed.set(d);
+    }
+    // The terms whose postings change: those a changed document had or has.
+    Bitset touched(vocabulary->size());
+    for (const Bm25DocumentTerms& doc : previous_terms) {
+        for (const auto& [term, tf] : doc.terms) {
+            touched.set(term);
+        }
     }
     // The changed documents' new postings, by term and then by document.
     struct Added {
@@ -112,17 +120,26 @@ std::unique_ptr<Bm25Index> Bm25Index::patched(const Bm25Index& previous,
     for (const ToolId d : changed) {
         for (const auto& [term, tf] : documents[d].terms) {
             added.push_back({term, d, tf});
+            touched.set(term);
         }
     }
     std::sort(added.begin(), added.end(), [](const Added& a, const Added& b) {
         return a.term != b.term ? a.term < b.term : a.doc < b.doc;
     });
+    std::vector<float> doc_length;
+    doc_length.reserve(documents.size());
+    for (const Bm25DocumentTerms& doc : documents) {
+        doc_length.push_back(doc.length);
+    }
+    const std::vector<double> norm = length_norms(doc_length, options);
 
     auto index = std::make_unique<Bm25Index>();
     index->num_docs_ = documents.size();
     const std::size_t capacity = previous.docids_.size() + added.size();
+    // Sized without zeroing: every element up to `out` is written below, the rest cut off.
     index->docids_.resize(capacity);
     index->tfs_.resize(capacity);
+    index->impacts_.resize(capacity);
     index->offsets_.resize(vocabulary->size() + 1);
     ToolId* docids = index->docids_.data();
     float* tfs = index->tfs_.data();
@@ -135,67 +152,84 @@ std::unique_ptr<Bm25Index> Bm25Index::patched(const Bm25Index& previous,
         index->offsets_[t] = out;
         std::uint32_t p = t < old_terms ? previous.offsets_[t] : 0;
         const std::uint32_t end = t < old_terms ? previous.offsets_[t + 1] : 0;
-        // Both lists are in document order: merge, dropping the changed documents' old
-        // postings (they come back from `added` if the document still has the term).
-        for (; next_added != added.end() && next_added->term == t; ++next_added) {
-            for (; p < end && old_docids[p] < next_added->doc; ++p) {
+        if (!touched.test(static_cast<ToolId>(t))) {
+            std::copy(old_docids + p, old_docids + end, docids + out);
+            std::copy(old_tfs + p, old_tfs + end, tfs + out);
+            out += end - p;
+        } else {
+            // Both lists are in document order: merge, dropping the changed documents' old
+            // postings (they come back from `added` if the document still has the term).
+            for (; next_added != added.end() && next_added->term == t; ++next_added) {
+                for (; p < end && old_docids[p] < next_added->doc; ++p) {
+                    if (!is_changed.test(old_docids[p])) {
+                        docids[out] = old_docids[p];
+                        tfs[out++] = old_tfs[p];
+                    }
+                }
+                if (p < end && old_docids[p] == next_added->doc) {
+                    ++p;
+                }
+                docids[out] = next_added->doc;
+                tfs[out++] = next_added->tf;
+            }
+            for (; p < end; ++p) {
                 if (!is_changed.test(old_docids[p])) {
                     docids[out] = old_docids[p];
                     tfs[out++] = old_tfs[p];
                 }
             }
-            if (p < end && old_docids[p] == next_added->doc) {
-                ++p;
-            }
-            docids[out] = next_added->doc;
-            tfs[out++] = next_added->tf;
         }
-        for (; p < end; ++p) {
-            if (!is_changed.test(old_docids[p])) {
-                docids[out] = old_docids[p];
-                tfs[out++] = old_tfs[p];
-            }
-        }
+        // Impacts while the term's postings are still in cache.
+        index->offsets_[t + 1] = out;
+        index->term_impacts(t, norm, options);
     }
     index->offsets_.back() = out;
     index->docids_.resize(out);
     index->tfs_.resize(out);
-    std::vector<float> doc_length;
-    doc_length.reserve(documents.size());
-    for (const Bm25DocumentTerms& doc : documents) {
-        doc_length.push_back(doc.length);
-    }
-    index->compute_impacts(doc_length, options);
+    index->impacts_.resize(out);
     index->vocabulary_ = std::move(vocabulary);
     return index;
 }
 
-void Bm25Index::compute_impacts(const std::vector<float>& doc_length, const Bm25Options& options) {
+std::vector<double> Bm25Index::length_norms(const std::vector<float>& doc_length,
+                                            const Bm25Options& options) {
     double total_length = 0;
     for (float len : doc_length) {
         total_length += static_cast<double>(len);
     }
     const double avgdl =
-        num_docs_ == 0 ? 1.0 : std::max(total_length / static_cast<double>(num_docs_), 1e-9);
-    const double n = static_cast<double>(num_docs_);
+        doc_length.empty() ? 1.0
+                           : std::max(total_length / static_cast<double>(doc_length.size()), 1e-9);
     const auto k1 = static_cast<double>(options.k1);
     const auto b = static_cast<double>(options.b);
-    // Each document's length normalization once, not once per posting.
     std::vector<double> norm(doc_length.size());
     for (std::size_t d = 0; d < doc_length.size(); ++d) {
         norm[d] = k1 * (1.0 - b + b * static_cast<double>(doc_length[d]) / avgdl);
     }
+    return norm;
+}
+
+void Bm25Index::term_impacts(std::size_t t,
+                             const std::vector<double>& norm,
+                             const Bm25Options& options) {
+    const double df = static_cast<double>(offsets_[t + 1] - offsets_[t]);
+    if (df == 0) {
+        return;  // a term no document uses any more
+    }
+    const double n = static_cast<double>(num_docs_);
+    const auto k1 = static_cast<double>(options.k1);
+    const double idf = std::log(1.0 + (n - df + 0.5) / (df + 0.5));
+    for (std::uint32_t p = offsets_[t]; p < offsets_[t + 1]; ++p) {
+        const auto tf = static_cast<double>(tfs_[p]);
+        impacts_[p] = static_cast<float>(idf * tf * (k1 + 1.0) / (tf + norm[docids_[p]]));
+    }
+}
+
+void Bm25Index::compute_impacts(const std::vector<float>& doc_length, const Bm25Options& options) {
+    const std::vector<double> norm = length_norms(doc_length, options);
     impacts_.resize(tfs_.size());
     for (std::size_t t = 0; t + 1 < offsets_.size(); ++t) {
-        const double df = static_cast<double>(offsets_[t + 1] - offsets_[t]);
-        if (df == 0) {
-            continue;  // a term no document uses any more
-        }
-        const double idf = std::log(1.0 + (n - df + 0.5) / (df + 0.5));
-        for (std::uint32_t p = offsets_[t]; p < offsets_[t + 1]; ++p) {
-            const auto tf = static_cast<double>(tfs_[p]);
-            impacts_[p] = static_cast<float>(idf * tf * (k1 + 1.0) / (tf + norm[docids_[p]]));
-        }
+        term_impacts(t, norm, options);
     }
 }
 
@@ -206,9 +240,9 @@ std::shared_ptr<const Bm25Vocabulary> Bm25Index::empty_vocabulary() {
 
 std::unique_ptr<Bm25Index> Bm25Index::from_parts(std::size_t num_docs,
                                                  std::vector<std::string> terms,
-                                                 std::vector<std::uint32_t> offsets,
-                                                 std::vector<ToolId> docids,
-                                                 std::vector<float> impacts) {
+                                                 PodVector<std::uint32_t> offsets,
+                                                 PodVector<ToolId> docids,
+                                                 PodVector<float> impacts) {
     if (offsets.size() != terms.size() + 1 || offsets.front() != 0 ||
         offsets.back() != docids.size() || impacts.size() != docids.size()) {
         return nullptr;

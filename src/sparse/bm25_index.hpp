@@ -16,6 +16,7 @@
 #include "scout/options.hpp"
 
 #include "util/bitset.hpp"
+#include "util/pod_vector.hpp"
 #include "util/topk.hpp"
 #include "util/word_hash.hpp"
 
@@ -97,16 +98,19 @@ public:
 
     /// The index of `documents` when only the documents `changed` (ids in increasing order)
     /// differ from those `previous` was built from, and every other document keeps its ids,
-    /// terms and weights: `previous`'s postings are copied term by term, the changed documents'
-    /// old postings dropped and their new ones merged in. Equal, array for array, to
-    /// from_documents over the same documents (impacts are recomputed in full: N and the average
-    /// length change with any edit). Null when `previous` keeps no weighted tfs (an index read
-    /// from a file) or was built over a different number of documents or a larger vocabulary.
+    /// terms and weights; `previous_terms[i]` are the terms `changed[i]` had in `previous`. The
+    /// postings of terms no changed document had or has are copied whole; in the others the
+    /// changed documents' old postings are dropped and their new ones merged in. Equal, array
+    /// for array, to from_documents over the same documents (impacts are recomputed in full: N
+    /// and the average length change with any edit). Null when `previous` keeps no weighted tfs
+    /// (an index read from a file) or was built over a different number of documents or a
+    /// larger vocabulary, or the spans' sizes differ.
     [[nodiscard]] static std::unique_ptr<Bm25Index> patched(
         const Bm25Index& previous,
         std::shared_ptr<const Bm25Vocabulary> vocabulary,
         std::span<const Bm25DocumentTerms> documents,
         std::span<const ToolId> changed,
+        std::span<const Bm25DocumentTerms> previous_terms,
         const Bm25Options& options);
 
     /// An index from its stored arrays (an index file's), after checking every invariant a
@@ -114,9 +118,9 @@ public:
     /// num_docs and increasing within a term; finite impacts; unique terms. Null if any fails.
     [[nodiscard]] static std::unique_ptr<Bm25Index> from_parts(std::size_t num_docs,
                                                                std::vector<std::string> terms,
-                                                               std::vector<std::uint32_t> offsets,
-                                                               std::vector<ToolId> docids,
-                                                               std::vector<float> impacts);
+                                                               PodVector<std::uint32_t> offsets,
+                                                               PodVector<ToolId> docids,
+                                                               PodVector<float> impacts);
     /// The terms by TermId, and the arrays, for the index file.
     [[nodiscard]] std::vector<std::string_view> terms() const;
     [[nodiscard]] std::span<const std::uint32_t> offsets() const noexcept { return offsets_; }
@@ -134,6 +138,12 @@ public:
     [[nodiscard]] std::size_t doc_freq(const std::string& term) const;
 
 private:
+    /// Each document's length normalization, k1 * (1 - b + b * dl / avgdl), computed once
+    /// for all its postings.
+    [[nodiscard]] static std::vector<double> length_norms(const std::vector<float>& doc_length,
+                                                          const Bm25Options& options);
+    /// impacts_ of term t's postings from their docids_ and tfs_ (impacts_ already sized).
+    void term_impacts(std::size_t t, const std::vector<double>& norm, const Bm25Options& options);
     /// impacts_ from docids_, tfs_ and the documents' lengths.
     void compute_impacts(const std::vector<float>& doc_length, const Bm25Options& options);
 
@@ -145,12 +155,12 @@ private:
                       std::vector<ScoredDoc>& out) const;
 
     std::shared_ptr<const Bm25Vocabulary> vocabulary_ = empty_vocabulary();
-    std::vector<std::uint32_t> offsets_;  // term t's postings are [offsets_[t], offsets_[t + 1])
-    std::vector<ToolId> docids_;
-    std::vector<float> impacts_;
+    PodVector<std::uint32_t> offsets_;  // term t's postings are [offsets_[t], offsets_[t + 1])
+    PodVector<ToolId> docids_;
+    PodVector<float> impacts_;
     /// The weighted tf of each posting, which patched() recomputes impacts from; empty in an
     /// index read from a file (its next commit lays out the postings in full).
-    std::vector<float> tfs_;
+    PodVector<float> tfs_;
     std::size_t num_docs_ = 0;
 
     [[nodiscard]] static std::shared_ptr<const Bm25Vocabulary> empty_vocabulary();

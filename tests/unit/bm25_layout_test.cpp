@@ -9,10 +9,12 @@
 #include <catch2/catch.hpp>
 
 #include "sparse/bm25_index.hpp"
+#include "util/pod_vector.hpp"
 
 using scout::detail::Bm25DocumentTerms;
 using scout::detail::Bm25Index;
 using scout::detail::Bm25Vocabulary;
+using scout::detail::PodVector;
 using scout::detail::TermId;
 
 namespace {
@@ -85,6 +87,11 @@ std::vector<T> copy(std::span<const T> values) {
     return {values.begin(), values.end()};
 }
 
+template <class T>
+PodVector<T> pod(std::span<const T> values) {
+    return {values.begin(), values.end()};
+}
+
 }  // namespace
 
 TEST_CASE("the commit's postings layout equals the builder's", "[bm25]") {
@@ -115,6 +122,7 @@ TEST_CASE("patching the previous postings equals laying them out in full", "[bm2
     // or lose every term.
     for (int round = 0; round < 6; ++round) {
         const std::size_t edits = 1 + rng() % std::min<std::size_t>(num_docs, 5);
+        const auto before = c.docs;
         std::vector<scout::ToolId> changed;
         auto vocabulary = std::make_shared<Bm25Vocabulary>(*c.vocabulary);
         for (std::size_t e = 0; e < edits; ++e) {
@@ -166,7 +174,14 @@ TEST_CASE("patching the previous postings equals laying them out in full", "[bm2
             docs.push_back({doc, length});
         }
         const Bm25Index expected = Bm25Index::from_documents(c.vocabulary, docs, {});
-        const auto patched = Bm25Index::patched(previous, c.vocabulary, docs, changed, {});
+        std::vector<Bm25DocumentTerms> previous_terms;
+        for (const scout::ToolId d : changed) {
+            previous_terms.push_back({before[d], 0.0f});
+        }
+        // Without the changed documents' previous terms the patch cannot know what to drop.
+        CHECK(Bm25Index::patched(previous, c.vocabulary, docs, changed, {}, {}) == nullptr);
+        const auto patched =
+            Bm25Index::patched(previous, c.vocabulary, docs, changed, previous_terms, {});
         REQUIRE(patched != nullptr);
         INFO("documents " << num_docs << ", round " << round << ", changed " << changed.size());
         CHECK(patched->num_docs() == expected.num_docs());
@@ -180,17 +195,17 @@ TEST_CASE("patching the previous postings equals laying them out in full", "[bm2
     const auto names = previous.terms();
     auto stored = Bm25Index::from_parts(previous.num_docs(),
                                         {names.begin(), names.end()},
-                                        copy(previous.offsets()),
-                                        copy(previous.docids()),
-                                        copy(previous.impacts()));
+                                        pod(previous.offsets()),
+                                        pod(previous.docids()),
+                                        pod(previous.impacts()));
     REQUIRE(stored != nullptr);
     std::vector<Bm25DocumentTerms> docs;
     for (const auto& doc : c.docs) {
         docs.push_back({doc, 1.0f});
     }
     if (stored->num_postings() > 0) {  // with no postings there is nothing to keep
-        CHECK(Bm25Index::patched(*stored, c.vocabulary, docs, {}, {}) == nullptr);
+        CHECK(Bm25Index::patched(*stored, c.vocabulary, docs, {}, {}, {}) == nullptr);
     }
     docs.pop_back();
-    CHECK(Bm25Index::patched(previous, c.vocabulary, docs, {}, {}) == nullptr);
+    CHECK(Bm25Index::patched(previous, c.vocabulary, docs, {}, {}, {}) == nullptr);
 }
