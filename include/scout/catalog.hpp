@@ -30,8 +30,11 @@ struct CommitInfo {
     std::size_t embedded = 0;   ///< documents sent to the embedder (cache misses)
     std::size_t rendered = 0;   ///< tool documents rendered and analyzed (cache misses)
     bool dense_reused = false;  ///< every vector was unchanged: the dense index was shared
-    bool dense_ready = false;   ///< the new snapshot has a dense index
-    std::string dense_error;    ///< why not, when an embedder was set but failed
+    /// A few vectors changed: the previous HNSW graph was copied and those points re-linked,
+    /// instead of a build of every point.
+    bool dense_patched = false;
+    bool dense_ready = false;  ///< the new snapshot has a dense index
+    std::string dense_error;   ///< why not, when an embedder was set but failed
     double build_ms = 0;
 };
 

@@ -205,6 +205,8 @@ public:
     [[nodiscard]] std::size_t dim() const override;
     [[nodiscard]] Result<std::vector<float>> embed(std::span<const std::string> texts) override;
     /// Learns document frequencies of the corpus's words (with catalog_idf); see refit_drift.
+    /// Analyzes only the texts that differ, position by position, from the last corpus given
+    /// (every text when its length differs).
     void fit(std::span<const std::string> corpus) override;
     /// The fitted document count and document frequencies (empty before any fit()).
     [[nodiscard]] std::string fitted_state() const override;
@@ -223,12 +225,14 @@ private:
     struct Impl;       // the vectors, their vocabulary and the options; shared with word_vectors()
     struct Weights;    // one consistent set of word weights (what fit() learned)
     struct Internals;  // helpers of static_embedder.cpp that see the two above
+    struct FitMemo;    // the last corpus fit() saw, text by text
     explicit StaticEmbedder(std::shared_ptr<const Impl> impl);
     [[nodiscard]] std::shared_ptr<const Weights> weights() const;
 
     std::shared_ptr<const Impl> impl_;
     mutable std::mutex mutex_;  // guards weights_ (the pointer, not the pointee)
     std::shared_ptr<const Weights> weights_;
+    std::shared_ptr<FitMemo> memo_;
 };
 
 // ---- An embedding service ---------------------------------------------------------------------

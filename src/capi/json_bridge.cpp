@@ -480,6 +480,7 @@ json commit_info_to_json(const CommitInfo& info) {
             {"embedded", info.embedded},
             {"rendered", info.rendered},
             {"dense_reused", info.dense_reused},
+            {"dense_patched", info.dense_patched},
             {"dense_ready", info.dense_ready},
             {"dense_error", info.dense_error},
             {"build_ms", info.build_ms}};

@@ -58,6 +58,17 @@ public:
     [[nodiscard]] virtual const VectorStore& vectors() const noexcept = 0;
     /// The HNSW graph as an index file stores it (docs/FORMAT.md); empty for a flat index.
     [[nodiscard]] virtual std::string graph_bytes() const { return {}; }
+    /// An index of `vectors`, which equal this index's vectors except at the rows `changed`,
+    /// made from this one instead of built afresh; null when this kind has no cheaper way (a
+    /// flat index is as cheap to make anew) or `vectors` or `options` do not fit it. This index
+    /// is only read, so searches on it may run meanwhile.
+    [[nodiscard]] virtual std::unique_ptr<DenseIndex> patched(
+        // NOLINTNEXTLINE(performance-unnecessary-value-param): an override keeps it
+        std::shared_ptr<const VectorStore> /*vectors*/,
+        std::span<const ToolId> /*changed*/,
+        const DenseOptions& /*options*/) const {
+        return nullptr;
+    }
 };
 
 /// Exact search over every (allowed) vector; with options.int8_scan, an int8 scan re-scored

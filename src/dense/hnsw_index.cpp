@@ -227,6 +227,58 @@ public:
         graph_.setEf(hnsw_search_width(options, vectors_->size()));
     }
 
+    /// A copy of `previous`'s graph over `vectors`, each changed row re-linked in place by
+    /// hnswlib's updatePoint (its neighbours' lists repaired too), instead of a build of every
+    /// point: a one-tool edit costs a copy of the graph and a few searches.
+    HnswIndex(std::shared_ptr<const VectorStore> vectors,
+              const DenseOptions& options,
+              const HnswIndex& previous,
+              std::span<const ToolId> changed)
+        : HnswIndex(std::move(vectors), options, Empty{}) {
+        auto& g = graph_;
+        const auto& p = previous.graph_;
+        const std::size_t n = p.cur_element_count;
+        // Same dimension, element type and M: the same layout, element for element. The copied
+        // elements hold the previous vectors; the changed ones are replaced below.
+        std::memcpy(g.data_level0_memory_, p.data_level0_memory_, n * g.size_data_per_element_);
+        for (std::size_t i = 0; i < n; ++i) {
+            const int level = p.element_levels_[i];
+            if (level > 0) {
+                const std::size_t bytes =
+                    g.size_links_per_element_ * static_cast<std::size_t>(level) + 1;
+                g.linkLists_[i] = static_cast<char*>(std::malloc(bytes));
+                if (g.linkLists_[i] == nullptr) {
+                    throw std::bad_alloc();
+                }
+                std::memcpy(g.linkLists_[i], p.linkLists_[i], bytes);
+            }
+            g.element_levels_[i] = level;  // after its list exists: the destructor frees it
+            g.cur_element_count = i + 1;
+        }
+        // label_lookup_ stays empty: labels are internal ids, and nothing here looks one up.
+        g.enterpoint_node_ = p.enterpoint_node_;
+        g.maxlevel_ = p.maxlevel_;
+        std::vector<char> element(g.data_size_);
+        for (const ToolId id : changed) {
+            if (id < n) {
+                space_.encode(vectors_->row(id), element.data());
+                g.updatePoint(element.data(), static_cast<hnswlib::tableint>(id), 1.0f);
+            }
+        }
+        g.setEf(hnsw_search_width(options, n));
+    }
+
+    std::unique_ptr<DenseIndex> patched(std::shared_ptr<const VectorStore> vectors,
+                                        std::span<const ToolId> changed,
+                                        const DenseOptions& options) const override {
+        if (vectors->size() != vectors_->size() || vectors->dim != vectors_->dim ||
+            options.hnsw_m != graph_.M_ || options.hnsw_int8 != space_.int8() ||
+            graph_.cur_element_count != vectors_->size()) {
+            return nullptr;
+        }
+        return std::make_unique<HnswIndex>(std::move(vectors), options, *this, changed);
+    }
+
     std::string graph_bytes() const override {
         std::string out;
         const auto put = [&out](std::uint32_t v) {

@@ -9,9 +9,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
+#include <mutex>
 #include <optional>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "scout/embedder.hpp"
 
@@ -50,6 +54,15 @@ struct [[gnu::visibility("hidden")]] StaticEmbedder::Weights {
     std::string suffix;  // appended to model_id()
     std::size_t documents = 0;
     std::unordered_map<std::uint32_t, std::uint32_t> df;  // row -> documents containing it
+};
+
+/// What fit() keeps of the last corpus it saw, so the next one analyzes only the texts that
+/// differ at their position.
+struct [[gnu::visibility("hidden")]] StaticEmbedder::FitMemo {
+    std::mutex mu;                                        // one fit() at a time
+    std::vector<std::uint64_t> hashes;                    // of each text, by position
+    std::vector<std::vector<std::uint32_t>> rows;         // each text's distinct rows
+    std::unordered_map<std::uint32_t, std::uint32_t> df;  // over the whole corpus
 };
 
 namespace {
@@ -257,7 +270,8 @@ struct [[gnu::visibility("hidden")]] StaticEmbedder::Internals {
     }
 };
 
-StaticEmbedder::StaticEmbedder(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {
+StaticEmbedder::StaticEmbedder(std::shared_ptr<const Impl> impl)
+    : impl_(std::move(impl)), memo_(std::make_shared<FitMemo>()) {
     auto w = std::make_shared<Weights>();
     w->per_row = impl_->sif;
     weights_ = std::move(w);
@@ -272,22 +286,47 @@ void StaticEmbedder::fit(std::span<const std::string> corpus) {
     if (!impl_->options.catalog_idf || corpus.empty()) {
         return;
     }
-    auto next = std::make_shared<Weights>();
-    next->documents = corpus.size();
-    std::vector<std::string> words;
-    std::unordered_set<std::uint32_t> rows;
-    for (const std::string& text : corpus) {
-        words.clear();
-        rows.clear();
-        impl_->analyzer.analyze(text, words);
-        for (const std::string& w : words) {
-            for (const auto& [row, share] : Internals::resolve(*impl_, w)) {
-                rows.insert(row);
+    FitMemo& memo = *memo_;
+    std::lock_guard fitting(memo.mu);
+    const std::size_t n = corpus.size();
+    // Position by position against the last corpus: a commit that edits a few tools analyzes
+    // only their texts. Of a different length, everything is analyzed afresh.
+    const bool positional = memo.hashes.size() == n;
+    if (!positional) {
+        memo.hashes.assign(n, 0);
+        memo.rows.assign(n, {});
+        memo.df.clear();
+    }
+    try {
+        std::vector<std::string> words;
+        std::unordered_set<std::uint32_t> rows;
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::uint64_t hash = std::hash<std::string_view>{}(corpus[i]);
+            if (positional && memo.hashes[i] == hash) {
+                continue;
             }
+            for (const std::uint32_t r : memo.rows[i]) {  // empty unless positional
+                if (auto it = memo.df.find(r); it != memo.df.end() && --it->second == 0) {
+                    memo.df.erase(it);
+                }
+            }
+            words.clear();
+            rows.clear();
+            impl_->analyzer.analyze(corpus[i], words);
+            for (const std::string& w : words) {
+                for (const auto& [row, share] : Internals::resolve(*impl_, w)) {
+                    rows.insert(row);
+                }
+            }
+            memo.rows[i].assign(rows.begin(), rows.end());
+            for (const std::uint32_t r : rows) {
+                ++memo.df[r];
+            }
+            memo.hashes[i] = hash;
         }
-        for (std::uint32_t r : rows) {
-            ++next->df[r];
-        }
+    } catch (...) {
+        memo.hashes.clear();  // half updated: the next fit starts afresh
+        throw;
     }
     const auto current = weights();
     if (current->documents != 0) {
@@ -298,19 +337,21 @@ void StaticEmbedder::fit(std::span<const std::string> corpus) {
         double moved = 0;
         for (const auto& [row, count] : current->df) {
             mass += count;
-            auto it = next->df.find(row);
+            auto it = memo.df.find(row);
             moved +=
-                std::abs(static_cast<double>(count) - (it == next->df.end() ? 0.0 : it->second));
+                std::abs(static_cast<double>(count) - (it == memo.df.end() ? 0.0 : it->second));
         }
-        for (const auto& [row, count] : next->df) {
+        for (const auto& [row, count] : memo.df) {
             moved += current->df.count(row) == 0 ? count : 0;
         }
         const double drift = impl_->options.refit_drift;
-        if (std::abs(static_cast<double>(next->documents) - n_old) <= drift * n_old &&
-            moved <= drift * mass) {
+        if (std::abs(static_cast<double>(n) - n_old) <= drift * n_old && moved <= drift * mass) {
             return;  // close enough: keep the weights (and the cached document vectors)
         }
     }
+    auto next = std::make_shared<Weights>();
+    next->documents = n;
+    next->df = memo.df;
     Internals::apply_idf(*impl_, *next);
     std::lock_guard lock(mutex_);
     weights_ = std::move(next);

@@ -292,11 +292,34 @@ void DocumentCache::remember(std::uint64_t generation,
     last_terms_ = std::move(terms);
 }
 
+const std::vector<std::string>& DocumentCache::corpus(std::span<CachedDocument* const> docs,
+                                                      std::span<const std::uint64_t> keys) {
+    if (corpus_keys_.size() != keys.size()) {
+        corpus_.clear();
+        corpus_keys_.clear();
+        corpus_.reserve(docs.size());
+        for (const CachedDocument* doc : docs) {
+            corpus_.push_back(doc->text);
+        }
+        corpus_keys_.assign(keys.begin(), keys.end());
+        return corpus_;
+    }
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        if (corpus_keys_[i] != keys[i]) {  // equal keys: equal contents, equal texts
+            corpus_[i] = docs[i]->text;
+            corpus_keys_[i] = keys[i];
+        }
+    }
+    return corpus_;
+}
+
 void DocumentCache::clear() {
     last_generation_ = 0;
     last_docs_.clear();
     last_keys_.clear();
     last_terms_.clear();
+    corpus_.clear();
+    corpus_keys_.clear();
     entries_.clear();
     vocabulary_ = std::make_shared<Bm25Vocabulary>();
     vocabulary_shared_ = false;

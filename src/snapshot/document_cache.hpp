@@ -96,6 +96,10 @@ public:
     [[nodiscard]] CachedDocument* remembered(std::size_t id) const { return last_docs_[id]; }
     [[nodiscard]] std::uint64_t remembered_key(std::size_t id) const { return last_keys_[id]; }
     [[nodiscard]] std::size_t remembered_count() const noexcept { return last_docs_.size(); }
+    /// The dense texts of `docs` (with their `keys`), in order, for the embedder: kept between
+    /// builds, so a build copies only the texts whose key changed at their position.
+    [[nodiscard]] const std::vector<std::string>& corpus(std::span<CachedDocument* const> docs,
+                                                         std::span<const std::uint64_t> keys);
     /// All of the remembered build's documents, keys and terms, by ToolId.
     [[nodiscard]] std::span<CachedDocument* const> remembered_docs() const noexcept {
         return last_docs_;
@@ -117,6 +121,8 @@ private:
     std::vector<CachedDocument*> last_docs_;
     std::vector<std::uint64_t> last_keys_;
     std::vector<Bm25DocumentTerms> last_terms_;
+    std::vector<std::string> corpus_;
+    std::vector<std::uint64_t> corpus_keys_;
 };
 
 }  // namespace scout::detail

@@ -106,9 +106,12 @@ Result<std::vector<std::vector<float>>> embed_batch(Embedder& embedder,
 
 /// Embeds the documents the cache does not know, batches on the pool (Embedder::embed is
 /// thread-safe); fills `vectors` (unit rows) or returns the error of the first failing batch.
-/// The batches before it are cached, as a sequential run would have left them.
+/// The batches before it are cached, as a sequential run would have left them. `before` (may
+/// be null): rows of as many documents, under `before_keys`, taken where the key is the same.
 Status embed_documents(const std::vector<const std::string*>& texts,
                        const std::vector<std::uint64_t>& keys,
+                       const VectorStore* before,
+                       std::span<const std::uint64_t> before_keys,
                        const CatalogOptions& options,
                        Embedder& embedder,
                        std::size_t dim,
@@ -117,9 +120,11 @@ Status embed_documents(const std::vector<const std::string*>& texts,
                        ThreadPool& pool,
                        std::size_t& embedded,
                        const ProgressCallback& progress) {
+    // Rows `before` holds at the same position need neither the cache nor the embedder.
+    const auto kept = [&](std::size_t i) { return before != nullptr && before_keys[i] == keys[i]; };
     std::vector<std::size_t> missing;
     for (std::size_t i = 0; i < texts.size(); ++i) {
-        if (cache.find(keys[i]) == nullptr) {
+        if (!kept(i) && cache.find(keys[i]) == nullptr) {
             missing.push_back(i);
         }
     }
@@ -163,11 +168,17 @@ Status embed_documents(const std::vector<const std::string*>& texts,
         }
     }
     vectors.dim = dim;
-    vectors.data.resize(texts.size() * dim);
+    if (before != nullptr) {
+        vectors.data = before->data;  // one copy, then the rows that changed
+    } else {
+        vectors.data.resize(texts.size() * dim);
+    }
     for (std::size_t i = 0; i < texts.size(); ++i) {
-        const std::vector<float>* v = cache.find(keys[i]);
-        std::copy(
-            v->begin(), v->end(), vectors.data.begin() + static_cast<std::ptrdiff_t>(i * dim));
+        if (!kept(i)) {
+            const std::vector<float>* v = cache.find(keys[i]);
+            std::copy(
+                v->begin(), v->end(), vectors.data.begin() + static_cast<std::ptrdiff_t>(i * dim));
+        }
     }
     cache.retain(keys);
     return {};
@@ -203,14 +214,17 @@ void seed_from_previous(const Snapshot* previous,
     }
     std::unordered_map<std::uint64_t, std::size_t> rows;
     const VectorStore& stored = previous->dense->vectors();
-    for (std::uint64_t key : keys) {
-        if (cache.find(key) != nullptr) {
+    const bool aligned = previous->embed_keys.size() == keys.size();
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        const std::uint64_t key = keys[i];
+        // At the same position embed_documents takes the row from `previous` directly.
+        if ((aligned && previous->embed_keys[i] == key) || cache.find(key) != nullptr) {
             continue;
         }
         if (rows.empty()) {
             rows.reserve(previous->embed_keys.size());
-            for (std::size_t i = 0; i < previous->embed_keys.size(); ++i) {
-                rows.emplace(previous->embed_keys[i], i);
+            for (std::size_t j = 0; j < previous->embed_keys.size(); ++j) {
+                rows.emplace(previous->embed_keys[j], j);
             }
         }
         if (auto it = rows.find(key); it != rows.end()) {
@@ -220,9 +234,41 @@ void seed_from_previous(const Snapshot* previous,
     }
 }
 
+/// A build patches the previous build's dense index while at most this fraction of the vectors
+/// changed: re-linking one HNSW point costs about as much as inserting tens of them afresh.
+constexpr std::size_t kDensePatchOneIn = 32;
+
+/// `previous`'s dense index patched at the rows whose embedding keys changed, when it is over
+/// as many vectors of the same model and few of them changed; null otherwise (build afresh).
+std::shared_ptr<const DenseIndex> patched_dense(const Snapshot* previous,
+                                                const Snapshot& snap,
+                                                const std::shared_ptr<VectorStore>& vectors,
+                                                const DenseOptions& options) {
+    if (previous == nullptr || !previous->dense ||
+        previous->embedder_model != snap.embedder_model ||
+        previous->dense->vectors().dim != vectors->dim ||
+        previous->embed_keys.size() != snap.embed_keys.size() ||
+        previous->dense->vectors().size() != vectors->size()) {
+        return nullptr;
+    }
+    std::vector<ToolId> changed;
+    const std::size_t n = snap.embed_keys.size();
+    for (std::size_t i = 0; i < n; ++i) {
+        if (previous->embed_keys[i] != snap.embed_keys[i]) {
+            if ((changed.size() + 1) * kDensePatchOneIn > n) {
+                return nullptr;
+            }
+            changed.push_back(static_cast<ToolId>(i));
+        }
+    }
+    return previous->dense->patched(vectors, changed, options);
+}
+
 /// Fills the dense side of `snap` (or its dense_error), sharing previous->dense when possible.
 void build_dense(Snapshot& snap,
                  const std::vector<CachedDocument*>& docs,
+                 const std::vector<std::uint64_t>& doc_keys,
+                 DocumentCache& documents,
                  const CatalogOptions& options,
                  Embedder& embedder,
                  EmbeddingCache& cache,
@@ -232,11 +278,7 @@ void build_dense(Snapshot& snap,
                  const ProgressCallback& progress) {
     Status s;
     try {
-        std::vector<std::string> corpus;
-        corpus.reserve(docs.size());
-        for (const CachedDocument* doc : docs) {
-            corpus.push_back(doc->text);
-        }
+        const std::vector<std::string>& corpus = documents.corpus(docs, doc_keys);
         embedder.fit(corpus);  // corpus statistics first, so model_id() names the fitted model
         snap.embedder_model = embedder.model_id();
         const std::size_t dim = embedder.dim();
@@ -260,8 +302,16 @@ void build_dense(Snapshot& snap,
             texts.push_back(&text);
         }
         auto vectors = std::make_shared<VectorStore>();
+        const bool aligned = previous != nullptr && previous->dense &&
+                             previous->embedder_model == snap.embedder_model &&
+                             previous->dense->vectors().dim == dim &&
+                             previous->dense->vectors().size() == docs.size() &&
+                             previous->embed_keys.size() == docs.size();
         s = embed_documents(texts,
                             snap.embed_keys,
+                            aligned ? &previous->dense->vectors() : nullptr,
+                            aligned ? std::span<const std::uint64_t>(previous->embed_keys)
+                                    : std::span<const std::uint64_t>(),
                             options,
                             embedder,
                             dim,
@@ -273,10 +323,15 @@ void build_dense(Snapshot& snap,
         if (s.ok()) {
             const std::size_t rows = texts.size();
             report(progress, "dense", 0, rows);
-            snap.dense =
-                make_dense_index(std::move(vectors), options.dense, &pool, [&](std::size_t done) {
-                    report(progress, "dense", done, rows);
-                });
+            snap.dense = patched_dense(previous, snap, vectors, options.dense);
+            if (snap.dense) {
+                info.dense_patched = true;
+            } else {
+                snap.dense = make_dense_index(
+                    std::move(vectors), options.dense, &pool, [&](std::size_t done) {
+                        report(progress, "dense", done, rows);
+                    });
+            }
             report(progress, "dense", rows, rows);
             return;
         }
@@ -685,8 +740,17 @@ BuildOutput build_snapshot(std::shared_ptr<const StagedCatalog> staged,
     }
     snap->source = std::move(staged);  // owns what the tool records view
     if (embedder != nullptr && !collected.docs.empty()) {
-        build_dense(
-            *snap, collected.docs, options, *embedder, cache, previous, pool, out.info, progress);
+        build_dense(*snap,
+                    collected.docs,
+                    collected.doc_keys,
+                    documents,
+                    options,
+                    *embedder,
+                    cache,
+                    previous,
+                    pool,
+                    out.info,
+                    progress);
     } else if (embedder == nullptr) {
         snap->dense_error = "no embedder configured";
     }

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <thread>
 
 #include <catch2/catch.hpp>
@@ -344,4 +345,49 @@ TEST_CASE("load_glove converts again when the cached binary is damaged", "[embed
     CHECK(repaired.value()->vocabulary_size() == 2);
     CHECK(StaticEmbedder::load(StaticEmbedder::glove_model_path()).ok());
     ::unsetenv("SCOUT_CACHE_DIR");
+}
+
+TEST_CASE("fit() on an edited corpus equals fit() of a fresh embedder on it", "[embed]") {
+    TempDir dir;
+    const std::string path = dir.write("g.txt", kGlove);
+    const char* const words[] = {"file", "system", "weather", "forecast", "get", "deploy", "the"};
+    std::mt19937 rng(3);
+    const auto text = [&] {
+        std::string t;
+        for (std::size_t w = 0; w < 1 + rng() % 4; ++w) {
+            t += std::string(words[rng() % 7]) + " ";
+        }
+        return t;
+    };
+    std::vector<std::string> corpus;
+    for (int i = 0; i < 40; ++i) {
+        corpus.push_back(text());
+    }
+    // refit_drift 0: every change refits, so the weights (and model ids) must agree exactly.
+    auto incremental = StaticEmbedder::load(path, {.refit_drift = 0.0});
+    REQUIRE(incremental.ok());
+    incremental.value()->fit(corpus);
+    for (int round = 0; round < 30; ++round) {
+        switch (round % 3) {
+            case 0:  // edit a few texts in place
+                for (int e = 0; e < 3; ++e) {
+                    corpus[rng() % corpus.size()] = text();
+                }
+                break;
+            case 1:  // one more document
+                corpus.push_back(text());
+                break;
+            default:  // the same corpus again
+                break;
+        }
+        incremental.value()->fit(corpus);
+        auto fresh = StaticEmbedder::load(path, {.refit_drift = 0.0});
+        REQUIRE(fresh.ok());
+        fresh.value()->fit(corpus);
+        INFO("round " << round);
+        CHECK(incremental.value()->model_id() == fresh.value()->model_id());
+        CHECK(incremental.value()->fitted_state() == fresh.value()->fitted_state());
+        CHECK(embed_one(*incremental.value(), "weather forecast file") ==
+              embed_one(*fresh.value(), "weather forecast file"));
+    }
 }
