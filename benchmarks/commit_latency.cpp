@@ -2,7 +2,7 @@
 // the initial build, then repeatedly changes one tool and reports commit() duration and the time
 // until a concurrently polling reader (fresh Searcher per query) first finds the change; also a
 // commit without changes, save/open times and the index file size. Medians of --rounds runs.
-//   commit_latency CATALOG.json [--embedder none|hashing[:DIM]] [--rounds N] [--out FILE]
+//   commit_latency CATALOG.json [--embedder none|static|hashing[:DIM]] [--rounds N] [--out FILE]
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -46,8 +46,8 @@ double median(std::vector<double> v) {
 int main(int argc, char** argv) {
     if (argc < 2) {
         std::fprintf(stderr,
-                     "usage: commit_latency CATALOG.json [--embedder none|hashing[:DIM]] [--rounds "
-                     "N] [--out FILE]\n");
+                     "usage: commit_latency CATALOG.json [--embedder none|static|hashing[:DIM]] "
+                     "[--rounds N] [--out FILE]\n");
         return 2;
     }
     std::string embedder_spec = "hashing";
@@ -64,7 +64,14 @@ int main(int argc, char** argv) {
         }
     }
     std::shared_ptr<scout::Embedder> embedder;
-    if (embedder_spec != "none") {
+    if (embedder_spec == "static") {  // the shipped model, as the CLI's default
+        auto model = scout::StaticEmbedder::load_default();
+        if (!model) {
+            std::fprintf(stderr, "%s\n", model.status().to_string().c_str());
+            return 2;
+        }
+        embedder = model.value();
+    } else if (embedder_spec != "none") {
         const auto colon = embedder_spec.find(':');
         embedder = std::make_shared<scout::HashingEmbedder>(
             colon == std::string::npos ? 256 : std::stoul(embedder_spec.substr(colon + 1)));

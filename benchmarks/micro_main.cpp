@@ -65,7 +65,8 @@ std::shared_ptr<const VectorStore> vectors(std::size_t n) {
     if (!slot) {
         auto store = std::make_shared<VectorStore>();
         store->dim = kDim;
-        store->data = bench::synthetic_vectors(n, kDim, 23);
+        const std::vector<float> rows = bench::synthetic_vectors(n, kDim, 23);
+        store->data.assign(rows.begin(), rows.end());
         slot = store;
     }
     return slot;

@@ -39,10 +39,8 @@ std::string word(std::size_t rank) {
     return w + "x";  // a closing consonant keeps stemmers from trimming the last syllable
 }
 
-void random_unit_rows(std::size_t rows,
-                      std::size_t dim,
-                      std::mt19937_64& rng,
-                      std::vector<float>& out) {
+template <class Rows>
+void random_unit_rows(std::size_t rows, std::size_t dim, std::mt19937_64& rng, Rows& out) {
     std::normal_distribution<float> g(0.0f, 1.0f);
     out.resize(rows * dim);
     for (std::size_t i = 0; i < rows; ++i) {

@@ -12,15 +12,17 @@
 #include "scout/options.hpp"
 
 #include "util/bitset.hpp"
+#include "util/pod_vector.hpp"
 #include "util/thread_pool.hpp"
 #include "util/topk.hpp"
 
 namespace scout::detail {
 
-/// Row-major N x dim matrix of unit vectors, shared between index variants and snapshots.
+/// Row-major N x dim matrix of unit vectors, shared between index variants and snapshots. A
+/// PodVector: a commit copies the previous build's rows into blocks the retired build freed.
 struct VectorStore {
     std::size_t dim = 0;
-    std::vector<float> data;
+    PodVector<float> data;
     [[nodiscard]] std::size_t size() const noexcept { return dim == 0 ? 0 : data.size() / dim; }
     [[nodiscard]] const float* row(std::size_t i) const noexcept { return data.data() + i * dim; }
 };

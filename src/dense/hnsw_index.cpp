@@ -17,6 +17,7 @@
 
 #include "dense/dense_index.hpp"
 #include "simd/kernels.hpp"
+#include "util/block_pool.hpp"
 #include "util/thread_scratch.hpp"
 
 namespace scout::detail {
@@ -356,8 +357,36 @@ private:
                  options.hnsw_m,
                  options.hnsw_ef_construction,
                  options.seed),
-          min_fraction_(options.hnsw_filter_min_fraction) {}
+          min_fraction_(options.hnsw_filter_min_fraction) {
+        // The level-0 elements (tens of MB at 100k points) in a block the retired index freed,
+        // instead of fresh pages: every element is written before it is read (addPoint and the
+        // constructors above clear or fill each one), and hnswlib never reallocates it here.
+        const std::size_t bytes = level0_bytes();
+        if (bytes >= block_pool::kPooledFrom) {
+            void* block = block_pool::acquire(bytes);
+            std::free(graph_.data_level0_memory_);
+            graph_.data_level0_memory_ = static_cast<char*>(block);
+        }
+    }
 
+    [[nodiscard]] std::size_t level0_bytes() const noexcept {
+        return graph_.max_elements_ * graph_.size_data_per_element_;
+    }
+
+public:
+    HnswIndex(const HnswIndex&) = delete;
+    HnswIndex& operator=(const HnswIndex&) = delete;
+    HnswIndex(HnswIndex&&) = delete;
+    HnswIndex& operator=(HnswIndex&&) = delete;
+    ~HnswIndex() override {
+        const std::size_t bytes = level0_bytes();
+        if (bytes >= block_pool::kPooledFrom) {
+            block_pool::release(graph_.data_level0_memory_, bytes);
+            graph_.data_level0_memory_ = nullptr;  // hnswlib's destructor frees nothing then
+        }
+    }
+
+private:
     /// Every point with the level a sequential build draws for it (the same generator and seed),
     /// the first alone, the others on the pool in increasing order.
     void build_in_parallel(std::uint64_t seed,

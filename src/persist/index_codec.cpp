@@ -140,7 +140,7 @@ void parse_vectors(std::span<const std::uint8_t> bytes, StoredIndex& out) {
     }
     out.vectors = std::make_shared<VectorStore>();
     out.vectors->dim = dim;
-    std::vector<float>& rows = out.vectors->data;
+    PodVector<float>& rows = out.vectors->data;
     rows.resize(payload / 4);
     if (payload != 0) {
         std::memcpy(rows.data(), bytes.data() + kVecsHeader, payload);

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <exception>
 #include <optional>
 #include <set>
@@ -168,10 +169,10 @@ Status embed_documents(const std::vector<const std::string*>& texts,
         }
     }
     vectors.dim = dim;
+    vectors.data.resize(texts.size() * dim);  // not zeroed: every row is written below
     if (before != nullptr) {
-        vectors.data = before->data;  // one copy, then the rows that changed
-    } else {
-        vectors.data.resize(texts.size() * dim);
+        // One copy of the previous rows, then the rows that changed.
+        std::memcpy(vectors.data.data(), before->data.data(), vectors.data.size() * sizeof(float));
     }
     for (std::size_t i = 0; i < texts.size(); ++i) {
         if (!kept(i)) {

@@ -30,7 +30,8 @@ std::shared_ptr<VectorStore> random_store(std::size_t n, std::size_t dim, std::u
 }
 
 std::vector<float> random_query(std::size_t dim, std::uint32_t seed) {
-    return random_store(1, dim, seed)->data;
+    const auto store = random_store(1, dim, seed);
+    return {store->data.begin(), store->data.end()};
 }
 
 }  // namespace
