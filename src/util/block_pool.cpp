@@ -1,6 +1,7 @@
 // block_pool.cpp: see block_pool.hpp.
 #include "util/block_pool.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <mutex>
@@ -21,6 +22,7 @@ struct Pool {
     std::mutex mu;
     std::vector<Block> blocks;  ///< oldest first
     std::size_t bytes = 0;
+    std::size_t outstanding = 0;  ///< capacity() of the blocks handed out and not given back
     std::size_t reused = 0;
     std::size_t fresh = 0;
 };
@@ -64,12 +66,16 @@ void* acquire(std::size_t bytes) {
             p.bytes -= p.blocks[best].bytes;
             p.blocks.erase(p.blocks.begin() + static_cast<std::ptrdiff_t>(best));
             ++p.reused;
+            p.outstanding += need;
             return data;
         }
         ++p.fresh;
+        p.outstanding += need;
     }
     void* data = std::malloc(need);
     if (data == nullptr) {
+        std::lock_guard lock(p.mu);
+        p.outstanding -= need;
         throw std::bad_alloc();
     }
     return data;
@@ -86,7 +92,17 @@ void release(void* block, std::size_t bytes) noexcept {
     Pool& p = pool();
     {
         std::lock_guard lock(p.mu);
-        if (returned.bytes > kMaxBytes) {
+        p.outstanding -= std::min(p.outstanding, returned.bytes);
+        if (p.outstanding == 0) {
+            // No large array is alive (the last catalog's indexes are gone): nothing will
+            // want these blocks soon, so the process gets its memory back.
+            for (const Block& b : p.blocks) {
+                evicted[count++] = b.data;  // at most kMaxBlocks, and this one
+            }
+            p.blocks.clear();
+            p.bytes = 0;
+            evicted[count++] = block;
+        } else if (returned.bytes > kMaxBytes) {
             evicted[count++] = block;
         } else {
             while (!p.blocks.empty() &&
@@ -120,7 +136,7 @@ void clear() noexcept {
 Stats stats() noexcept {
     Pool& p = pool();
     std::lock_guard lock(p.mu);
-    return {p.blocks.size(), p.bytes, p.reused, p.fresh};
+    return {p.blocks.size(), p.bytes, p.outstanding, p.reused, p.fresh};
 }
 
 }  // namespace scout::detail::block_pool

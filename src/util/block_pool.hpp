@@ -11,7 +11,8 @@ namespace scout::detail::block_pool {
 
 /// Requests of fewer bytes go to the ordinary allocator.
 constexpr std::size_t kPooledFrom = std::size_t{1} << 20U;
-/// At most this many blocks and bytes wait in the pool; past them the oldest are freed.
+/// At most this many blocks and bytes wait in the pool; past them the oldest are freed. Once no
+/// block is handed out (every large array is gone), the pool frees all it holds.
 constexpr std::size_t kMaxBlocks = 8;
 constexpr std::size_t kMaxBytes = std::size_t{1} << 30U;
 
@@ -29,8 +30,9 @@ void clear() noexcept;
 struct Stats {
     std::size_t blocks = 0;
     std::size_t bytes = 0;
-    std::size_t reused = 0;  ///< acquires served from the pool, since the start
-    std::size_t fresh = 0;   ///< acquires served by a new allocation
+    std::size_t outstanding = 0;  ///< capacity() of the blocks handed out and not given back
+    std::size_t reused = 0;       ///< acquires served from the pool, since the start
+    std::size_t fresh = 0;        ///< acquires served by a new allocation
 };
 [[nodiscard]] Stats stats() noexcept;
 

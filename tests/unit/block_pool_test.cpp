@@ -19,10 +19,21 @@ using scout::detail::PodVector;
 
 namespace {
 constexpr std::size_t kMiB = std::size_t{1} << 20U;
-}
+
+/// A block held for the life of a test: with nothing handed out, the pool keeps nothing (as when
+/// the last catalog is gone), so the tests of reuse hold one, as a live index would.
+struct Keeper {
+    Keeper() : block(block_pool::acquire(kMiB)) {}
+    ~Keeper() { block_pool::release(block, kMiB); }
+    Keeper(const Keeper&) = delete;
+    Keeper& operator=(const Keeper&) = delete;
+    void* block;
+};
+}  // namespace
 
 TEST_CASE("a released block serves the next request of about its size", "[concurrency][pool]") {
     block_pool::clear();
+    const Keeper keeper;
     CHECK(block_pool::capacity(kMiB) == kMiB);
     CHECK(block_pool::capacity(kMiB + 1) == 2 * kMiB);
     CHECK(block_pool::capacity(3 * kMiB - 5) == 3 * kMiB);
@@ -54,6 +65,7 @@ TEST_CASE("a released block serves the next request of about its size", "[concur
 
 TEST_CASE("the pool keeps at most its bounds", "[concurrency][pool]") {
     block_pool::clear();
+    const Keeper keeper;
     std::vector<void*> blocks;
     for (std::size_t i = 0; i < block_pool::kMaxBlocks + 5; ++i) {
         blocks.push_back(block_pool::acquire((i + 1) * kMiB));
@@ -76,6 +88,7 @@ TEST_CASE("the pool keeps at most its bounds", "[concurrency][pool]") {
 TEST_CASE("PodVector's large arrays reuse retired blocks, small ones bypass the pool",
           "[concurrency][pool]") {
     block_pool::clear();
+    const Keeper keeper;
     const std::size_t n = (3 * kMiB - 4096) / sizeof(float);  // room for a few more
     const float* first = nullptr;
     {
@@ -125,4 +138,29 @@ TEST_CASE("threads acquiring and releasing at once never share a block", "[concu
     }
     CHECK(block_pool::stats().blocks <= block_pool::kMaxBlocks);
     block_pool::clear();
+}
+
+TEST_CASE("the pool frees what it holds once no block is handed out", "[concurrency][pool]") {
+    block_pool::clear();
+    const std::size_t outstanding = block_pool::stats().outstanding;
+    void* a = block_pool::acquire(2 * kMiB);
+    void* b = block_pool::acquire(3 * kMiB);
+    CHECK(block_pool::stats().outstanding == outstanding + 5 * kMiB);
+    block_pool::release(a, 2 * kMiB);
+    CHECK(block_pool::stats().blocks == 1);  // b is still out: a waits for the next request
+    block_pool::release(b, 3 * kMiB);
+    CHECK(block_pool::stats().outstanding == outstanding);
+    if (outstanding == 0) {
+        CHECK(block_pool::stats().blocks == 0);
+        CHECK(block_pool::stats().bytes == 0);
+    }
+    {
+        // The same through arrays: the last large one gone, nothing stays pooled.
+        PodVector<float> first(kMiB);
+        { PodVector<float> second(kMiB); }
+        CHECK(block_pool::stats().blocks == 1);
+    }
+    if (outstanding == 0) {
+        CHECK(block_pool::stats().blocks == 0);
+    }
 }
