@@ -161,6 +161,11 @@ std::optional<GraphView> parse_graph(std::span<const std::uint8_t> bytes,
     return g;
 }
 
+/// Patches re-link at most this fraction of a graph's points in all before it is built afresh:
+/// each re-link keeps its neighbourhood sound, but a graph whose points mostly moved after it
+/// was built no longer has the structure a build would give it.
+constexpr std::size_t kRelinkedOneIn = 8;
+
 class HnswIndex final : public DenseIndex {
 public:
     HnswIndex(std::shared_ptr<const VectorStore> vectors,
@@ -267,6 +272,7 @@ public:
             }
         }
         g.setEf(hnsw_search_width(options, n));
+        relinked_ = previous.relinked_ + changed.size();
     }
 
     std::unique_ptr<DenseIndex> patched(std::shared_ptr<const VectorStore> vectors,
@@ -274,8 +280,9 @@ public:
                                         const DenseOptions& options) const override {
         if (vectors->size() != vectors_->size() || vectors->dim != vectors_->dim ||
             options.hnsw_m != graph_.M_ || options.hnsw_int8 != space_.int8() ||
-            graph_.cur_element_count != vectors_->size()) {
-            return nullptr;
+            graph_.cur_element_count != vectors_->size() ||
+            (relinked_ + changed.size()) * kRelinkedOneIn > vectors_->size()) {
+            return nullptr;  // the last: a build afresh bounds how far patches drift from one
         }
         return std::make_unique<HnswIndex>(std::move(vectors), options, *this, changed);
     }
@@ -525,6 +532,8 @@ private:
     HnswSpace space_;
     hnswlib::HierarchicalNSW<float> graph_;
     float min_fraction_;
+    /// Points re-linked by patches since the graph was last built in full.
+    std::size_t relinked_ = 0;
 };
 
 }  // namespace

@@ -114,6 +114,22 @@ TEST_CASE("a few changed vectors patch the HNSW graph, which keeps finding what 
     CHECK(patched >= 0.9);
     CHECK(patched >= rebuilt - 0.03);
 
+    // Patches re-link at most an eighth of the points between full builds: commits of 90
+    // changed vectors (under a thirty-second each) patch until that adds up, then one builds.
+    std::vector<bool> patched_rounds;
+    for (int round = 0; round < 6; ++round) {
+        for (std::size_t i = 0; i < 90; ++i) {
+            scout::ServerSpec& server = spec.servers[i];
+            server.tools[1].description += " r" + std::to_string(round);
+            REQUIRE(graph.upsert_tool(server.name, server.tools[1]).ok());
+        }
+        auto batch = graph.commit();
+        REQUIRE(batch.ok());
+        patched_rounds.push_back(batch->dense_patched);
+    }
+    // 36 re-linked above; 36 + 3 * 90 = 306 <= 375 (3,000 / 8), the fourth batch would pass it.
+    CHECK(patched_rounds == std::vector<bool>{true, true, true, false, true, true});
+
     // Past a thirty-second of the vectors, the graph is built afresh.
     for (scout::ServerSpec& server : spec.servers) {  // 150 of 3,000 vectors
         server.tools.front().description += " broad change";
