@@ -229,6 +229,10 @@ int main(int argc, char** argv) {
             return 2;
         }
     }
+    if (!std::filesystem::is_directory(dir)) {
+        std::fprintf(stderr, "scout-bench-reopen: --dir %s is not a directory\n", dir.c_str());
+        return 2;
+    }
     std::printf("%8s %12s %10s %10s %10s %12s %12s %10s %10s %12s\n",
                 "tools",
                 "index_cpu_ms",

@@ -111,7 +111,8 @@ SCOUT_API scout_status scout_catalog_record_outcome(
     scout_catalog* catalog, const char* query, const char* server, const char* tool, int succeeded);
 /** Builds and publishes the next generation from the staged state. `info_json` is optional:
     when not NULL it receives {"generation", "servers", "tools", "embedded", "rendered",
-    "dense_ready", "dense_error", "build_ms"}. */
+    "dense_reused", "dense_patched", "dense_ready", "dense_error", "build_ms"} (CommitInfo's
+    fields: dense_patched when the previous HNSW graph was patched instead of rebuilt). */
 SCOUT_API scout_status scout_catalog_commit(scout_catalog* catalog, char** info_json);
 /** Writes the committed catalog to `path` atomically (docs/FORMAT.md). */
 SCOUT_API scout_status scout_catalog_save(const scout_catalog* catalog, const char* path);

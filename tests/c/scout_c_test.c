@@ -153,6 +153,7 @@ static void test_search_and_persist(const char* folder) {
     CHECK(contains(json, "\"generation\":1"));
     CHECK(contains(json, "\"tools\":4"));
     CHECK(contains(json, "\"dense_ready\":true"));
+    CHECK(contains(json, "\"dense_patched\":false")); /* a first build is never a patch */
     scout_string_free(json);
     json = NULL;
 
