@@ -205,12 +205,8 @@ public:
             graph_.label_lookup_[label] = i;
             const std::uint32_t level = stored.levels[i];
             if (level > 0) {
-                const std::size_t bytes = graph_.size_links_per_element_ * level;
-                graph_.linkLists_[i] = static_cast<char*>(std::malloc(bytes));
-                if (graph_.linkLists_[i] == nullptr) {
-                    throw std::bad_alloc();
-                }
-                std::memset(graph_.linkLists_[i], 0, bytes);
+                graph_.linkLists_[i] = allocate_links(static_cast<int>(level));
+                std::memset(graph_.linkLists_[i], 0, links_bytes(static_cast<int>(level)));
             }
             graph_.element_levels_[i] = static_cast<int>(level);
             graph_.cur_element_count = std::size_t{i} + 1;  // the destructor frees up to here
@@ -250,13 +246,8 @@ public:
         for (std::size_t i = 0; i < n; ++i) {
             const int level = p.element_levels_[i];
             if (level > 0) {
-                const std::size_t bytes =
-                    g.size_links_per_element_ * static_cast<std::size_t>(level) + 1;
-                g.linkLists_[i] = static_cast<char*>(std::malloc(bytes));
-                if (g.linkLists_[i] == nullptr) {
-                    throw std::bad_alloc();
-                }
-                std::memcpy(g.linkLists_[i], p.linkLists_[i], bytes);
+                g.linkLists_[i] = allocate_links(level);
+                std::memcpy(g.linkLists_[i], p.linkLists_[i], links_bytes(level));
             }
             g.element_levels_[i] = level;  // after its list exists: the destructor frees it
             g.cur_element_count = i + 1;
@@ -376,6 +367,21 @@ private:
         }
     }
 
+    /// The bytes of a point's upper-level link lists, as hnswlib's addPoint sizes them (one
+    /// more than the lists): every graph here, built, loaded or patched, allocates the same, so
+    /// a patch can copy a loaded graph's lists whole.
+    [[nodiscard]] std::size_t links_bytes(int level) const noexcept {
+        return graph_.size_links_per_element_ * static_cast<std::size_t>(level) + 1;
+    }
+    /// Uninitialized link lists for a point of `level` > 0, freed by hnswlib's destructor.
+    [[nodiscard]] char* allocate_links(int level) const {
+        auto* links = static_cast<char*>(std::malloc(links_bytes(level)));
+        if (links == nullptr) {
+            throw std::bad_alloc();
+        }
+        return links;
+    }
+
     [[nodiscard]] std::size_t level0_bytes() const noexcept {
         return graph_.max_elements_ * graph_.size_data_per_element_;
     }
@@ -449,13 +455,8 @@ private:
         space_.encode(vectors_->row(i), g.getDataByInternalId(id));
         const void* point = g.getDataByInternalId(id);
         if (level > 0) {
-            const std::size_t bytes =
-                g.size_links_per_element_ * static_cast<std::size_t>(level) + 1;
-            g.linkLists_[id] = static_cast<char*>(std::malloc(bytes));
-            if (g.linkLists_[id] == nullptr) {
-                throw std::bad_alloc();
-            }
-            std::memset(g.linkLists_[id], 0, bytes);
+            g.linkLists_[id] = allocate_links(level);
+            std::memset(g.linkLists_[id], 0, links_bytes(level));
         }
         g.element_levels_[id] = level;
         if (!first) {

@@ -15,6 +15,7 @@
 #include "scout/scout.hpp"
 
 #include "support/parallel_catalogs.hpp"
+#include "support/temp_dir.hpp"
 #include "support/test_catalogs.hpp"
 
 // Linked with parallel_hnsw_test.cpp, whose TSan defaults (no lock-order check, for hnswlib's
@@ -139,4 +140,28 @@ TEST_CASE("a few changed vectors patch the HNSW graph, which keeps finding what 
     REQUIRE(info.ok());
     CHECK_FALSE(info->dense_patched);
     CHECK(info->dense_ready);
+}
+
+TEST_CASE("a graph read from an index file is patched like a built one",
+          "[concurrency][catalog][dense]") {
+    scout::CatalogSpec spec = catalog(150, 20, 31);  // 3,000 tools
+    const scout::Catalog built = build(spec, 1, scout::DenseIndexKind::hnsw);
+    scout::test::TempDir dir;
+    const auto file = dir.file("hnsw.scoutidx");
+    REQUIRE(built.save(file).ok());
+    // The file keeps the catalog's options (HNSW) and the graph, read without a build.
+    auto opened = scout::Catalog::open(file, std::make_shared<scout::HashingEmbedder>(32));
+    REQUIRE(opened.ok());
+    scout::ServerSpec& server = spec.servers[7];
+    scout::ToolSpec& tool = server.tools[3];
+    tool.description = "zqopened patched words " + tool.description;
+    REQUIRE(opened->upsert_tool(server.name, tool).ok());
+    auto info = opened->commit();
+    REQUIRE(info.ok());
+    CHECK(info->dense_patched);
+    auto r = opened->searcher().search(tool.name + " " + tool.description, dense_top(3));
+    REQUIRE(r.ok());
+    CHECK(std::any_of(r->hits.begin(), r->hits.end(), [&](const scout::Hit& h) {
+        return h.server == server.name && h.tool == tool.name;
+    }));
 }
