@@ -628,9 +628,9 @@ Bm25Index layout_bm25(DocumentCache& documents,
         for (std::size_t id = 0; id < n && changed.size() * kPatchOneIn <= n; ++id) {
             if (collected.doc_keys[id] != documents.remembered_key(id)) {
                 changed.push_back(static_cast<ToolId>(id));
-                // The remembered build's document: still cached until this build retains.
-                const CachedDocument* was = documents.remembered(id);
-                previous_terms.push_back({was->term_ids, was->length});
+                // The remembered build's terms (they view its document, cached until this build
+                // retains).
+                previous_terms.push_back(documents.remembered_terms()[id]);
             }
         }
         if (changed.size() * kPatchOneIn <= n) {

@@ -33,24 +33,8 @@ scout::SearchOptions dense_top(std::size_t k) {
     return opt;
 }
 
-/// Share of the exact top 10 that `graph` returns over random queries (ties by score count).
 double recall(const scout::Catalog& graph, const scout::Catalog& exact) {
-    std::mt19937 rng(23);
-    std::size_t found = 0;
-    std::size_t wanted = 0;
-    for (int i = 0; i < 100; ++i) {
-        const std::string q = scout::testing::random_query(rng) + " w" + std::to_string(i * 31);
-        auto want = exact.searcher().search(q, dense_top(10));
-        auto got = graph.searcher().search(q, dense_top(10));
-        REQUIRE((want.ok() && got.ok()));
-        for (const scout::Hit& h : want->hits) {
-            ++wanted;
-            found += std::any_of(got->hits.begin(), got->hits.end(), [&](const scout::Hit& g) {
-                return g.id == h.id || g.dense_score == h.dense_score;
-            });
-        }
-    }
-    return static_cast<double>(found) / static_cast<double>(wanted);
+    return scout::testing::dense_recall(graph, exact, 23, 31);
 }
 
 }  // namespace

@@ -25,28 +25,8 @@ namespace {
 using scout::testing::build;
 using scout::testing::catalog;
 
-/// Share of the exact top 10 (by id, or by an equal score: ties may rank either way) that
-/// `graph` returns, over random queries.
 double recall(const scout::Catalog& graph, const scout::Catalog& exact) {
-    std::mt19937 rng(17);
-    std::size_t found = 0;
-    std::size_t wanted = 0;
-    for (int i = 0; i < 100; ++i) {
-        const std::string q = scout::testing::random_query(rng) + " w" + std::to_string(i * 29);
-        scout::SearchOptions opt;
-        opt.mode = scout::Mode::dense;
-        opt.top_k = 10;
-        auto want = exact.searcher().search(q, opt);
-        auto got = graph.searcher().search(q, opt);
-        REQUIRE((want.ok() && got.ok()));
-        for (const scout::Hit& h : want->hits) {
-            ++wanted;
-            found += std::any_of(got->hits.begin(), got->hits.end(), [&](const scout::Hit& g) {
-                return g.id == h.id || g.dense_score == h.dense_score;
-            });
-        }
-    }
-    return static_cast<double>(found) / static_cast<double>(wanted);
+    return scout::testing::dense_recall(graph, exact, 17, 29);
 }
 
 }  // namespace

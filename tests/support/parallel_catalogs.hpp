@@ -1,7 +1,9 @@
 // parallel_catalogs.hpp: catalogs for comparing commits at different thread counts.
 #pragma once
 
+#include <algorithm>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -48,6 +50,34 @@ inline scout::Catalog build(const scout::CatalogSpec& spec,
     REQUIRE(info.ok());
     REQUIRE(info->dense_ready);
     return std::move(*c);
+}
+
+/// Share of the exact top 10 (by id, or by an equal score: ties may rank either way) that
+/// `graph` returns in dense mode, over 100 random queries from `seed` (each with the word
+/// "w<i * stride>" of catalog(), so they reach the one-tool words too).
+inline double dense_recall(const scout::Catalog& graph,
+                           const scout::Catalog& exact,
+                           std::uint32_t seed,
+                           int stride) {
+    std::mt19937 rng(seed);
+    std::size_t found = 0;
+    std::size_t wanted = 0;
+    scout::SearchOptions opt;
+    opt.mode = scout::Mode::dense;
+    opt.top_k = 10;
+    for (int i = 0; i < 100; ++i) {
+        const std::string q = scout::testing::random_query(rng) + " w" + std::to_string(i * stride);
+        auto want = exact.searcher().search(q, opt);
+        auto got = graph.searcher().search(q, opt);
+        REQUIRE((want.ok() && got.ok()));
+        for (const scout::Hit& h : want->hits) {
+            ++wanted;
+            found += std::any_of(got->hits.begin(), got->hits.end(), [&](const scout::Hit& g) {
+                return g.id == h.id || g.dense_score == h.dense_score;
+            });
+        }
+    }
+    return static_cast<double>(found) / static_cast<double>(wanted);
 }
 
 }  // namespace scout::testing
