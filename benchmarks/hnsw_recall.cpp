@@ -134,9 +134,9 @@ std::vector<std::string> make_texts(const std::vector<SourceTool>& tools,
 Result<std::shared_ptr<detail::VectorStore>> embed_all(Embedder& embedder,
                                                        const std::vector<std::string>& texts,
                                                        bool progress) {
-    auto store = std::make_shared<detail::VectorStore>();
-    store->dim = embedder.dim();
-    store->data.reserve(texts.size() * store->dim);
+    const std::size_t dim = embedder.dim();
+    detail::PodVector<float> rows;
+    rows.reserve(texts.size() * dim);
     constexpr std::size_t kBatch = 8192;
     for (std::size_t i = 0; i < texts.size(); i += kBatch) {
         const std::size_t count = std::min(kBatch, texts.size() - i);
@@ -144,7 +144,7 @@ Result<std::shared_ptr<detail::VectorStore>> embed_all(Embedder& embedder,
         if (!vectors) {
             return vectors.status();
         }
-        store->data.insert(store->data.end(), vectors->begin(), vectors->end());
+        rows.insert(rows.end(), vectors->begin(), vectors->end());
         if (progress) {
             std::fprintf(stderr, "\rembedding %zu / %zu", i + count, texts.size());
         }
@@ -152,10 +152,10 @@ Result<std::shared_ptr<detail::VectorStore>> embed_all(Embedder& embedder,
     if (progress) {
         std::fputc('\n', stderr);
     }
-    for (std::size_t i = 0; i < store->size(); ++i) {
-        (void)detail::normalize(store->data.data() + i * store->dim, store->dim);
+    for (std::size_t i = 0; i < rows.size() / dim; ++i) {
+        (void)detail::normalize(rows.data() + i * dim, dim);
     }
-    return store;
+    return std::make_shared<detail::VectorStore>(dim, std::move(rows));
 }
 
 struct WidthRow {

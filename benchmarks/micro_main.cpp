@@ -63,11 +63,9 @@ std::shared_ptr<const VectorStore> vectors(std::size_t n) {
     static std::map<std::size_t, std::shared_ptr<const VectorStore>> cache;
     auto& slot = cache[n];
     if (!slot) {
-        auto store = std::make_shared<VectorStore>();
-        store->dim = kDim;
         const std::vector<float> rows = bench::synthetic_vectors(n, kDim, 23);
-        store->data.assign(rows.begin(), rows.end());
-        slot = store;
+        slot = std::make_shared<VectorStore>(
+            kDim, scout::detail::PodVector<float>(rows.begin(), rows.end()));
     }
     return slot;
 }

@@ -31,7 +31,8 @@ trap 'rm -rf "$work"' EXIT
 if [ -z "$from" ]; then
   from="$out"
   "$build/bin/scout-bench-eval" --json --no-tokens > "$out/eval.json"
-  "$build/bin/scout-bench-scale" --json --sizes "${SCOUT_FIGURE_SIZES:-2000,20000,200000}" > "$out/scale.json"
+  "$build/bin/scout-bench-scale" --json --sections bm25,dense,hybrid,path \
+    --sizes "${SCOUT_FIGURE_SIZES:-2000,20000,200000}" > "$out/scale.json"
   "$build/bin/scout-bench-learn" --json "$out/learn.json" > /dev/null
 fi
 
@@ -55,7 +56,8 @@ if ev:
             f.write(label(d) + " " + " ".join(str(by.get(m, "NaN")) for m in modes) + "\n")
 sc = load("scale.json")
 if sc:
-    for section in sorted({r["section"] for r in sc}):
+    # Latency rows only: the reopen and target entries have no engine.
+    for section in sorted({r["section"] for r in sc if "engine" in r}):
         series = {}
         for r in sc:
             if r["section"] == section and r["corpus"] == "synthetic" and r["p50_us"] > 0:

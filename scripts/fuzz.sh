@@ -27,6 +27,8 @@
 #   query_text      any bytes as a query and its alternatives, through Searcher::search on
 #                   fixed catalogs (BM25-only, hashing and static embedders), seeded from
 #                   tests/fuzz/corpus/query_text/
+#   json_shape      the index reader's check of stored schemas (is it one JSON object?) against
+#                   the JSON parser, seeded from tests/fuzz/corpus/json_shape/
 # The other targets' seeds come from tests/fuzz/corpus/<target>/ (read only); what the fuzzer
 # finds goes to build-asan/fuzz/corpus/<target>/, crashes to build-asan/fuzz/crashes/<target>/.
 # Usage: scripts/fuzz.sh [--long] [target...]
@@ -42,7 +44,7 @@ for arg in "$@"; do
     index_reader | word_model | safetensors | bert_config | vocab_txt | tokenizer_json | \
       catalog_loader | embeddings_response | search_json | jsonrpc_reader | gateway_config | \
       gateway_embedder_config | c_abi_json | outcome_codec | gateway_auth | gateway_http_rules | \
-      gateway_modern | query_text)
+      gateway_modern | query_text | json_shape)
       targets+=("$arg") ;;
     *) echo "fuzz: unknown argument $arg" >&2; exit 2 ;;
   esac
@@ -50,7 +52,7 @@ done
 [ ${#targets[@]} -gt 0 ] ||
   targets=(index_reader word_model safetensors bert_config vocab_txt tokenizer_json catalog_loader
     embeddings_response search_json jsonrpc_reader gateway_config gateway_embedder_config c_abi_json
-    outcome_codec gateway_auth gateway_http_rules gateway_modern query_text)
+    outcome_codec gateway_auth gateway_http_rules gateway_modern query_text json_shape)
 source scripts/lib/asan-build.sh
 configure_asan_build
 cmake --build build-asan -j"$(nproc)" --target scout_cli $(printf 'scout_fuzz_%s ' "${targets[@]}")

@@ -37,7 +37,7 @@ struct Corpus {
     std::shared_ptr<VectorStore> vectors;  ///< one unit row per document
     std::vector<float> query_vectors;      ///< queries.size() x dim, unit length
     [[nodiscard]] std::size_t size() const noexcept { return doc_offsets.size() - 1; }
-    [[nodiscard]] std::size_t dim() const noexcept { return vectors ? vectors->dim : 0; }
+    [[nodiscard]] std::size_t dim() const noexcept { return vectors ? vectors->dim() : 0; }
     [[nodiscard]] std::span<const std::uint32_t> doc(std::size_t i) const noexcept {
         return {doc_words.data() + doc_offsets[i], doc_words.data() + doc_offsets[i + 1]};
     }
@@ -60,7 +60,9 @@ struct Config {
     bool sparse = true;
     bool dense = true;
     bool hybrid = true;
-    bool path = true;  ///< the whole Searcher::search rows (run_search_path)
+    bool path = true;    ///< the whole Searcher::search rows (run_search_path)
+    bool reopen = true;  ///< index, reopen and one-tool commit rows (run_reopen)
+    std::vector<std::size_t> reopen_sizes{2000, 3574, 20000, 100000};
     bool json = false;
     bool peers = true;         ///< false: scout engines only (quick profiling runs)
     std::string real_catalog;  ///< empty: eval::datasets_dir() / "merged"; "none" skips it
@@ -132,7 +134,33 @@ std::vector<Row> run_search_path(const Config& cfg, const Corpus& corpus);
 /// tools per server named after their index and described by the corpus words.
 [[nodiscard]] CatalogSpec catalog_spec(const Corpus& corpus);
 
+/// One size of scout-bench-reopen's table: the index build, the file, the open and the first
+/// search in a fresh process, and a one-tool commit (static embedder).
+struct ReopenRow {
+    std::size_t tools = 0;
+    double index_cpu_ms = 0, index_mib = 0, file_mib = 0;
+    double open_ms = 0, open_cpu_ms = 0, first_search_ms = 0, rss_mib = 0, peak_mib = 0;
+    double commit_ms = 0;
+};
+/// A performance target and this run's figure for it.
+struct Target {
+    std::string what;
+    double value = 0;
+    double limit = 0;
+    std::string unit;
+};
+
+/// Runs scout-bench-reopen (beside this binary) over cfg.reopen_sizes; empty if it cannot.
+std::vector<ReopenRow> run_reopen(const Config& cfg);
+/// Every target this run's rows measure.
+std::vector<Target> targets_of(const std::vector<Row>& rows, const std::vector<ReopenRow>& reopen);
+
 void print_table(const std::vector<Row>& rows);
-void print_json(const std::vector<Row>& rows);
+void print_reopen(const std::vector<ReopenRow>& rows);
+void print_targets(const std::vector<Target>& targets);
+/// The rows, then the reopen rows (section "reopen") and the targets (section "target").
+void print_json(const std::vector<Row>& rows,
+                const std::vector<ReopenRow>& reopen,
+                const std::vector<Target>& targets);
 
 }  // namespace scout::bench

@@ -117,9 +117,9 @@ Corpus make_synthetic(std::size_t n, std::size_t queries, std::size_t dim, std::
         c.queries.push_back(std::move(words));
         c.query_texts.push_back(std::move(text));
     }
-    c.vectors = std::make_shared<VectorStore>();
-    c.vectors->dim = dim;
-    random_unit_rows(n, dim, rng, c.vectors->data);
+    detail::PodVector<float> rows;
+    random_unit_rows(n, dim, rng, rows);
+    c.vectors = std::make_shared<VectorStore>(dim, std::move(rows));
     random_unit_rows(queries, dim, rng, c.query_vectors);
     return c;
 }
@@ -160,17 +160,17 @@ Corpus load_real(const std::string& dir, std::size_t dim) {
         }
     }
     HashingEmbedder embedder(dim);
-    c.vectors = std::make_shared<VectorStore>();
-    c.vectors->dim = dim;
+    detail::PodVector<float> rows;
     for (std::size_t i = 0; i < texts.size(); i += 256) {
         const std::span<const std::string> batch(texts.data() + i,
                                                  std::min<std::size_t>(256, texts.size() - i));
-        auto rows = embedder.embed(batch);
-        c.vectors->data.insert(c.vectors->data.end(), rows->begin(), rows->end());
+        auto embedded = embedder.embed(batch);
+        rows.insert(rows.end(), embedded->begin(), embedded->end());
     }
     for (std::size_t i = 0; i < texts.size(); ++i) {
-        (void)normalize(c.vectors->data.data() + i * dim, dim);
+        (void)normalize(rows.data() + i * dim, dim);
     }
+    c.vectors = std::make_shared<VectorStore>(dim, std::move(rows));
     c.spec = std::make_shared<const CatalogSpec>(std::move(*spec));
     const auto queries = nlohmann::json::parse(*qtext, nullptr, false);
     if (queries.is_discarded() || !queries.contains("queries")) {

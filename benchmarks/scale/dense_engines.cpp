@@ -33,7 +33,7 @@ std::vector<ScoredDoc> plain_loop(const VectorStore& v, const float* q, std::siz
     for (std::size_t i = 0; i < v.size(); ++i) {
         float s = 0;
         const float* row = v.row(i);
-        for (std::size_t d = 0; d < v.dim; ++d) {
+        for (std::size_t d = 0; d < v.dim(); ++d) {
             s += q[d] * row[d];
         }
         all[i] = {static_cast<ToolId>(i), s};
@@ -102,7 +102,7 @@ std::vector<Row> run_dense(const Config& cfg, const Corpus& c) {
         for (std::size_t q = 0; q < nq; ++q) {
             truth[q] = ids_of(plain_loop(*c.vectors, c.query_vector(q), cfg.k));
         }
-        row.bytes = c.vectors->data.size() * sizeof(float);
+        row.bytes = c.vectors->bytes();
         row.quality = "exact reference";
         measure(
             cfg,
@@ -122,9 +122,11 @@ std::vector<Row> run_dense(const Config& cfg, const Corpus& c) {
         omp_set_num_threads(1);
         const double t0 = thread_cpu_seconds();
         faiss::IndexFlatIP index(static_cast<FaissIdx>(dim));
-        index.add(static_cast<FaissIdx>(c.size()), c.vectors->data.data());
+        c.vectors->for_each_run([&](std::span<const float> run) {
+            index.add(static_cast<FaissIdx>(run.size() / dim), run.data());
+        });
         row.build_s = thread_cpu_seconds() - t0;
-        row.bytes = c.vectors->data.size() * sizeof(float);
+        row.bytes = c.vectors->bytes();
         std::vector<float> dist(cfg.k);
         std::vector<FaissIdx> ids(cfg.k);
         const auto k = static_cast<FaissIdx>(cfg.k);

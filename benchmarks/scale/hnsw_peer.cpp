@@ -36,7 +36,7 @@ namespace scout::bench {
 
 struct HnswPeer::Impl {
     Impl(const VectorStore& v, std::size_t m)
-        : space(v.dim), graph(&space, std::max<std::size_t>(v.size(), 1), m, 200, 42) {}
+        : space(v.dim()), graph(&space, std::max<std::size_t>(v.size(), 1), m, 200, 42) {}
     peer::hnswlib::InnerProductSpace space;
     peer::hnswlib::HierarchicalNSW<float> graph;
 };

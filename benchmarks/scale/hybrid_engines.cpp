@@ -138,7 +138,9 @@ Row peer_hybrid(const Config& cfg, const Corpus& c) {
         } else {
             omp_set_num_threads(1);
             flat = std::make_unique<faiss::IndexFlatIP>(static_cast<FaissIdx>(dim));
-            flat->add(static_cast<FaissIdx>(c.size()), c.vectors->data.data());
+            c.vectors->for_each_run([&](std::span<const float> run) {
+                flat->add(static_cast<FaissIdx>(run.size() / dim), run.data());
+            });
         }
         row.build_s = thread_cpu_seconds() - t0;
         Xapian::Database db(dir.string());

@@ -1,6 +1,7 @@
 // main.cpp: scout-bench-scale. Builds scout and its peers on the same corpus at several sizes
 // and prints one table (or --json): build time, index bytes, p50/p95/p99, QPS and the ratio of
-// scout's p50 to the best peer's. Single thread, top-10.
+// scout's p50 to the best peer's. Single thread, top-10. Then the reopen rows and every
+// performance target as a ratio of this run's figures.
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -16,8 +17,11 @@ namespace {
 constexpr const char* kUsage = R"(usage: scout-bench-scale [options]
   --sizes 2000,20000,200000   synthetic corpus sizes (default; --full adds 1000000)
   --full                      also run 1,000,000 tools (needs ~16 GB RAM and tens of minutes)
-  --sections bm25,dense,hybrid,path
-                              path: the whole Searcher::search from query text
+  --sections bm25,dense,hybrid,path,reopen
+                              path: the whole Searcher::search from query text;
+                              reopen: index, reopen and one-tool commit (scout-bench-reopen)
+  --reopen-sizes 2000,3574,20000,100000
+                              synthetic catalog sizes of the reopen rows (default)
   --real DIR                  real catalog dir with catalog.json + queries.json
                               (default $SCOUT_DATASETS/merged, else ../shared/datasets/merged
                               next to the checkout; "none" to skip)
@@ -64,6 +68,9 @@ int main(int argc, char** argv) {
                 cfg.dense = s.find("dense") != std::string::npos;
                 cfg.hybrid = s.find("hybrid") != std::string::npos;
                 cfg.path = s.find("path") != std::string::npos;
+                cfg.reopen = s.find("reopen") != std::string::npos;
+            } else if (arg == "--reopen-sizes") {
+                cfg.reopen_sizes = parse_sizes(value());
             } else if (arg == "--real") {
                 cfg.real_catalog = value();
             } else if (arg == "--queries") {
@@ -135,10 +142,16 @@ int main(int argc, char** argv) {
         const Corpus c = make_synthetic(n, cfg.queries, cfg.dim, 20260101 + n);
         run(c);
     }
+    const std::vector<ReopenRow> reopen = cfg.reopen ? run_reopen(cfg) : std::vector<ReopenRow>{};
+    const std::vector<Target> targets = targets_of(rows, reopen);
     if (cfg.json) {
-        print_json(rows);
+        print_json(rows, reopen, targets);
     } else {
         print_table(rows);
+        if (!reopen.empty()) {
+            print_reopen(reopen);
+        }
+        print_targets(targets);
     }
     return 0;
 }

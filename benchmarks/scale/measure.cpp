@@ -131,7 +131,9 @@ void print_table(const std::vector<Row>& rows) {
     std::fflush(stdout);
 }
 
-void print_json(const std::vector<Row>& rows) {
+void print_json(const std::vector<Row>& rows,
+                const std::vector<ReopenRow>& reopen,
+                const std::vector<Target>& targets) {
     const auto best = best_peer(rows);
     nlohmann::json out = nlohmann::json::array();
     for (const Row& r : rows) {
@@ -154,6 +156,28 @@ void print_json(const std::vector<Row>& rows) {
             j["ratio_to_best_peer_p50"] = r.p50_us / it->second;
         }
         out.push_back(std::move(j));
+    }
+    for (const ReopenRow& r : reopen) {
+        out.push_back({{"section", "reopen"},
+                       {"tools", r.tools},
+                       {"index_cpu_ms", r.index_cpu_ms},
+                       {"index_peak_mib", r.index_mib},
+                       {"file_mib", r.file_mib},
+                       {"open_ms", r.open_ms},
+                       {"open_cpu_ms", r.open_cpu_ms},
+                       {"first_search_ms", r.first_search_ms},
+                       {"rss_after_open_mib", r.rss_mib},
+                       {"peak_after_open_mib", r.peak_mib},
+                       {"one_tool_commit_ms", r.commit_ms}});
+    }
+    for (const Target& t : targets) {
+        out.push_back({{"section", "target"},
+                       {"what", t.what},
+                       {"value", t.value},
+                       {"limit", t.limit},
+                       {"unit", t.unit},
+                       {"ratio", t.value / t.limit},
+                       {"met", t.value <= t.limit}});
     }
     std::printf("%s\n", out.dump(1).c_str());
 }

@@ -139,13 +139,12 @@ private:
 /// The index file format written by this library; independent of the library version. A reader
 /// accepts majors kOldestIndexFormatMajor..kIndexFormatMajor (any minor) and skips unknown
 /// sections.
-inline constexpr std::uint16_t kIndexFormatMajor = 1;
-/// Minor 1: the options of the `gated` fusion method. Minor 2: its `overlap_power`, the OUTC
-/// section of recorded execution outcomes, and the built indexes (BM25, HNSW graph, vector keys,
-/// fitted embedder state), so opening rebuilds nothing (docs/FORMAT.md). Minor 3: the dense
-/// option `int8_min_tools`. Minor 4: the dense option `hnsw_int8`. Minor 5: the dense option
-/// `hnsw_ef_base_tools`.
-inline constexpr std::uint16_t kIndexFormatMinor = 5;
+/// Major 2: the catalog as a binary section (CATB) read in place, instead of JSON (CATL), so a
+/// large index opens without parsing or copying its texts (docs/FORMAT.md). Format 1 (its
+/// minors: 1, the `gated` fusion options; 2, `overlap_power`, recorded outcomes and the built
+/// indexes; 3, `int8_min_tools`; 4, `hnsw_int8`; 5, `hnsw_ef_base_tools`) is still read.
+inline constexpr std::uint16_t kIndexFormatMajor = 2;
+inline constexpr std::uint16_t kIndexFormatMinor = 0;
 inline constexpr std::uint16_t kOldestIndexFormatMajor = 1;
 
 /// What an index file holds, from its META section (after full verification).

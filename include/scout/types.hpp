@@ -128,7 +128,7 @@ struct Hit {
 /// Approximate bytes one snapshot holds, by part (string payloads, arrays and hash-map nodes).
 struct MemoryUsage {
     std::size_t documents = 0;  ///< tool and server records (names, descriptions, schemas)
-    std::size_t names = 0;      ///< enhanced-name tables
+    std::size_t names = 0;      ///< enhanced-name and plain-name tables
     std::size_t bm25 = 0;       ///< postings, impacts, offsets and the term dictionary
     std::size_t dense = 0;      ///< vectors, int8 codes and the HNSW graph
     [[nodiscard]] std::size_t total() const noexcept { return documents + names + bm25 + dense; }

@@ -98,20 +98,13 @@ bool identifier_boundary(CharClass prev, CharClass cur, CharClass next) {
 
 /// Cuts `token` to at most `limit` bytes without splitting a UTF-8 sequence.
 void truncate_utf8(std::string& token, std::size_t limit) {
-    if (token.size() <= limit) {
-        return;
-    }
-    std::size_t cut = limit;
-    while (cut > 0 && (static_cast<unsigned char>(token[cut]) & 0xC0U) == 0x80U) {
-        --cut;
-    }
-    token.resize(cut);
+    token.resize(Analyzer::kept_bytes(token, limit));
 }
 
-/// Calls emit(token) for every raw lowercase token of `text`. With `catenate`, a word of ASCII
-/// letters that case changes split ("MySQL", "GitHub", "getPullRequest") is also emitted whole
-/// after its parts, so "MySQL" meets "mysql" as well as "sql". Words with digits or other
-/// letters ("getV2Items", "ÉtatCivil") are not joined.
+/// Calls emit(token, joined) for every raw lowercase token of `text`. With `catenate`, a word of
+/// ASCII letters that case changes split ("MySQL", "GitHub", "getPullRequest") is also emitted
+/// whole after its parts (joined = true), so "MySQL" meets "mysql" as well as "sql". Words with
+/// digits or other letters ("getV2Items", "ÉtatCivil") are not joined.
 ///
 /// A token, and a word, is always a contiguous range of `text` (separators end both), so the
 /// loop only tracks where they start; the bytes are copied and lowercased once, when emitted.
@@ -125,24 +118,24 @@ void tokenize(std::string_view text, bool split_identifiers, bool catenate, Emit
     bool in_word = false;
     std::size_t word_parts = 0;  // parts the case changes cut it into so far
     bool word_broken = false;    // it holds a digit or a non-ASCII letter: never joined
-    const auto emit_range = [&](std::size_t begin, std::size_t end) {
+    const auto emit_range = [&](std::size_t begin, std::size_t end, bool joined) {
         token.assign(text.data() + begin, end - begin);
         for (char& c : token) {
             if (c >= 'A' && c <= 'Z') {
                 c = static_cast<char>(c - 'A' + 'a');
             }
         }
-        emit(token);
+        emit(token, joined);
     };
     const auto flush = [&](std::size_t end) {
         if (in_token) {
-            emit_range(token_start, end);
+            emit_range(token_start, end, false);
             in_token = false;
         }
     };
     const auto end_word = [&](std::size_t end) {
         if (catenate && in_word && !word_broken && word_parts >= 2) {
-            emit_range(word_start, end);
+            emit_range(word_start, end, true);
         }
         in_word = false;
         word_parts = 0;
@@ -160,7 +153,7 @@ void tokenize(std::string_view text, bool split_identifiers, bool catenate, Emit
         } else if (cur.cls == CharClass::cjk) {
             flush(i);
             end_word(i);
-            emit_range(i, next_i);
+            emit_range(i, next_i, false);
         } else {
             if (split_identifiers && in_token) {
                 // Only an upper-case letter after another needs the class of the character
@@ -209,21 +202,44 @@ void tokenize(std::string_view text, bool split_identifiers, bool catenate, Emit
 
 }  // namespace
 
-void Analyzer::analyze(std::string_view text, std::vector<std::string>& out) const {
-    tokenize(text, options_.split_identifiers, options_.keep_joined_case, [&](std::string& token) {
-        truncate_utf8(token, options_.max_token_bytes);
-        if (token.empty() || (options_.remove_stop_words && is_stop_word(token))) {
-            return;
-        }
-        if (!options_.stem) {
-            out.push_back(token);
-        } else if (!options_.keep_surface) {
-            out.push_back(memo_porter_stem(token));
-        } else {
-            out.push_back(token);
-            out.push_back(make_term(TermKind::stem, memo_porter_stem(token)));
-        }
+std::size_t Analyzer::kept_bytes(std::string_view token, std::size_t limit) noexcept {
+    if (token.size() <= limit) {
+        return token.size();
+    }
+    std::size_t cut = limit;
+    while (cut > 0 && (static_cast<unsigned char>(token[cut]) & 0xC0U) == 0x80U) {
+        --cut;
+    }
+    return cut;
+}
+
+void Analyzer::raw_tokens(std::string_view text,
+                          bool split_identifiers,
+                          bool catenate,
+                          std::string& arena,
+                          std::vector<RawToken>& tokens) {
+    tokenize(text, split_identifiers, catenate, [&](const std::string& token, bool joined) {
+        tokens.push_back({arena.size(), token.size(), joined});
+        arena += token;
     });
+}
+
+void Analyzer::analyze(std::string_view text, std::vector<std::string>& out) const {
+    tokenize(
+        text, options_.split_identifiers, options_.keep_joined_case, [&](std::string& token, bool) {
+            truncate_utf8(token, options_.max_token_bytes);
+            if (token.empty() || (options_.remove_stop_words && is_stop_word(token))) {
+                return;
+            }
+            if (!options_.stem) {
+                out.push_back(token);
+            } else if (!options_.keep_surface) {
+                out.push_back(memo_porter_stem(token));
+            } else {
+                out.push_back(token);
+                out.push_back(make_term(TermKind::stem, memo_porter_stem(token)));
+            }
+        });
 }
 
 std::vector<std::string> Analyzer::analyze(std::string_view text) const {
@@ -234,7 +250,7 @@ std::vector<std::string> Analyzer::analyze(std::string_view text) const {
 
 std::string Analyzer::split_words(std::string_view identifier) {
     std::string out;
-    tokenize(identifier, true, false, [&](const std::string& token) {
+    tokenize(identifier, true, false, [&](const std::string& token, bool) {
         if (!out.empty()) {
             out.push_back(' ');
         }

@@ -11,6 +11,15 @@
 
 namespace scout::detail {
 
+/// One raw token of a text (Analyzer::raw_tokens): bytes [begin, begin + size) of an arena.
+struct RawToken {
+    std::size_t begin = 0;
+    std::size_t size = 0;
+    /// A word that case changes split ("MySQL"), emitted whole after its parts because of
+    /// keep_joined_case.
+    bool joined = false;
+};
+
 /// Stateless after construction; safe to share between threads.
 class Analyzer {
 public:
@@ -27,6 +36,19 @@ public:
     [[nodiscard]] static std::string split_words(std::string_view identifier);
 
     [[nodiscard]] const AnalyzerOptions& options() const noexcept { return options_; }
+
+    /// The tokens analyze() cuts `text` into, before it shortens them, drops stop words or stems
+    /// them, with `split_identifiers` and `catenate` (keep_joined_case) as in AnalyzerOptions:
+    /// lowercase, in order, appended to `tokens` with their bytes appended to `arena`.
+    static void raw_tokens(std::string_view text,
+                           bool split_identifiers,
+                           bool catenate,
+                           std::string& arena,
+                           std::vector<RawToken>& tokens);
+
+    /// How many leading bytes of `token` analyze() keeps under max_token_bytes = `limit`: all of
+    /// them up to the limit, else the most that end at a UTF-8 character boundary.
+    [[nodiscard]] static std::size_t kept_bytes(std::string_view token, std::size_t limit) noexcept;
 
 private:
     AnalyzerOptions options_;

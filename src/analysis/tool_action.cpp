@@ -2,6 +2,7 @@
 #include "analysis/tool_action.hpp"
 
 #include <array>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -9,9 +10,17 @@
 #include "analysis/analyzer.hpp"
 #include "analysis/term.hpp"
 #include "analysis/word_pairs.hpp"
+#include "util/word_hash.hpp"
 
 namespace scout::detail {
 namespace {
+
+/// word_hash, looked up by any string, so the word lists are searched without a copy.
+struct WordHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept { return word_hash(s); }
+};
+using WordSet = std::unordered_set<std::string, WordHash, std::equal_to<>>;
 
 struct VerbGroup {
     ToolAction action;
@@ -40,9 +49,11 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 
 /// Every verb with its regular inflections (gets, getting, deleted, deleting, stopped, ...):
 /// explicit forms rather than stems, because stems merge nouns in ("settings" -> "set").
-const std::unordered_map<std::string, ToolAction>& verb_forms() {
+using VerbForms = std::unordered_map<std::string, ToolAction, WordHash, std::equal_to<>>;
+
+const VerbForms& verb_forms() {
     static const auto* forms = [] {
-        auto* m = new std::unordered_map<std::string, ToolAction>;
+        auto* m = new VerbForms;
         for (const VerbGroup& g : kVerbs) {
             std::size_t start = 0;
             while (start < g.verbs.size()) {
@@ -69,53 +80,54 @@ const std::unordered_map<std::string, ToolAction>& verb_forms() {
     return *forms;
 }
 
-ToolAction verb_action(const std::string& word) {
+ToolAction verb_action(std::string_view word) {
     const auto& forms = verb_forms();
     auto it = forms.find(word);
     return it == forms.end() ? ToolAction::none : it->second;
 }
 
 // Plural-looking words that name one thing's attributes rather than many things.
-bool is_plural(const std::string& w) {
-    static const std::unordered_set<std::string> singular_sense{"details",
-                                                                "contents",
-                                                                "settings",
-                                                                "properties",
-                                                                "status",
-                                                                "news",
-                                                                "analytics",
-                                                                "metrics",
-                                                                "statistics",
-                                                                "stats",
-                                                                "access",
-                                                                "address",
-                                                                "class",
-                                                                "process",
-                                                                "series"};
+bool is_plural(std::string_view w) {
+    static const WordSet singular_sense{"details",
+                                        "contents",
+                                        "settings",
+                                        "properties",
+                                        "status",
+                                        "news",
+                                        "analytics",
+                                        "metrics",
+                                        "statistics",
+                                        "stats",
+                                        "access",
+                                        "address",
+                                        "class",
+                                        "process",
+                                        "series"};
     return w.size() > 3 && w.back() == 's' && !ends_with(w, "ss") && !ends_with(w, "us") &&
-           !ends_with(w, "is") && singular_sense.count(w) == 0;
+           !ends_with(w, "is") && singular_sense.find(w) == singular_sense.end();
 }
 
-bool is_filler(const std::string& w) {
-    static const std::unordered_set<std::string> fillers{
+bool is_filler(std::string_view w) {
+    static const WordSet fillers{
         "a",    "an",    "the", "me",     "my",   "our",   "your",  "his",   "her",
         "its",  "their", "all", "any",    "some", "this",  "that",  "these", "those",
         "i",    "we",    "you", "please", "can",  "could", "would", "will",  "should",
         "to",   "be",    "is",  "are",    "was",  "were",  "do",    "does",  "it",
         "them", "us",    "let", "lets",   "help", "want",  "need",  "like"};
-    return fillers.count(w) != 0;
+    return fillers.find(w) != fillers.end();
 }
 
-bool is_preposition(const std::string& w) {
-    static const std::unordered_set<std::string> prepositions{
-        "in",  "for",  "from",   "of",    "on",    "with",   "at",      "by",
-        "to",  "into", "within", "under", "over",  "across", "between", "about",
-        "and", "or",   "that",   "which", "where", "whose"};
-    return prepositions.count(w) != 0;
+bool is_preposition(std::string_view w) {
+    static const WordSet prepositions{"in",   "for",    "from",    "of",    "on",     "with",
+                                      "at",   "by",     "to",      "into",  "within", "under",
+                                      "over", "across", "between", "about", "and",    "or",
+                                      "that", "which",  "where",   "whose"};
+    return prepositions.find(w) != prepositions.end();
 }
 
 /// True when the noun phrase starting at words[from] (up to a preposition) has a plural word.
-bool plural_object(const std::vector<std::string>& words, std::size_t from) {
+template <class Word>
+bool plural_object(std::span<const Word> words, std::size_t from) {
     for (std::size_t i = from; i < words.size(); ++i) {
         if (is_preposition(words[i])) {
             return false;
@@ -160,7 +172,10 @@ std::string_view action_name(ToolAction action) noexcept {
 }
 
 ToolAction action_of_tool(std::string_view server_name, std::string_view tool_name) {
-    const std::vector<std::string> server = plain_words(server_name);
+    return action_of_tool(plain_words(server_name), tool_name);
+}
+
+ToolAction action_of_tool(const std::vector<std::string>& server, std::string_view tool_name) {
     const std::vector<std::string> words = plain_words(tool_name);
     std::size_t first = 0;
     const auto in_server = [&](const std::string& w) {
@@ -186,7 +201,10 @@ ToolAction action_of_query(std::string_view query) {
     return action_of_words(plain_words(query));
 }
 
-ToolAction action_of_words(const std::vector<std::string>& words) {
+namespace {
+
+template <class Word>
+ToolAction action_of(std::span<const Word> words) {
     std::size_t content_seen = 0;
     for (std::size_t i = 0; i < words.size() && content_seen < 3; ++i) {
         if (is_filler(words[i])) {
@@ -194,7 +212,7 @@ ToolAction action_of_words(const std::vector<std::string>& words) {
         }
         ++content_seen;
         const ToolAction a = verb_action(words[i]);
-        if (a == ToolAction::read && plural_object(words, i + 1)) {
+        if (a == ToolAction::read && plural_object<Word>(words, i + 1)) {
             return ToolAction::list;
         }
         if (a != ToolAction::none) {
@@ -213,6 +231,16 @@ ToolAction action_of_words(const std::vector<std::string>& words) {
         }
     }
     return ToolAction::none;
+}
+
+}  // namespace
+
+ToolAction action_of_words(const std::vector<std::string>& words) {
+    return action_of<std::string>(words);
+}
+
+ToolAction action_of_words(std::span<const std::string_view> words) {
+    return action_of<std::string_view>(words);
 }
 
 std::string action_term(ToolAction action) {

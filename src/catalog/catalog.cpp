@@ -131,7 +131,8 @@ Result<CommitInfo> Catalog::Impl::commit_locked(const ProgressCallback& progress
         }
         // The snapshot keeps its own copy of the staged state (or shares the unedited one an
         // open left): later edits must not leak into what save() writes for this generation.
-        auto source = unedited ? unedited : std::make_shared<const detail::StagedCatalog>(staged);
+        auto source =
+            unedited ? unedited.get() : std::make_shared<const detail::StagedCatalog>(staged);
         const std::shared_ptr<const detail::Snapshot> previous = slot.load();
         auto built = detail::build_snapshot(std::move(source),
                                             options,

@@ -14,15 +14,17 @@ Status with_path(const Status& s, const std::filesystem::path& path) {
     return {s.code(), path.string() + ": " + s.message()};
 }
 
-/// The published snapshot as the codec's views: the catalog it was built from (every server, any
-/// status) and, when it has a dense index, its vectors.
-detail::IndexImage image_of(const detail::Snapshot& snap, const Embedder* embedder) {
+/// The published snapshot as the codec's views: the catalog it was built from (`staged`: every
+/// server, any status) and, when it has a dense index, its vectors.
+detail::IndexImage image_of(const detail::Snapshot& snap,
+                            const detail::StagedCatalog* staged,
+                            const Embedder* embedder) {
     detail::IndexImage image;
     image.generation = snap.generation;
     image.options = snap.options;
     image.indexed_tools = snap.tools.size();
-    if (snap.source) {
-        for (const auto& [name, server] : *snap.source) {
+    if (staged != nullptr) {
+        for (const auto& [name, server] : *staged) {
             detail::ServerImage s{&server->meta, {}};
             s.tools.reserve(server->tools.size());
             for (const auto& [tool_name, tool] : server->tools) {
@@ -34,8 +36,8 @@ detail::IndexImage image_of(const detail::Snapshot& snap, const Embedder* embedd
     if (snap.dense) {
         const detail::VectorStore& vectors = snap.dense->vectors();
         image.model_id = snap.embedder_model;
-        image.dim = vectors.dim;
-        image.vectors = vectors.data;
+        image.dim = vectors.dim();
+        image.vectors = &vectors;
         image.embed_keys = snap.embed_keys;
         image.hnsw_graph = snap.dense->graph_bytes();
         // The fitted statistics belong to the snapshot's model only while the embedder still
@@ -54,8 +56,9 @@ Result<std::vector<detail::CachedDocument*>> Catalog::Impl::restore_staged(
     detail::StoredIndex& stored) {
     std::vector<detail::CachedDocument*> docs;
     const detail::Analyzer analyzer(stored.options.analyzer);
-    for (ServerSpec& server : stored.catalog.servers) {
-        std::shared_ptr<const detail::StagedServer> entry = stage(std::move(server));
+    for (const detail::ServerView& server : stored.catalog.servers) {
+        std::shared_ptr<const detail::StagedServer> entry =
+            stage(detail::server_spec(stored.catalog, server));
         if (entry->meta.status == ServerStatus::active) {
             for (const auto& [name, tool] : entry->tools) {
                 std::size_t rendered = 0;
@@ -101,7 +104,7 @@ Status Catalog::Impl::seed_vectors(const detail::StoredIndex& stored,
         return {Errc::corrupt, "index file is corrupt: vectors do not match tools"};
     }
     for (std::size_t row = 0; row < docs.size(); ++row) {
-        const float* first = stored.vectors->data.data() + row * info.dim;
+        const float* first = stored.vectors->row(row);
         cache.put(detail::EmbeddingCache::key(info.model_id, docs[row]->text),
                   std::vector<float>(first, first + info.dim));
     }
@@ -124,21 +127,16 @@ bool Catalog::Impl::open_directly(detail::StoredIndex& stored) {
         dense = std::move(stored.dense);
         keys = std::move(stored.embed_keys);
     }
+    std::shared_ptr<detail::Snapshot> snap = detail::assemble_snapshot(
+        std::make_shared<const detail::CatalogView>(std::move(stored.catalog)),
+        options,
+        std::move(*stored.bm25),
+        std::move(dense),
+        std::move(keys),
+        stored.info.model_id,
+        stored.info.generation);
     // The snapshot's source is also the writer's state until its first edit (edit_staged).
-    detail::StagedCatalog catalog;
-    for (ServerSpec& server : stored.catalog.servers) {
-        std::string name = server.name;
-        catalog.emplace_hint(catalog.end(), std::move(name), stage(std::move(server)));
-    }
-    auto source = std::make_shared<const detail::StagedCatalog>(std::move(catalog));
-    unedited = source;
-    std::shared_ptr<detail::Snapshot> snap = detail::assemble_snapshot(source,
-                                                                       options,
-                                                                       std::move(*stored.bm25),
-                                                                       std::move(dense),
-                                                                       std::move(keys),
-                                                                       stored.info.model_id,
-                                                                       stored.info.generation);
+    unedited = snap->source;
     generation = stored.info.generation;
     slot.publish(std::move(snap));
     return true;
@@ -147,8 +145,9 @@ bool Catalog::Impl::open_directly(detail::StoredIndex& stored) {
 Status Catalog::save(const std::filesystem::path& path) const {
     try {
         const std::shared_ptr<const detail::Snapshot> snap = impl_->slot.load();
+        const std::shared_ptr<const detail::StagedCatalog> staged = snap->source.get();
         const std::shared_ptr<const detail::OutcomePrior> outcomes = impl_->load_outcomes();
-        detail::IndexImage image = image_of(*snap, impl_->embedder.get());
+        detail::IndexImage image = image_of(*snap, staged.get(), impl_->embedder.get());
         image.outcomes = outcomes.get();
         return detail::write_file_atomically(path, detail::encode_index(image));
     } catch (const std::bad_alloc&) {
@@ -163,12 +162,14 @@ Result<Catalog> Catalog::open(const std::filesystem::path& path,
                               std::vector<std::string>* warnings) {
     try {
         auto stored = [&]() -> Result<detail::StoredIndex> {
-            // Mapped, not read: the decoder copies what it keeps, and pages are touched once.
+            // Mapped, not read: the catalog's texts, the vectors and the postings are used where
+            // they lie in the file, which the snapshot keeps mapped.
             auto file = detail::MappedFile::open(path);
             if (!file) {
                 return file.status();
             }
-            return detail::decode_index(file->bytes());
+            auto mapped = std::make_shared<const detail::MappedFile>(std::move(file.value()));
+            return detail::decode_index(mapped->bytes(), mapped);
         }();
         if (!stored) {
             return with_path(stored.status(), path);

@@ -37,15 +37,16 @@ struct [[gnu::visibility("hidden")]] Catalog::Impl {
 
     std::mutex write_mu;  // guards everything below
     /// The writer's state. Right after an index file is opened it equals the published
-    /// snapshot's source, which `unedited` then points to instead of a copy (half the memory and
-    /// a copy of every tool less); the first edit or commit copies it.
+    /// snapshot's source, which `unedited` then shares instead of a copy (half the memory and a
+    /// copy of every tool less; staged from the file only when first needed); the first edit
+    /// copies it.
     detail::StagedCatalog staged;
-    std::shared_ptr<const detail::StagedCatalog> unedited;
+    detail::StagedSource unedited;
     /// `staged`, ready to be changed.
     detail::StagedCatalog& edit_staged() {
         if (unedited) {
-            staged = *unedited;
-            unedited.reset();
+            staged = *unedited.get();
+            unedited = {};
         }
         return staged;
     }
@@ -56,20 +57,7 @@ struct [[gnu::visibility("hidden")]] Catalog::Impl {
     /// `parameters`: what validate_server rendered for each tool, in order (may be empty).
     static std::shared_ptr<const detail::StagedServer> stage(
         ServerSpec spec, std::vector<std::optional<std::string>> parameters = {}) {
-        auto entry = std::make_shared<detail::StagedServer>();
-        for (std::size_t i = 0; i < spec.tools.size(); ++i) {
-            std::string name = spec.tools[i].name;
-            std::optional<std::string> rendered;
-            if (i < parameters.size()) {
-                rendered = std::move(parameters[i]);
-            }
-            entry->tools.emplace(std::move(name),
-                                 std::make_shared<const detail::StagedTool>(
-                                     std::move(spec.tools[i]), std::move(rendered)));
-        }
-        spec.tools.clear();
-        entry->meta = std::move(spec);
-        return entry;
+        return detail::stage_server(std::move(spec), std::move(parameters));
     }
     /// The staged server at `it`, ready to be changed: a copy (of its tool pointers), since
     /// published snapshots may share the current one.

@@ -2,29 +2,14 @@
 #include "dense/best_scores.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <limits>
 
+#include "simd/kernels.hpp"
+#include "util/top_floor.hpp"
+
 namespace scout::detail {
-namespace {
-
-/// Writes the entries at or above `floor` to the front of `kept` (n + 1 slots), as
-/// {id_of(j), scores[j]}; returns how many. Branch-free: which entries pass is data the branch
-/// predictor cannot learn.
-template <class IdOf>
-std::size_t keep_from(std::span<const float> scores,
-                      float floor,
-                      IdOf id_of,
-                      std::vector<ScoredDoc>& kept) {
-    std::size_t count = 0;
-    for (std::size_t j = 0; j < scores.size(); ++j) {
-        kept[count] = {id_of(j), scores[j]};
-        count += static_cast<std::size_t>(scores[j] >= floor);
-    }
-    return count;
-}
-
-}  // namespace
 
 void best_scores(std::span<const float> scores,
                  std::span<const ToolId> ids,
@@ -48,25 +33,41 @@ void best_scores(std::span<const float> scores,
             const float* v = scores.data() + b * kBlock;
             maxima[b] = std::max(std::max(v[0], v[1]), std::max(v[2], v[3]));
         }
-        const auto kth = maxima.begin() + static_cast<std::ptrdiff_t>(k - 1);
-        std::nth_element(maxima.begin(), kth, maxima.end(), std::greater<>{});
-        floor = *kth;
+        floor = kth_largest_floor(maxima, k, scratch.counts);
     }
-    std::vector<ScoredDoc>& kept = scratch.kept;
-    if (kept.size() < n + 1) {
-        kept.resize(n + 1);
+    // The entries at or above the floor, as keys that order as RankOrder does; the blocks of
+    // the scan with none are skipped whole. With no floor (-infinity), every entry.
+    std::vector<std::uint64_t>& keys = scratch.keys;
+    if (keys.size() < n + simd::kScanBlock) {
+        keys.resize(n + simd::kScanBlock);
     }
-    const std::size_t count =
-        ids.empty() ? keep_from(
-                          scores, floor, [](std::size_t j) { return static_cast<ToolId>(j); }, kept)
-                    : keep_from(
-                          scores, floor, [&](std::size_t j) { return ids[j]; }, kept);
-    const auto end = kept.begin() + static_cast<std::ptrdiff_t>(count);
+    const float* v = scores.data();
+    std::uint64_t* kept = keys.data();
+    std::size_t count = 0;
+    if (floor == -std::numeric_limits<float>::infinity()) {
+        for (; count < n; ++count) {
+            kept[count] = rank_key(v[count], static_cast<std::uint32_t>(count));
+        }
+    } else {
+        const simd::Kernels& kern = simd::active();
+        const float above = std::nextafter(floor, -std::numeric_limits<float>::infinity());
+        std::size_t pos = 0;
+        while ((pos = kern.next_above(v, pos, n, above)) < n) {
+            for (const std::size_t end = std::min(pos + simd::kScanBlock, n); pos < end; ++pos) {
+                kept[count] = rank_key(v[pos], static_cast<std::uint32_t>(pos));
+                count += static_cast<std::size_t>(v[pos] > above);
+            }
+        }
+    }
     if (count > k) {
-        std::nth_element(
-            kept.begin(), kept.begin() + static_cast<std::ptrdiff_t>(k - 1), end, RankOrder{});
+        std::nth_element(kept, kept + (k - 1), kept + count, std::greater<>{});
+        count = k;
     }
-    out.assign(kept.begin(), kept.begin() + static_cast<std::ptrdiff_t>(std::min(count, k)));
+    out.resize(count);
+    for (std::size_t i = 0; i < count; ++i) {
+        const std::uint32_t j = rank_key_position(kept[i]);
+        out[i] = {ids.empty() ? static_cast<ToolId>(j) : ids[j], v[j]};
+    }
 }
 
 }  // namespace scout::detail

@@ -11,21 +11,13 @@
 
 #include "scout/options.hpp"
 
+#include "dense/vector_store.hpp"
 #include "util/bitset.hpp"
 #include "util/pod_vector.hpp"
 #include "util/thread_pool.hpp"
 #include "util/topk.hpp"
 
 namespace scout::detail {
-
-/// Row-major N x dim matrix of unit vectors, shared between index variants and snapshots. A
-/// PodVector: a commit copies the previous build's rows into blocks the retired build freed.
-struct VectorStore {
-    std::size_t dim = 0;
-    PodVector<float> data;
-    [[nodiscard]] std::size_t size() const noexcept { return dim == 0 ? 0 : data.size() / dim; }
-    [[nodiscard]] const float* row(std::size_t i) const noexcept { return data.data() + i * dim; }
-};
 
 /// int8 copies of a VectorStore: row i is scales[i] * codes[i * dim, (i + 1) * dim), each row
 /// scaled so its largest |component| maps to 127 (symmetric, per-row scale).
@@ -58,8 +50,11 @@ public:
     [[nodiscard]] virtual const char* kind() const noexcept = 0;
     [[nodiscard]] virtual std::size_t memory_bytes() const noexcept = 0;
     [[nodiscard]] virtual const VectorStore& vectors() const noexcept = 0;
-    /// The HNSW graph as an index file stores it (docs/FORMAT.md); empty for a flat index.
-    [[nodiscard]] virtual std::string graph_bytes() const { return {}; }
+    /// The HNSW graph as an index file stores it (docs/FORMAT.md: section HNSW of that
+    /// version, kHnswGraphVersion or 1); empty for a flat index.
+    [[nodiscard]] virtual std::string graph_bytes(std::uint32_t /*version*/ = 2) const {
+        return {};
+    }
     /// An index of `vectors`, which equal this index's vectors except at the rows `changed`,
     /// made from this one instead of built afresh; null when this kind has no cheaper way (a
     /// flat index is as cheap to make anew) or `vectors` or `options` do not fit it. This index
@@ -89,12 +84,22 @@ public:
 /// The search width of an HNSW graph of `points` points (DenseOptions::hnsw_ef_base_tools).
 [[nodiscard]] std::size_t hnsw_search_width(const DenseOptions& options,
                                             std::size_t points) noexcept;
-/// The HNSW index of `vectors` from graph_bytes() of an earlier one with the same hnsw_m,
-/// without building anything. Null when the bytes are not a valid graph of that many vectors.
+/// The layout graph_bytes() writes: version 2 holds each point's level-0 element as the graph
+/// compares it (links, int8 codes or fp32 row, label), which a reader uses in place; version 1
+/// (index format 1) holds the links only.
+inline constexpr std::uint32_t kHnswGraphVersion = 2;
+
+/// The HNSW index of `vectors` from graph_bytes(version) of an earlier one with the same hnsw_m
+/// and hnsw_int8, without building anything. A version 2 graph's level-0 elements are used where
+/// they lie in `graph` when its layout is the graph library's, kept alive by `owner` (null: the
+/// caller keeps `graph` alive as long as the index); otherwise they are copied. Null when the
+/// bytes are not a valid graph of these vectors.
 [[nodiscard]] std::unique_ptr<DenseIndex> load_hnsw_index(
     std::shared_ptr<const VectorStore> vectors,
     const DenseOptions& options,
-    std::span<const std::uint8_t> graph);
+    std::span<const std::uint8_t> graph,
+    std::uint32_t version = kHnswGraphVersion,
+    std::shared_ptr<const void> owner = nullptr);
 /// Picks flat or HNSW from options.kind and the number of vectors; `pool` and `progress` as
 /// for make_hnsw_index.
 [[nodiscard]] std::unique_ptr<DenseIndex> make_dense_index(

@@ -49,11 +49,11 @@ void score_rows(const simd::Kernels& kern,
         for (std::size_t r = 0; r < simd::kRowGroup; ++r) {
             rows[r] = vectors.row(id_of(j + r));
         }
-        kern.dot_rows(query, rows.data(), vectors.dim, scores.data() + j);
+        kern.dot_rows(query, rows.data(), vectors.dim(), scores.data() + j);
     }
     // dot() sums in the same order as dot_rows(), so the tail scores like a full group.
     for (; j < count; ++j) {
-        scores[j] = kern.dot(query, vectors.row(id_of(j)), vectors.dim);
+        scores[j] = kern.dot(query, vectors.row(id_of(j)), vectors.dim());
     }
 }
 
@@ -109,7 +109,7 @@ public:
     }
     const char* kind() const noexcept override { return options_.int8_scan ? "flat-int8" : "flat"; }
     std::size_t memory_bytes() const noexcept override {
-        return vectors_->data.size() * sizeof(float) + codes_.memory_bytes();
+        return vectors_->bytes() + codes_.memory_bytes();
     }
     const VectorStore& vectors() const noexcept override { return *vectors_; }
 

@@ -161,6 +161,133 @@ std::optional<GraphView> parse_graph(std::span<const std::uint8_t> bytes,
     return g;
 }
 
+/// A version 2 graph (docs/FORMAT.md, section HNSW), checked: its level-0 elements, each
+/// `element_bytes` long, and the upper levels' link lists.
+struct GraphV2 {
+    std::uint32_t count = 0;
+    std::uint32_t m = 0;
+    std::uint32_t max_level = 0;
+    std::uint32_t entry = 0;
+    std::size_t element_bytes = 0;
+    std::size_t data_bytes = 0;
+    const std::uint8_t* level0 = nullptr;
+    const std::uint8_t* levels = nullptr;  ///< count u32
+    /// Offset in `upper` of each point's lists (level L: L lists of 1 + m words), by point.
+    std::vector<std::size_t> upper_at;
+    const std::uint8_t* upper = nullptr;
+    [[nodiscard]] static std::uint32_t u32(const std::uint8_t* p) {
+        std::uint32_t v = 0;
+        std::memcpy(&v, p, 4);
+        return v;
+    }
+    [[nodiscard]] std::uint32_t level(std::size_t i) const { return u32(levels + 4 * i); }
+};
+
+constexpr std::size_t kGraphV2HeaderBytes = 32;
+constexpr std::uint32_t kGraphV2Int8 = 1;  // flags: the elements are int8 codes and a scale
+
+/// The bytes of a version 2 level-0 element: link count, 2m link slots, data, label.
+std::size_t v2_element_bytes(std::size_t m, std::size_t data_bytes) {
+    return 4 + 8 * m + data_bytes + sizeof(hnswlib::labeltype);
+}
+
+/// Every count within its level's bound, every id a point, every label its point, every code in
+/// [-127, 127] and every value finite, the entry point on the top level.
+std::optional<GraphV2> parse_graph_v2(std::span<const std::uint8_t> bytes,
+                                      std::size_t rows,
+                                      std::size_t dim,
+                                      const DenseOptions& options) {
+    if (bytes.size() < kGraphV2HeaderBytes) {
+        return std::nullopt;
+    }
+    GraphV2 g;
+    const std::uint8_t* b = bytes.data();
+    g.count = GraphV2::u32(b);
+    g.m = GraphV2::u32(b + 4);
+    g.max_level = GraphV2::u32(b + 8);
+    g.entry = GraphV2::u32(b + 12);
+    const std::uint32_t element_bytes = GraphV2::u32(b + 16);
+    const std::uint32_t data_bytes = GraphV2::u32(b + 20);
+    const std::uint32_t flags = GraphV2::u32(b + 24);
+    const bool int8 = flags == kGraphV2Int8;
+    const std::size_t want_data = int8 ? dim + sizeof(float) : dim * sizeof(float);
+    if (g.count != rows || g.m != options.hnsw_m || (flags & ~kGraphV2Int8) != 0 ||
+        int8 != options.hnsw_int8 || GraphV2::u32(b + 28) != 0 || data_bytes != want_data ||
+        element_bytes != v2_element_bytes(g.m, data_bytes) || g.max_level > kMaxGraphLevel ||
+        (g.count > 0 && g.entry >= g.count)) {
+        return std::nullopt;
+    }
+    g.element_bytes = element_bytes;
+    g.data_bytes = data_bytes;
+    const std::size_t body = bytes.size() - kGraphV2HeaderBytes;
+    if (g.count > body / (element_bytes + 4)) {
+        return std::nullopt;
+    }
+    g.level0 = b + kGraphV2HeaderBytes;
+    g.levels = g.level0 + std::size_t{g.count} * element_bytes;
+    g.upper = g.levels + std::size_t{g.count} * 4;
+    const std::size_t upper_bytes = body - std::size_t{g.count} * (element_bytes + 4);
+    const std::size_t list_bytes = 4 * (std::size_t{g.m} + 1);
+    g.upper_at.resize(g.count);
+    std::size_t at = 0;
+    for (std::uint32_t i = 0; i < g.count; ++i) {
+        const std::uint32_t level = g.level(i);
+        if (level > g.max_level || level * list_bytes > upper_bytes - at) {
+            return std::nullopt;
+        }
+        g.upper_at[i] = at;
+        for (std::uint32_t l = 0; l < level; ++l) {
+            const std::uint8_t* list = g.upper + at + l * list_bytes;
+            const std::uint32_t links = GraphV2::u32(list);
+            if (links > g.m) {
+                return std::nullopt;
+            }
+            for (std::uint32_t j = 0; j < links; ++j) {
+                if (GraphV2::u32(list + 4 + 4 * std::size_t{j}) >= g.count) {
+                    return std::nullopt;
+                }
+            }
+        }
+        at += level * list_bytes;
+    }
+    if (at != upper_bytes || (g.count > 0 && g.level(g.entry) != g.max_level) ||
+        (g.count == 0 && (g.max_level != 0 || g.entry != 0))) {
+        return std::nullopt;
+    }
+    // The level-0 elements: one flag per element rather than a branch per value.
+    for (std::uint32_t i = 0; i < g.count; ++i) {
+        const std::uint8_t* e = g.level0 + std::size_t{i} * element_bytes;
+        const std::uint32_t head = GraphV2::u32(e);
+        unsigned bad = static_cast<unsigned>(head > 2 * g.m);
+        const std::uint32_t links = bad != 0 ? 0 : head;
+        for (std::uint32_t j = 0; j < links; ++j) {
+            bad |= static_cast<unsigned>(GraphV2::u32(e + 4 + 4 * std::size_t{j}) >= g.count);
+        }
+        const std::uint8_t* data = e + 4 + 8 * std::size_t{g.m};
+        if (int8) {
+            for (std::size_t d = 0; d < dim; ++d) {
+                bad |= static_cast<unsigned>(data[d] == 0x80U);  // -128 has no negation
+            }
+            float scale = 0.0f;
+            std::memcpy(&scale, data + dim, sizeof scale);
+            bad |= static_cast<unsigned>(!(scale >= 0.0f) || !std::isfinite(scale));
+        } else {
+            for (std::size_t d = 0; d < dim; ++d) {
+                float x = 0.0f;
+                std::memcpy(&x, data + 4 * d, sizeof x);
+                bad |= static_cast<unsigned>(!std::isfinite(x));
+            }
+        }
+        hnswlib::labeltype label = 0;
+        std::memcpy(&label, data + data_bytes, sizeof label);
+        bad |= static_cast<unsigned>(label != i);
+        if (bad != 0) {
+            return std::nullopt;
+        }
+    }
+    return g;
+}
+
 /// Patches re-link at most this fraction of a graph's points in all before it is built afresh:
 /// each re-link keeps its neighbourhood sound, but a graph whose points mostly moved after it
 /// was built no longer has the structure a build would give it.
@@ -202,7 +329,7 @@ public:
             space_.encode(vectors_->row(i), element + graph_.offsetData_);
             const hnswlib::labeltype label = i;
             std::memcpy(element + graph_.label_offset_, &label, sizeof(label));
-            graph_.label_lookup_[label] = i;
+            // label_lookup_ stays empty, as in a patched copy: labels are internal ids.
             const std::uint32_t level = stored.levels[i];
             if (level > 0) {
                 graph_.linkLists_[i] = allocate_links(static_cast<int>(level));
@@ -227,6 +354,62 @@ public:
             graph_.maxlevel_ = static_cast<int>(stored.max_level);
         }
         graph_.setEf(hnsw_search_width(options, vectors_->size()));
+    }
+
+    /// A stored version 2 graph of `vectors` (checked by parse_graph_v2). Its level-0 elements
+    /// are used in place when their layout is hnswlib's (they are only read: a patch copies
+    /// them), kept alive by `owner`; otherwise each is copied into hnswlib's layout.
+    HnswIndex(std::shared_ptr<const VectorStore> vectors,
+              const DenseOptions& options,
+              const GraphV2& stored,
+              std::shared_ptr<const void> owner)
+        : HnswIndex(std::move(vectors), options, Empty{}) {
+        auto& g = graph_;
+        const std::size_t n = stored.count;
+        const std::size_t links_bytes0 = 4 + 8 * std::size_t{stored.m};
+        const bool same_layout = g.size_data_per_element_ == stored.element_bytes &&
+                                 g.offsetLevel0_ == 0 && g.offsetData_ == links_bytes0 &&
+                                 g.label_offset_ == links_bytes0 + stored.data_bytes &&
+                                 g.data_size_ == stored.data_bytes;
+        if (same_layout && n > 0) {
+            release_level0();
+            g.data_level0_memory_ =
+                const_cast<char*>(reinterpret_cast<const char*>(stored.level0));  // never written
+            // Also the flag that the elements are not ours to free, when the caller keeps them.
+            level0_owner_ = owner ? std::move(owner) : std::make_shared<int>(0);
+        } else {
+            for (std::size_t i = 0; i < n; ++i) {
+                const std::uint8_t* e = stored.level0 + i * stored.element_bytes;
+                char* element = g.data_level0_memory_ + i * g.size_data_per_element_;
+                std::memset(element, 0, g.size_data_per_element_);
+                std::memcpy(
+                    element + g.offsetLevel0_, e, std::min(links_bytes0, g.size_links_level0_));
+                std::memcpy(element + g.offsetData_, e + links_bytes0, stored.data_bytes);
+                const hnswlib::labeltype label = i;
+                std::memcpy(element + g.label_offset_, &label, sizeof label);
+            }
+        }
+        const std::size_t list_bytes = 4 * (std::size_t{stored.m} + 1);
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto level = static_cast<int>(stored.level(i));
+            if (level > 0) {
+                g.linkLists_[i] = allocate_links(level);
+                std::memset(g.linkLists_[i], 0, links_bytes(level));
+                for (int l = 1; l <= level; ++l) {
+                    std::memcpy(g.get_linklist(static_cast<hnswlib::tableint>(i), l),
+                                stored.upper + stored.upper_at[i] +
+                                    static_cast<std::size_t>(l - 1) * list_bytes,
+                                std::min(list_bytes, g.size_links_per_element_));
+                }
+            }
+            g.element_levels_[i] = level;  // after its list exists: the destructor frees it
+            g.cur_element_count = i + 1;
+        }
+        if (n > 0) {
+            g.enterpoint_node_ = stored.entry;
+            g.maxlevel_ = static_cast<int>(stored.max_level);
+        }
+        g.setEf(hnsw_search_width(options, n));
     }
 
     /// A copy of `previous`'s graph over `vectors`, each changed row re-linked in place by
@@ -269,7 +452,7 @@ public:
     std::unique_ptr<DenseIndex> patched(std::shared_ptr<const VectorStore> vectors,
                                         std::span<const ToolId> changed,
                                         const DenseOptions& options) const override {
-        if (vectors->size() != vectors_->size() || vectors->dim != vectors_->dim ||
+        if (vectors->size() != vectors_->size() || vectors->dim() != vectors_->dim() ||
             options.hnsw_m != graph_.M_ || options.hnsw_int8 != space_.int8() ||
             graph_.cur_element_count != vectors_->size() ||
             (relinked_ + changed.size()) * kRelinkedOneIn > vectors_->size()) {
@@ -278,7 +461,63 @@ public:
         return std::make_unique<HnswIndex>(std::move(vectors), options, *this, changed);
     }
 
-    std::string graph_bytes() const override {
+    std::string graph_bytes(std::uint32_t version) const override {
+        return version == 1 ? graph_bytes_v1() : graph_bytes_v2();
+    }
+
+    /// Version 2: the header, every level-0 element (link count, the links then zeros up to 2M
+    /// slots, the element's data, its label), every point's level, then each upper level's list
+    /// of every point that has it (count, the links then zeros up to M slots).
+    std::string graph_bytes_v2() const {
+        const auto& g = graph_;
+        const std::size_t n = g.cur_element_count;
+        const std::size_t m = g.M_;
+        const std::size_t element_bytes = v2_element_bytes(m, g.data_size_);
+        std::string out;
+        const auto put = [&out](std::uint32_t v) {
+            char b[4];
+            std::memcpy(b, &v, 4);
+            out.append(b, 4);
+        };
+        put(static_cast<std::uint32_t>(n));
+        put(static_cast<std::uint32_t>(m));
+        put(n == 0 ? 0U : static_cast<std::uint32_t>(g.maxlevel_));
+        put(n == 0 ? 0U : static_cast<std::uint32_t>(g.enterpoint_node_));
+        put(static_cast<std::uint32_t>(element_bytes));
+        put(static_cast<std::uint32_t>(g.data_size_));
+        put(space_.int8() ? kGraphV2Int8 : 0U);
+        put(0);
+        const auto put_list = [&](hnswlib::linklistsizeint* list, std::size_t slots) {
+            const unsigned short links = g.getListCount(list);
+            put(links);
+            const auto* ids = reinterpret_cast<const hnswlib::tableint*>(list + 1);
+            for (std::size_t j = 0; j < slots; ++j) {
+                put(j < links ? ids[j] : 0U);
+            }
+        };
+        out.reserve(kGraphV2HeaderBytes + n * (element_bytes + 4));
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto id = static_cast<hnswlib::tableint>(i);
+            put_list(g.get_linklist0(id), 2 * m);
+            out.append(g.getDataByInternalId(id), g.data_size_);
+            const hnswlib::labeltype label = i;
+            char b[sizeof label];
+            std::memcpy(b, &label, sizeof label);
+            out.append(b, sizeof label);
+        }
+        for (std::size_t i = 0; i < n; ++i) {
+            put(static_cast<std::uint32_t>(g.element_levels_[i]));
+        }
+        for (std::size_t i = 0; i < n; ++i) {
+            for (int l = 1; l <= g.element_levels_[i]; ++l) {
+                put_list(g.get_linklist(static_cast<hnswlib::tableint>(i), l), m);
+            }
+        }
+        return out;
+    }
+
+    /// Version 1 (index format 1): the header, then per point its level and its lists.
+    std::string graph_bytes_v1() const {
         std::string out;
         const auto put = [&out](std::uint32_t v) {
             char b[4];
@@ -338,8 +577,7 @@ public:
 
     const char* kind() const noexcept override { return space_.int8() ? "hnsw-int8" : "hnsw"; }
     std::size_t memory_bytes() const noexcept override {
-        return vectors_->data.size() * sizeof(float) +
-               graph_.max_elements_ * graph_.size_data_per_element_ +
+        return vectors_->bytes() + graph_.max_elements_ * graph_.size_data_per_element_ +
                graph_.cur_element_count * graph_.size_links_per_element_;
     }
     const VectorStore& vectors() const noexcept override { return *vectors_; }
@@ -349,7 +587,7 @@ private:
     /// An empty graph sized for `vectors`; the public constructors fill it.
     HnswIndex(std::shared_ptr<const VectorStore> vectors, const DenseOptions& options, Empty)
         : vectors_(std::move(vectors)),
-          space_(vectors_->dim, options.hnsw_int8),
+          space_(vectors_->dim(), options.hnsw_int8),
           graph_(&space_,
                  std::max<std::size_t>(vectors_->size(), 1),
                  options.hnsw_m,
@@ -386,18 +624,26 @@ private:
         return graph_.max_elements_ * graph_.size_data_per_element_;
     }
 
+    /// Frees the level-0 elements (to the block pool, or nothing when they are an index file's),
+    /// leaving none for hnswlib's destructor to free.
+    void release_level0() noexcept {
+        const std::size_t bytes = level0_bytes();
+        if (level0_owner_) {
+            level0_owner_.reset();
+        } else if (bytes >= block_pool::kPooledFrom) {
+            block_pool::release(graph_.data_level0_memory_, bytes);
+        } else {
+            std::free(graph_.data_level0_memory_);
+        }
+        graph_.data_level0_memory_ = nullptr;
+    }
+
 public:
     HnswIndex(const HnswIndex&) = delete;
     HnswIndex& operator=(const HnswIndex&) = delete;
     HnswIndex(HnswIndex&&) = delete;
     HnswIndex& operator=(HnswIndex&&) = delete;
-    ~HnswIndex() override {
-        const std::size_t bytes = level0_bytes();
-        if (bytes >= block_pool::kPooledFrom) {
-            block_pool::release(graph_.data_level0_memory_, bytes);
-            graph_.data_level0_memory_ = nullptr;  // hnswlib's destructor frees nothing then
-        }
-    }
+    ~HnswIndex() override { release_level0(); }
 
 private:
     /// Every point with the level a sequential build draws for it (the same generator and seed),
@@ -513,7 +759,7 @@ private:
         }
         auto found = graph_.searchKnn(element, pool);
         const simd::Kernels& kern = simd::active();
-        const std::size_t dim = vectors_->dim;
+        const std::size_t dim = vectors_->dim();
         for (; !found.empty(); found.pop()) {
             const auto id = static_cast<ToolId>(found.top().second);
             if (allowed == nullptr || allowed->test(id)) {
@@ -535,6 +781,8 @@ private:
     float min_fraction_;
     /// Points re-linked by patches since the graph was last built in full.
     std::size_t relinked_ = 0;
+    /// Set when the level-0 elements are an index file's, read in place: keeps them alive.
+    std::shared_ptr<const void> level0_owner_;
 };
 
 }  // namespace
@@ -558,12 +806,24 @@ std::unique_ptr<DenseIndex> make_hnsw_index(std::shared_ptr<const VectorStore> v
 
 std::unique_ptr<DenseIndex> load_hnsw_index(std::shared_ptr<const VectorStore> vectors,
                                             const DenseOptions& options,
-                                            std::span<const std::uint8_t> graph) {
-    const auto parsed = parse_graph(graph, vectors->size(), options.hnsw_m);
+                                            std::span<const std::uint8_t> graph,
+                                            std::uint32_t version,
+                                            std::shared_ptr<const void> owner) {
+    if (version == 1) {
+        const auto parsed = parse_graph(graph, vectors->size(), options.hnsw_m);
+        if (!parsed) {
+            return nullptr;
+        }
+        return std::make_unique<HnswIndex>(std::move(vectors), options, *parsed);
+    }
+    if (version != kHnswGraphVersion) {
+        return nullptr;
+    }
+    const auto parsed = parse_graph_v2(graph, vectors->size(), vectors->dim(), options);
     if (!parsed) {
         return nullptr;
     }
-    return std::make_unique<HnswIndex>(std::move(vectors), options, *parsed);
+    return std::make_unique<HnswIndex>(std::move(vectors), options, *parsed, std::move(owner));
 }
 
 }  // namespace scout::detail

@@ -15,31 +15,17 @@
 namespace scout::detail {
 
 float quantize_int8(const float* v, std::size_t dim, std::int8_t* codes) noexcept {
-    float max_abs = 0.0f;
-    for (std::size_t d = 0; d < dim; ++d) {
-        max_abs = std::max(max_abs, std::fabs(v[d]));
-    }
-    if (!(max_abs > 0.0f) || !std::isfinite(max_abs)) {
-        std::fill(codes, codes + dim, std::int8_t{0});
-        return 0.0f;
-    }
-    const float inv = 127.0f / max_abs;
-    for (std::size_t d = 0; d < dim; ++d) {
-        // lrint: one conversion instruction (nearbyint is a libm call per component).
-        const long c = std::clamp(std::lrint(v[d] * inv), -127L, 127L);
-        codes[d] = static_cast<std::int8_t>(c);
-    }
-    return max_abs / 127.0f;
+    return simd::active().quantize_i8(v, dim, codes);
 }
 
 Int8Store quantize_int8(const VectorStore& vectors) {
     Int8Store store;
-    store.dim = vectors.dim;
-    store.codes.resize(vectors.size() * vectors.dim);
+    store.dim = vectors.dim();
+    store.codes.resize(vectors.size() * vectors.dim());
     store.scales.resize(vectors.size());
     for (std::size_t i = 0; i < vectors.size(); ++i) {
         store.scales[i] =
-            quantize_int8(vectors.row(i), vectors.dim, store.codes.data() + i * vectors.dim);
+            quantize_int8(vectors.row(i), vectors.dim(), store.codes.data() + i * vectors.dim());
     }
     return store;
 }
@@ -126,7 +112,7 @@ void int8_search(const VectorStore& vectors,
     // Exact re-scoring of the pool. Its fp32 rows are scattered over a store that outgrows the
     // caches, so each row is requested a few rows ahead of its turn.
     constexpr std::size_t kAhead = 4;
-    const std::size_t row_bytes = vectors.dim * sizeof(float);
+    const std::size_t row_bytes = vectors.dim() * sizeof(float);
     const auto prefetch = [&](ToolId id) {
         const char* p = reinterpret_cast<const char*>(vectors.row(id));
         for (std::size_t b = 0; b < row_bytes; b += 64) {
@@ -141,7 +127,7 @@ void int8_search(const VectorStore& vectors,
         if (c + kAhead < out.size()) {
             prefetch(out[c + kAhead].id);
         }
-        s.top.push(out[c].id, kern.dot(query, vectors.row(out[c].id), vectors.dim));
+        s.top.push(out[c].id, kern.dot(query, vectors.row(out[c].id), vectors.dim()));
     }
     s.top.drain_sorted(out);
 }

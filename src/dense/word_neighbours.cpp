@@ -10,24 +10,25 @@ std::shared_ptr<const WordNeighbours> WordNeighbours::build(
     }
     auto out = std::make_shared<WordNeighbours>();
     const std::size_t dim = vectors->dim();
-    out->matrix_.dim = dim;
+    PodVector<float> rows;
     std::vector<float> v(dim);
     for (CatalogWord& w : words) {
         if (w.terms.empty() || !vectors->lookup(w.surface, v.data()) || !normalize(v.data(), dim)) {
             continue;
         }
-        out->matrix_.data.insert(out->matrix_.data.end(), v.begin(), v.end());
+        rows.insert(rows.end(), v.begin(), v.end());
         out->words_.push_back(std::move(w));
     }
     if (out->words_.empty()) {
         return nullptr;
     }
+    out->matrix_ = VectorStore(dim, std::move(rows));
     out->vectors_ = std::move(vectors);
     return out;
 }
 
 bool WordNeighbours::lookup(std::string_view word, float* out) const {
-    return vectors_->lookup(word, out) && normalize(out, matrix_.dim);
+    return vectors_->lookup(word, out) && normalize(out, matrix_.dim());
 }
 
 void WordNeighbours::nearest(const float* query, std::size_t k, std::vector<ScoredDoc>& out) const {

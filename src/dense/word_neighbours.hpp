@@ -37,7 +37,7 @@ public:
 
     [[nodiscard]] const CatalogWord& word(std::size_t i) const noexcept { return words_[i]; }
     [[nodiscard]] std::size_t size() const noexcept { return words_.size(); }
-    [[nodiscard]] std::size_t dim() const noexcept { return matrix_.dim; }
+    [[nodiscard]] std::size_t dim() const noexcept { return matrix_.dim(); }
 
 private:
     std::shared_ptr<const WordVectors> vectors_;

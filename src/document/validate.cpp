@@ -10,6 +10,7 @@
 #include "scout/catalog.hpp"
 
 #include "document/tool_document.hpp"
+#include "util/json_check.hpp"
 #include "util/json_limits.hpp"
 #include "util/printable.hpp"
 #include "util/utf8.hpp"
@@ -72,7 +73,59 @@ Status check_json_object(std::string_view what,
     return {};
 }
 
+/// check_text's verdict without its message: the stored catalog's checks build a message only
+/// for the text that fails.
+bool text_ok(std::string_view text, std::size_t limit, bool required, Kind kind) {
+    return !(required && text.empty()) && text.size() <= limit && is_valid_utf8(text) &&
+           !(kind == Kind::name && has_control(text));
+}
+
+bool json_object_ok(std::string_view text) {
+    return text.empty() || is_json_object(text);
+}
+
 }  // namespace
+
+Status validate_stored_server(const CatalogView& catalog, const ServerView& server) {
+    if (!text_ok(server.name, kMaxNameBytes, true, Kind::name) ||
+        !text_ok(server.description, kMaxDescriptionBytes, false, Kind::text) ||
+        !text_ok(server.category, kMaxNameBytes, false, Kind::name) ||
+        !text_ok(server.environment, kMaxNameBytes, false, Kind::name)) {
+        return validate_server(server_spec(catalog,
+                                           {server.name,
+                                            server.description,
+                                            server.category,
+                                            server.environment,
+                                            server.status,
+                                            0,
+                                            0}));  // for its message
+    }
+    const std::string_view* previous = nullptr;
+    for (std::uint32_t t = server.first_tool; t < server.end_tool; ++t) {
+        const ToolView& tool = catalog.tools[t];
+        if (previous != nullptr && !(*previous < tool.name)) {
+            return {Errc::invalid_argument,
+                    "server '" + clipped(server.name) + "': tool '" + clipped(tool.name) +
+                        "' is out of order or appears twice"};
+        }
+        previous = &tool.name;
+        if (!text_ok(tool.name, kMaxNameBytes, true, Kind::name) ||
+            !text_ok(tool.title, kMaxNameBytes, false, Kind::name) ||
+            !text_ok(tool.description, kMaxDescriptionBytes, false, Kind::text) ||
+            !text_ok(tool.input_schema, kMaxSchemaBytes, false, Kind::text) ||
+            !text_ok(tool.annotations, kMaxSchemaBytes, false, Kind::text) ||
+            !json_object_ok(tool.input_schema) || !json_object_ok(tool.annotations)) {
+            ServerSpec named =
+                server_spec(catalog, {server.name, {}, {}, {}, server.status, t, t + 1});
+            Status s = validate_tool(named, named.tools.front());
+            return s.ok() ? Status{Errc::invalid_argument,
+                                   "server '" + clipped(server.name) + "', tool '" +
+                                       clipped(tool.name) + "': not a valid tool"}
+                          : s;
+        }
+    }
+    return {};
+}
 
 Status validate_tool(const ServerSpec& server,
                      const ToolSpec& tool,

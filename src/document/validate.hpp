@@ -8,6 +8,8 @@
 #include "scout/status.hpp"
 #include "scout/types.hpp"
 
+#include "document/catalog_view.hpp"
+
 namespace scout::detail {
 
 /// Checks names, sizes, UTF-8, duplicate tool names and that every schema renders as a document.
@@ -19,5 +21,12 @@ namespace scout::detail {
 [[nodiscard]] Status validate_tool(const ServerSpec& server,
                                    const ToolSpec& tool,
                                    std::optional<std::string>* parameters = nullptr);
+
+/// validate_server's checks of a stored server and its tools (an index file's), except that
+/// schemas and annotations are checked to be JSON objects (is_json_object) but not rendered:
+/// the file's writer validated them, and this keeps a damaged or forged file from putting what
+/// upsert refuses into a snapshot at a fraction of the cost. Tool names must be in strictly
+/// increasing (byte-wise) order.
+[[nodiscard]] Status validate_stored_server(const CatalogView& catalog, const ServerView& server);
 
 }  // namespace scout::detail

@@ -26,6 +26,7 @@
 #include "util/byte_io.hpp"
 #include "util/file_io.hpp"
 #include "util/hash.hpp"
+#include "util/word_hash.hpp"
 
 namespace scout {
 
@@ -63,6 +64,11 @@ struct [[gnu::visibility("hidden")]] StaticEmbedder::FitMemo {
     std::vector<std::uint64_t> hashes;                    // of each text, by position
     std::vector<std::vector<std::uint32_t>> rows;         // each text's distinct rows
     std::unordered_map<std::uint32_t, std::uint32_t> df;  // over the whole corpus
+    // The L1 distance of `df` from basis->df, kept up to date as df changes, so judging the
+    // drift costs a commit its changed texts' rows rather than a pass over every row.
+    std::shared_ptr<const Weights> basis;  // null: `moved` and `mass` are to be recomputed
+    double moved = 0;
+    double mass = 0;  // the sum of basis->df
 };
 
 namespace {
@@ -296,18 +302,37 @@ void StaticEmbedder::fit(std::span<const std::string> corpus) {
         memo.hashes.assign(n, 0);
         memo.rows.assign(n, {});
         memo.df.clear();
+        memo.basis = nullptr;
     }
+    const auto current = weights();
+    if (memo.basis != current) {
+        memo.basis = nullptr;
+    }
+    // Keeps memo.moved equal to the L1 distance from the basis while df[row] moves by one.
+    const auto count_in_basis = [&memo](std::uint32_t row) -> double {
+        const auto it = memo.basis->df.find(row);
+        return it == memo.basis->df.end() ? 0.0 : it->second;
+    };
+    const auto moving = [&](std::uint32_t row, double from, double to) {
+        if (memo.basis != nullptr) {
+            const double base = count_in_basis(row);
+            memo.moved += std::abs(to - base) - std::abs(from - base);
+        }
+    };
     try {
         std::vector<std::string> words;
         std::unordered_set<std::uint32_t> rows;
         for (std::size_t i = 0; i < n; ++i) {
-            const std::uint64_t hash = std::hash<std::string_view>{}(corpus[i]);
+            const std::uint64_t hash = detail::text_hash(corpus[i]);
             if (positional && memo.hashes[i] == hash) {
                 continue;
             }
             for (const std::uint32_t r : memo.rows[i]) {  // empty unless positional
-                if (auto it = memo.df.find(r); it != memo.df.end() && --it->second == 0) {
-                    memo.df.erase(it);
+                if (auto it = memo.df.find(r); it != memo.df.end()) {
+                    moving(r, it->second, it->second - 1.0);
+                    if (--it->second == 0) {
+                        memo.df.erase(it);
+                    }
                 }
             }
             words.clear();
@@ -320,32 +345,37 @@ void StaticEmbedder::fit(std::span<const std::string> corpus) {
             }
             memo.rows[i].assign(rows.begin(), rows.end());
             for (const std::uint32_t r : rows) {
-                ++memo.df[r];
+                const std::uint32_t count = ++memo.df[r];
+                moving(r, count - 1.0, count);
             }
             memo.hashes[i] = hash;
         }
     } catch (...) {
         memo.hashes.clear();  // half updated: the next fit starts afresh
+        memo.basis = nullptr;
         throw;
     }
-    const auto current = weights();
     if (current->documents != 0) {
         // Drift: change in document count, and the L1 change of the document frequencies
         // relative to their total mass (one edited tool moves it by about 2 / documents).
+        if (memo.basis == nullptr) {
+            memo.mass = 0;
+            memo.moved = 0;
+            for (const auto& [row, count] : current->df) {
+                memo.mass += count;
+                auto it = memo.df.find(row);
+                memo.moved +=
+                    std::abs(static_cast<double>(count) - (it == memo.df.end() ? 0.0 : it->second));
+            }
+            for (const auto& [row, count] : memo.df) {
+                memo.moved += current->df.count(row) == 0 ? count : 0;
+            }
+            memo.basis = current;
+        }
         const double n_old = static_cast<double>(current->documents);
-        double mass = 0;
-        double moved = 0;
-        for (const auto& [row, count] : current->df) {
-            mass += count;
-            auto it = memo.df.find(row);
-            moved +=
-                std::abs(static_cast<double>(count) - (it == memo.df.end() ? 0.0 : it->second));
-        }
-        for (const auto& [row, count] : memo.df) {
-            moved += current->df.count(row) == 0 ? count : 0;
-        }
         const double drift = impl_->options.refit_drift;
-        if (std::abs(static_cast<double>(n) - n_old) <= drift * n_old && moved <= drift * mass) {
+        if (std::abs(static_cast<double>(n) - n_old) <= drift * n_old &&
+            memo.moved <= drift * memo.mass) {
             return;  // close enough: keep the weights (and the cached document vectors)
         }
     }
@@ -353,6 +383,7 @@ void StaticEmbedder::fit(std::span<const std::string> corpus) {
     next->documents = n;
     next->df = memo.df;
     Internals::apply_idf(*impl_, *next);
+    memo.basis = nullptr;  // recomputed against `next` by the next fit
     std::lock_guard lock(mutex_);
     weights_ = std::move(next);
 }

@@ -22,10 +22,12 @@ struct Candidate {
 
 struct Table {
     std::size_t width = 0;    // number of lists
-    std::vector<ToolId> ids;  // ids[slot], searched linearly
+    std::vector<ToolId> ids;  // ids[slot]
     std::vector<Candidate> candidates;
     std::vector<std::uint32_t> ranks;  // slot * width + list, 0 = absent
     std::vector<float> scores;
+    /// Open addressing, id -> slot + 1 (0: empty), at least twice the candidates' count.
+    std::vector<std::uint32_t> where;
     [[nodiscard]] std::uint32_t rank(const Candidate& c, std::size_t l) const {
         return ranks[c.slot * width + l];
     }
@@ -34,7 +36,8 @@ struct Table {
     }
 };
 
-/// Gathers every candidate with its rank and raw score in each list.
+/// Gathers every candidate with its rank and raw score in each list, in order of first
+/// appearance (list by list, rank by rank).
 Table& gather(std::span<const std::vector<ScoredDoc>> lists) {
     Table& t = thread_scratch<Table>();
     t.width = lists.size();
@@ -42,18 +45,33 @@ Table& gather(std::span<const std::vector<ScoredDoc>> lists) {
     t.candidates.clear();
     t.ranks.clear();
     t.scores.clear();
+    std::size_t total = 0;
+    for (const auto& list : lists) {
+        total += list.size();
+    }
+    std::size_t size = 16;
+    while (size < 2 * total) {
+        size *= 2;
+    }
+    t.where.assign(size, 0);
+    const std::size_t mask = size - 1;
     for (std::size_t l = 0; l < lists.size(); ++l) {
         const auto& list = lists[l];
         for (std::size_t r = 0; r < list.size(); ++r) {
             const ToolId id = list[r].id;
-            const auto slot =
-                static_cast<std::size_t>(std::find(t.ids.begin(), t.ids.end(), id) - t.ids.begin());
-            if (slot == t.ids.size()) {
+            std::size_t h = (static_cast<std::size_t>(id) * 0x9E3779B97F4A7C15ULL) >> 32U;
+            while (t.where[h & mask] != 0 && t.ids[t.where[h & mask] - 1] != id) {
+                ++h;
+            }
+            std::uint32_t& entry = t.where[h & mask];
+            if (entry == 0) {
+                entry = static_cast<std::uint32_t>(t.ids.size() + 1);
                 t.ids.push_back(id);
-                t.candidates.push_back({id, 0.0, UINT32_MAX, static_cast<std::uint32_t>(slot)});
+                t.candidates.push_back({id, 0.0, UINT32_MAX, entry - 1});
                 t.ranks.resize(t.ranks.size() + t.width, 0);
                 t.scores.resize(t.scores.size() + t.width, 0.0f);
             }
+            const std::size_t slot = entry - 1;
             const std::size_t cell = slot * t.width + l;
             if (t.ranks[cell] == 0) {  // a list naming a doc twice counts its first (best) rank
                 const auto rank = static_cast<std::uint32_t>(r + 1);
@@ -163,9 +181,9 @@ std::vector<double> agreement_gates(std::span<const std::vector<ScoredDoc>> list
 
 /// Moves `id` to the front (if present) and lifts its score to the best one, so the output stays
 /// ordered by score.
-void pin_first(std::vector<FusedDoc>& fused, ToolId id) {
+void pin_first(std::vector<FusedRow>& fused, ToolId id) {
     auto it =
-        std::find_if(fused.begin(), fused.end(), [&](const FusedDoc& d) { return d.id == id; });
+        std::find_if(fused.begin(), fused.end(), [&](const FusedRow& d) { return d.id == id; });
     if (it == fused.end() || it == fused.begin()) {
         return;
     }
@@ -173,7 +191,8 @@ void pin_first(std::vector<FusedDoc>& fused, ToolId id) {
     std::rotate(fused.begin(), it, it + 1);
 }
 
-std::vector<FusedDoc> finish(Table& t, std::size_t top_k) {
+/// The best `top_k` candidates, ordered, as rows pointing into the table.
+void finish(Table& t, std::size_t top_k, std::vector<FusedRow>& out) {
     const auto before = [](const Candidate& a, const Candidate& b) {
         if (a.score != b.score) {
             return a.score > b.score;
@@ -185,17 +204,12 @@ std::vector<FusedDoc> finish(Table& t, std::size_t top_k) {
                       t.candidates.begin() + static_cast<std::ptrdiff_t>(n),
                       t.candidates.end(),
                       before);
-    std::vector<FusedDoc> fused(n);
+    out.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
         const Candidate& c = t.candidates[i];
-        const auto row = static_cast<std::ptrdiff_t>(c.slot * t.width);
-        const auto end = row + static_cast<std::ptrdiff_t>(t.width);
-        fused[i].id = c.id;
-        fused[i].score = c.score;
-        fused[i].ranks.assign(t.ranks.begin() + row, t.ranks.begin() + end);
-        fused[i].scores.assign(t.scores.begin() + row, t.scores.begin() + end);
+        out[i] = {
+            c.id, c.score, t.ranks.data() + c.slot * t.width, t.scores.data() + c.slot * t.width};
     }
-    return fused;
 }
 
 }  // namespace
@@ -239,18 +253,37 @@ std::size_t auto_k_cut(std::span<const float> scores, double ratio) {
     return n;
 }
 
+namespace {
+
+/// FusedDocs that own copies of the rows' ranks and scores.
+std::vector<FusedDoc> owned(const std::vector<FusedRow>& rows, std::size_t width) {
+    std::vector<FusedDoc> out(rows.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        out[i].id = rows[i].id;
+        out[i].score = rows[i].score;
+        out[i].ranks.assign(rows[i].ranks, rows[i].ranks + width);
+        out[i].scores.assign(rows[i].scores, rows[i].scores + width);
+    }
+    return out;
+}
+
+}  // namespace
+
 std::vector<FusedDoc> rrf_fuse(std::span<const std::vector<ScoredDoc>> lists,
                                double k,
                                std::size_t top_k) {
     Table& t = gather(lists);
     score_rrf(t, {}, k);
-    return finish(t, top_k);
+    std::vector<FusedRow> rows;
+    finish(t, top_k, rows);
+    return owned(rows, lists.size());
 }
 
-std::vector<FusedDoc> fuse(std::span<const std::vector<ScoredDoc>> lists,
-                           std::span<const double> weights,
-                           const FusionOptions& options,
-                           std::size_t top_k) {
+void fuse_rows(std::span<const std::vector<ScoredDoc>> lists,
+               std::span<const double> weights,
+               const FusionOptions& options,
+               std::size_t top_k,
+               std::vector<FusedRow>& out) {
     Table& t = gather(lists);
     switch (options.method) {
         case FusionMethod::rrf:
@@ -269,12 +302,12 @@ std::vector<FusedDoc> fuse(std::span<const std::vector<ScoredDoc>> lists,
             }
             const std::vector<double> gates = anchored_gates(lists, options.dense_confidence_power);
             score_blend(t, lists, weights, gates);
-            std::vector<FusedDoc> out = finish(t, t.candidates.size());
+            finish(t, t.candidates.size(), out);
             pin_first(out, lists[0].front().id);
             if (out.size() > top_k) {
                 out.resize(top_k);
             }
-            return out;
+            return;
         }
         case FusionMethod::gated: {
             if (lists.empty() || lists[0].empty()) {  // no BM25 list: a plain blend of the rest
@@ -293,7 +326,16 @@ std::vector<FusedDoc> fuse(std::span<const std::vector<ScoredDoc>> lists,
             break;
         }
     }
-    return finish(t, top_k);
+    finish(t, top_k, out);
+}
+
+std::vector<FusedDoc> fuse(std::span<const std::vector<ScoredDoc>> lists,
+                           std::span<const double> weights,
+                           const FusionOptions& options,
+                           std::size_t top_k) {
+    std::vector<FusedRow> rows;
+    fuse_rows(lists, weights, options, top_k, rows);
+    return owned(rows, lists.size());
 }
 
 }  // namespace scout::detail

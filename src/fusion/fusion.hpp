@@ -46,4 +46,20 @@ struct FusedDoc {
                                          const FusionOptions& options,
                                          std::size_t top_k);
 
+/// A fused candidate as fuse_rows gives it: its rank (0 = absent) and score in each input list
+/// are lists.size() entries in the calling thread's fusion tables, valid until its next fusion.
+struct FusedRow {
+    ToolId id = 0;
+    double score = 0;
+    const std::uint32_t* ranks = nullptr;
+    const float* scores = nullptr;
+};
+
+/// fuse() into `out` without a vector per candidate, for a caller that reads the rows at once.
+void fuse_rows(std::span<const std::vector<ScoredDoc>> lists,
+               std::span<const double> weights,
+               const FusionOptions& options,
+               std::size_t top_k,
+               std::vector<FusedRow>& out);
+
 }  // namespace scout::detail

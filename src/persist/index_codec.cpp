@@ -1,12 +1,14 @@
-// index_codec.cpp: META (JSON), CATL (JSON: the committed catalog, every server and status) and
-// VECS (raw little-endian float32 rows) sections; decoding validates every invariant a snapshot
-// build relies on, so a file that decodes can be opened.
+// index_codec.cpp: META (JSON), the committed catalog (CATB, binary; format 1: CATL, JSON), VECS
+// (raw little-endian float32 rows) and the built indexes; decoding validates every invariant a
+// snapshot build relies on, so a file that decodes can be opened.
 #include "persist/index_codec.hpp"
 
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <future>
 #include <stdexcept>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -15,9 +17,11 @@
 #include "persist/container.hpp"
 #include "persist/options_json.hpp"
 #include "persist/outcome_codec.hpp"
+#include "simd/kernels.hpp"
 #include "util/byte_io.hpp"
 #include "util/json_limits.hpp"
 #include "util/pod_vector.hpp"
+#include "util/shared_array.hpp"
 
 namespace scout::detail {
 namespace {
@@ -28,7 +32,8 @@ static_assert(std::endian::native == std::endian::little,
 using nlohmann::json;
 
 constexpr std::uint32_t kMeta = fourcc("META");
-constexpr std::uint32_t kCatalog = fourcc("CATL");
+constexpr std::uint32_t kCatalog = fourcc("CATL");        // format 1: JSON
+constexpr std::uint32_t kCatalogBinary = fourcc("CATB");  // format 2: read in place
 constexpr std::uint32_t kVectors = fourcc("VECS");
 constexpr std::uint32_t kOutcomes = fourcc("OUTC");
 constexpr std::uint32_t kBm25 = fourcc("BM25");
@@ -55,28 +60,6 @@ std::uint64_t count(const json& obj, const char* key) {
     return obj[key].get<std::uint64_t>();
 }
 
-json catalog_json(const std::vector<ServerImage>& servers) {
-    json out = json::array();
-    for (const ServerImage& image : servers) {
-        const ServerSpec& server = *image.server;
-        json tools = json::array();
-        for (const ToolSpec* t : image.tools) {
-            tools.push_back({{"name", t->name},
-                             {"title", t->title},
-                             {"description", t->description},
-                             {"input_schema", t->input_schema},
-                             {"annotations", t->annotations}});
-        }
-        out.push_back({{"name", server.name},
-                       {"description", server.description},
-                       {"category", server.category},
-                       {"environment", server.environment},
-                       {"status", std::string(server_status_name(server.status))},
-                       {"tools", std::move(tools)}});
-    }
-    return {{"servers", std::move(out)}};
-}
-
 std::string dump(const json& j) {
     // Strings were validated as UTF-8 on the way in; strict dumping would throw otherwise.
     return j.dump();
@@ -92,16 +75,15 @@ json parse_section(std::span<const std::uint8_t> bytes, const char* section) {
     return std::move(parsed.value());
 }
 
-CatalogSpec parse_catalog(std::span<const std::uint8_t> bytes, std::size_t& indexed) {
+/// A format 1 CATL section: JSON, parsed and validated as upsert_server would.
+CatalogView parse_catalog_json(std::span<const std::uint8_t> bytes) {
     auto read = read_catalog_json(
         std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
     if (!read) {
         throw Bad("catalog section: " + read.status().message());
     }
-    CatalogSpec spec = std::move(read.value());
-    indexed = 0;
     const ServerSpec* previous = nullptr;
-    for (const ServerSpec& server : spec.servers) {
+    for (const ServerSpec& server : read->servers) {
         // Sorted, unique names: the writer's order, on which the VECS row order depends.
         if (previous != nullptr && !(previous->name < server.name)) {
             throw Bad("server '" + server.name + "' is out of order or appears twice");
@@ -116,14 +98,25 @@ CatalogSpec parse_catalog(std::span<const std::uint8_t> bytes, std::size_t& inde
         if (Status v = validate_server(server); !v.ok()) {
             throw Bad(v.message());
         }
-        if (server.status == ServerStatus::active) {
-            indexed += server.tools.size();
-        }
     }
-    return spec;
+    return view_of(std::make_shared<const CatalogSpec>(std::move(read.value())));
 }
 
-void parse_vectors(std::span<const std::uint8_t> bytes, StoredIndex& out) {
+/// A format 2 CATB section, its texts viewing the file.
+CatalogView parse_catalog_binary(std::span<const std::uint8_t> bytes,
+                                 std::shared_ptr<const void> owner) {
+    auto view = decode_catalog_binary(bytes);
+    if (!view) {
+        throw Bad(view.status().message());
+    }
+    view->owner = std::move(owner);
+    return std::move(view.value());
+}
+
+/// VECS, read in place: the rows view the file.
+void parse_vectors(std::span<const std::uint8_t> bytes,
+                   const std::shared_ptr<const void>& owner,
+                   StoredIndex& out) {
     if (bytes.size() < kVecsHeader) {
         throw Bad("vector section is too short");
     }
@@ -138,24 +131,27 @@ void parse_vectors(std::span<const std::uint8_t> bytes, StoredIndex& out) {
         payload % (std::size_t{dim} * 4) != 0 || payload / (std::size_t{dim} * 4) != n) {
         throw Bad("vector section size does not match its counts");
     }
-    out.vectors = std::make_shared<VectorStore>();
-    out.vectors->dim = dim;
-    PodVector<float>& rows = out.vectors->data;
-    rows.resize(payload / 4);
-    if (payload != 0) {
-        std::memcpy(rows.data(), bytes.data() + kVecsHeader, payload);
-    }
-    for (std::size_t r = 0; r < n; ++r) {
-        double norm = 0;
-        for (std::size_t i = 0; i < dim; ++i) {
-            const float x = rows[r * dim + i];
-            if (!std::isfinite(x)) {
-                throw Bad("vector " + std::to_string(r) + " is not finite");
-            }
-            norm += static_cast<double>(x) * static_cast<double>(x);
+    const float* rows = nullptr;
+    if (reinterpret_cast<std::uintptr_t>(bytes.data() + kVecsHeader) % alignof(float) == 0) {
+        rows = reinterpret_cast<const float*>(bytes.data() + kVecsHeader);
+        out.vectors =
+            std::make_shared<VectorStore>(dim, std::span<const float>(rows, payload / 4), owner);
+    } else {  // a buffer that is not the file's aligned image: copy
+        PodVector<float> copy(payload / 4);
+        if (payload != 0) {
+            std::memcpy(copy.data(), bytes.data() + kVecsHeader, payload);
         }
-        if (norm != 0.0 && std::abs(norm - 1.0) > 1e-3) {
-            throw Bad("vector " + std::to_string(r) + " is not unit length");
+        rows = copy.data();
+        out.vectors = std::make_shared<VectorStore>(dim, std::move(copy));
+    }
+    // A row's squared norm is finite only when each value is, and must be 0 or about 1. The
+    // run-time kernel's float sum is exact enough for that tolerance at any dimension here.
+    const simd::Kernels& kern = simd::active();
+    for (std::size_t r = 0; r < n; ++r) {
+        const float* row = rows + r * dim;
+        const float norm = kern.dot(row, row, dim);
+        if (!(norm == 0.0f || std::abs(norm - 1.0f) <= 1e-3f)) {
+            throw Bad("vector " + std::to_string(r) + " is not finite or not unit length");
         }
     }
 }
@@ -180,6 +176,24 @@ public:
         }
         at_ += out.size() * sizeof(T);
         return out;
+    }
+    /// `count` values of T in place (kept alive by `owner`), or copied when the bytes are not
+    /// aligned for T (a buffer that is not an index file's image).
+    template <typename T>
+    SharedArray<T> array(std::uint64_t count,
+                         const char* what,
+                         const std::shared_ptr<const void>& owner) {
+        const std::uint8_t* at = bytes_.data() + at_;
+        if (reinterpret_cast<std::uintptr_t>(at) % alignof(T) != 0) {
+            return take<T, PodVector<T>>(count, what);
+        }
+        if (count > (bytes_.size() - at_) / sizeof(T)) {
+            throw Bad(std::string(what) + " runs past the end of its section");
+        }
+        at_ += static_cast<std::size_t>(count) * sizeof(T);
+        return SharedArray<T>(
+            std::span<const T>(reinterpret_cast<const T*>(at), static_cast<std::size_t>(count)),
+            owner);
     }
     template <typename T>
     T one(const char* what) {
@@ -224,7 +238,9 @@ std::string encode_bm25(const Bm25Index& bm25) {
     return out;
 }
 
-std::unique_ptr<Bm25Index> decode_bm25(std::span<const std::uint8_t> bytes, std::size_t documents) {
+std::unique_ptr<Bm25Index> decode_bm25(std::span<const std::uint8_t> bytes,
+                                       std::size_t documents,
+                                       const std::shared_ptr<const void>& owner) {
     Cursor in(bytes);
     const auto docs = in.one<std::uint64_t>("BM25 header");
     const auto terms = in.one<std::uint64_t>("BM25 header");
@@ -232,9 +248,9 @@ std::unique_ptr<Bm25Index> decode_bm25(std::span<const std::uint8_t> bytes, std:
     if (docs != documents || terms >= bytes.size() || postings >= bytes.size()) {
         throw Bad("BM25 section counts do not match the catalog");
     }
-    auto offsets = in.take<std::uint32_t, PodVector<std::uint32_t>>(terms + 1, "BM25 offsets");
-    auto docids = in.take<ToolId, PodVector<ToolId>>(postings, "BM25 postings");
-    auto impacts = in.take<float, PodVector<float>>(postings, "BM25 impacts");
+    auto offsets = in.array<std::uint32_t>(terms + 1, "BM25 offsets", owner);
+    auto docids = in.array<ToolId>(postings, "BM25 postings", owner);
+    auto impacts = in.array<float>(postings, "BM25 impacts", owner);
     std::vector<std::string> words;
     words.reserve(static_cast<std::size_t>(terms));
     for (std::uint64_t t = 0; t < terms; ++t) {
@@ -295,6 +311,39 @@ void check(const SectionView* section) {
     }
 }
 
+/// Files this large check and read their dense sections on a second thread.
+constexpr std::size_t kParallelOpenBytes = std::size_t{8} << 20U;
+
+/// VECS (present), EKEY, EMBF and the dense index: the HNSW graph, or a flat index.
+void decode_dense_sections(const ContainerView& view,
+                           const SectionView& vecs,
+                           const std::shared_ptr<const void>& owner,
+                           StoredIndex& out) {
+    check(&vecs);
+    parse_vectors(vecs.bytes, owner, out);
+    if (const SectionView* keys = view.find(kEmbedKeys)) {
+        check(keys);
+        out.embed_keys = decode_keys(keys->bytes, out.info.vectors);
+    }
+    if (const SectionView* state = view.find(kEmbedderState)) {
+        check(state);
+        out.embedder_state.assign(reinterpret_cast<const char*>(state->bytes.data()),
+                                  state->bytes.size());
+    }
+    if (const SectionView* graph = view.find(kGraph)) {
+        check(graph);
+        out.dense =
+            load_hnsw_index(out.vectors, out.options.dense, graph->bytes, graph->version, owner);
+        if (!out.dense) {
+            throw Bad("HNSW graph is inconsistent");
+        }
+    } else if (out.options.dense.kind == DenseIndexKind::flat ||
+               (out.options.dense.kind == DenseIndexKind::automatic &&
+                out.vectors->size() < out.options.dense.hnsw_min_tools)) {
+        out.dense = make_flat_index(out.vectors, out.options.dense);
+    }
+}
+
 }  // namespace
 
 std::string encode_index(const IndexImage& image) {
@@ -302,7 +351,7 @@ std::string encode_index(const IndexImage& image) {
     for (const ServerImage& server : image.servers) {
         tools += server.tools.size();
     }
-    const bool has_vectors = !image.model_id.empty();
+    const bool has_vectors = !image.model_id.empty() && image.vectors != nullptr;
     const std::size_t vectors = has_vectors ? image.indexed_tools : 0;
     json meta{{"format", {{"major", kIndexFormatMajor}, {"minor", kIndexFormatMinor}}},
               {"library_version", SCOUT_VERSION_STRING},
@@ -316,15 +365,18 @@ std::string encode_index(const IndexImage& image) {
                 {"vectors", vectors}}}};
     std::vector<SectionOut> sections;
     sections.push_back({kMeta, 1, dump(meta)});
-    sections.push_back({kCatalog, 1, dump(catalog_json(image.servers))});
+    sections.push_back({kCatalogBinary, 1, encode_catalog_binary(image.servers)});
     if (has_vectors) {
-        std::string bytes(kVecsHeader + image.vectors.size() * sizeof(float), '\0');
+        std::string bytes(kVecsHeader + image.vectors->bytes(), '\0');
         const std::uint64_t n = vectors;
         const auto dim = static_cast<std::uint32_t>(image.dim);
         std::memcpy(bytes.data(), &n, 8);
         std::memcpy(bytes.data() + 8, &dim, 4);
-        std::memcpy(
-            bytes.data() + kVecsHeader, image.vectors.data(), image.vectors.size() * sizeof(float));
+        char* at = bytes.data() + kVecsHeader;
+        image.vectors->for_each_run([&at](std::span<const float> run) {
+            std::memcpy(at, run.data(), run.size_bytes());
+            at += run.size_bytes();
+        });
         sections.push_back({kVectors, 1, std::move(bytes)});
         if (image.embed_keys.size() == vectors) {
             std::string keys;
@@ -333,7 +385,7 @@ std::string encode_index(const IndexImage& image) {
             sections.push_back({kEmbedKeys, 1, std::move(keys)});
         }
         if (!image.hnsw_graph.empty()) {
-            sections.push_back({kGraph, 1, image.hnsw_graph});
+            sections.push_back({kGraph, kHnswGraphVersion, image.hnsw_graph});
         }
         if (!image.embedder_state.empty()) {
             sections.push_back({kEmbedderState, 1, image.embedder_state});
@@ -348,16 +400,20 @@ std::string encode_index(const IndexImage& image) {
     return write_container(kIndexFormatMajor, kIndexFormatMinor, sections);
 }
 
-Result<StoredIndex> decode_index(std::span<const std::uint8_t> bytes) {
+Result<StoredIndex> decode_index(std::span<const std::uint8_t> bytes,
+                                 std::shared_ptr<const void> owner) {
     auto view = read_container(bytes, kOldestIndexFormatMajor, kIndexFormatMajor);
     if (!view) {
         return view.status();
     }
     const SectionView* meta = view->find(kMeta);
-    const SectionView* cat = view->find(kCatalog);
+    const bool binary_catalog = view->major >= 2;
+    const SectionView* cat = view->find(binary_catalog ? kCatalogBinary : kCatalog);
     const SectionView* vecs = view->find(kVectors);
     if (meta == nullptr || cat == nullptr) {
-        return Status{Errc::corrupt, "index file is corrupt: META or CATL section missing"};
+        return Status{Errc::corrupt,
+                      std::string("index file is corrupt: META or ") +
+                          (binary_catalog ? "CATB" : "CATL") + " section missing"};
     }
     StoredIndex out;
     try {
@@ -393,52 +449,46 @@ Result<StoredIndex> decode_index(std::span<const std::uint8_t> bytes) {
         out.info.tools = count(c, "tools");
         out.info.indexed_tools = count(c, "indexed_tools");
         out.info.vectors = count(c, "vectors");
-        std::size_t indexed = 0;
-        check(cat);
-        out.catalog = parse_catalog(cat->bytes, indexed);
-        std::size_t tools = 0;
-        for (const ServerSpec& s : out.catalog.servers) {
-            tools += s.tools.size();
+        const bool has_vectors = !out.info.model_id.empty();
+        if (has_vectors != (vecs != nullptr) ||
+            (!has_vectors && (out.info.vectors != 0 || out.info.dim != 0))) {
+            throw Bad("vector counts differ from the catalog");
         }
-        if (out.catalog.servers.size() != out.info.servers || tools != out.info.tools ||
-            indexed != out.info.indexed_tools) {
+        if (vecs == nullptr &&
+            (view->find(kEmbedKeys) != nullptr || view->find(kGraph) != nullptr ||
+             view->find(kEmbedderState) != nullptr)) {
+            throw Bad("dense sections without vectors");
+        }
+        // The dense sections and the rest touch different parts of `out`: a large file checks
+        // and reads them on a second thread (the future, destroyed first, waits for it).
+        const auto decode_dense = [&] {
+            if (vecs != nullptr) {
+                decode_dense_sections(*view, *vecs, owner, out);
+            }
+        };
+        std::future<void> dense;
+        if (bytes.size() >= kParallelOpenBytes && std::thread::hardware_concurrency() > 1) {
+            dense = std::async(std::launch::async, decode_dense);
+        } else {
+            decode_dense();
+        }
+        check(cat);
+        out.catalog = binary_catalog ? parse_catalog_binary(cat->bytes, owner)
+                                     : parse_catalog_json(cat->bytes);
+        const std::size_t indexed = out.catalog.indexed_tools();
+        if (out.catalog.servers.size() != out.info.servers ||
+            out.catalog.tools.size() != out.info.tools || indexed != out.info.indexed_tools) {
             throw Bad("catalog counts differ from META");
         }
-        const bool has_vectors = !out.info.model_id.empty();
-        if (has_vectors != (vecs != nullptr) || (has_vectors && out.info.vectors != indexed) ||
-            (!has_vectors && (out.info.vectors != 0 || out.info.dim != 0))) {
+        if (has_vectors && out.info.vectors != indexed) {
             throw Bad("vector counts differ from the catalog");
         }
         if (const SectionView* bm25 = view->find(kBm25)) {
             check(bm25);
-            out.bm25 = decode_bm25(bm25->bytes, indexed);
+            out.bm25 = decode_bm25(bm25->bytes, indexed, owner);
         }
-        if (vecs != nullptr) {
-            check(vecs);
-            parse_vectors(vecs->bytes, out);
-            if (const SectionView* keys = view->find(kEmbedKeys)) {
-                check(keys);
-                out.embed_keys = decode_keys(keys->bytes, out.info.vectors);
-            }
-            if (const SectionView* state = view->find(kEmbedderState)) {
-                check(state);
-                out.embedder_state.assign(reinterpret_cast<const char*>(state->bytes.data()),
-                                          state->bytes.size());
-            }
-            if (const SectionView* graph = view->find(kGraph)) {
-                check(graph);
-                out.dense = load_hnsw_index(out.vectors, out.options.dense, graph->bytes);
-                if (!out.dense) {
-                    throw Bad("HNSW graph is inconsistent");
-                }
-            } else if (out.options.dense.kind == DenseIndexKind::flat ||
-                       (out.options.dense.kind == DenseIndexKind::automatic &&
-                        out.vectors->size() < out.options.dense.hnsw_min_tools)) {
-                out.dense = make_flat_index(out.vectors, out.options.dense);
-            }
-        } else if (view->find(kEmbedKeys) != nullptr || view->find(kGraph) != nullptr ||
-                   view->find(kEmbedderState) != nullptr) {
-            throw Bad("dense sections without vectors");
+        if (dense.valid()) {
+            dense.get();  // rethrows what the dense sections threw
         }
         // A newer layout of OUTC is skipped like an unknown section: outcomes are only a hint.
         if (const SectionView* o = view->find(kOutcomes);

@@ -1,4 +1,4 @@
-// index_codec.hpp: a saved catalog <-> the sections of an index file (META, CATL, VECS, OUTC).
+// index_codec.hpp: a saved catalog <-> the sections of an index file (META, CATB, VECS, BM25...).
 // Bytes only: the writer (catalog/) hands over an IndexImage of views and gets a StoredIndex back.
 #pragma once
 
@@ -14,17 +14,12 @@
 #include "scout/types.hpp"
 
 #include "dense/dense_index.hpp"
+#include "document/catalog_view.hpp"
 #include "outcomes/outcome_prior.hpp"
+#include "persist/catalog_binary.hpp"
 #include "sparse/bm25_index.hpp"
 
 namespace scout::detail {
-
-/// One server as the writer holds it: its fields (server->tools is not read) and its tools, in
-/// name order.
-struct ServerImage {
-    const ServerSpec* server = nullptr;
-    std::vector<const ToolSpec*> tools;
-};
 
 /// What encode_index writes; views into the writer's state, valid for the call.
 struct IndexImage {
@@ -34,7 +29,7 @@ struct IndexImage {
     std::size_t indexed_tools = 0;     ///< tools of ACTIVE servers
     std::string model_id;              ///< embedder of `vectors`; empty when there are none
     std::size_t dim = 0;
-    std::span<const float> vectors;  ///< indexed_tools x dim unit rows, ToolId order
+    const VectorStore* vectors = nullptr;  ///< indexed_tools x dim unit rows, ToolId order
     // The built indexes, so opening rebuilds nothing (format 1.2; each may be absent).
     const Bm25Index* bm25 = nullptr;
     std::span<const std::uint64_t> embed_keys;  ///< the vector cache's key of each row
@@ -47,7 +42,7 @@ struct IndexImage {
 struct StoredIndex {
     IndexFileInfo info;
     CatalogOptions options;
-    CatalogSpec catalog;  ///< every server with its status and tools, by name
+    CatalogView catalog;  ///< every server with its status and tools, by name
     /// info.vectors x info.dim unit rows, ACTIVE tools in ToolId order; null without vectors.
     std::shared_ptr<VectorStore> vectors;
     // What format 1.2 adds; a file without them is rebuilt on open.
@@ -61,7 +56,10 @@ struct StoredIndex {
 /// The file image.
 [[nodiscard]] std::string encode_index(const IndexImage& image);
 
-/// Verifies and decodes a file image: container checks, then JSON and vector validation.
-[[nodiscard]] Result<StoredIndex> decode_index(std::span<const std::uint8_t> bytes);
+/// Verifies and decodes a file image: container checks, then every section's invariants. The
+/// catalog's texts, the vectors and the BM25 postings are read in place: they view `bytes`,
+/// which `owner` keeps alive (null: the caller keeps `bytes` alive while it uses the result).
+[[nodiscard]] Result<StoredIndex> decode_index(std::span<const std::uint8_t> bytes,
+                                               std::shared_ptr<const void> owner = nullptr);
 
 }  // namespace scout::detail

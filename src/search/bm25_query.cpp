@@ -1,7 +1,13 @@
-// bm25_query.cpp: see bm25_query.hpp.
+// bm25_query.cpp: see bm25_query.hpp. The query is tokenized once; its plain words (pairs,
+// action, lexicon), its surface words (own terms, compounds, neighbours) and their stems all come
+// from that one pass. The terms are handed to a sink as they are made: the search's sink looks
+// each up in the vocabulary at once and keeps its id, so no term string is built to be kept.
 #include "search/bm25_query.hpp"
 
 #include <algorithm>
+#include <array>
+#include <optional>
+#include <span>
 #include <string>
 #include <unordered_set>
 
@@ -9,79 +15,17 @@
 #include "analysis/stem_memo.hpp"
 #include "analysis/term.hpp"
 #include "analysis/tool_action.hpp"
-#include "analysis/word_pairs.hpp"
 #include "search/compound_expander.hpp"
 #include "search/lexicon.hpp"
 #include "search/neighbour_expansion.hpp"
+#include "util/thread_scratch.hpp"
 
 namespace scout::detail {
 
 namespace {
 
-/// Appends the analyzed terms of `text`, each with `weight`.
-void add_terms(const Analyzer& analyzer,
-               std::string_view text,
-               float weight,
-               std::vector<QueryTerm>& out) {
-    std::vector<std::string> words;
-    analyzer.analyze(text, words);
-    for (std::string& w : words) {
-        out.push_back({std::move(w), weight});
-    }
-}
-
-/// The query's own terms from its surface words, sparing a second tokenization: the analyzer
-/// is the surface analyzer with stemming as its last step, so its terms are, word by word, the
-/// word and its stem term (surface forms kept), the stem alone, or the word (no stemming).
-void query_terms_of_surface(const AnalyzerOptions& analyzer,
-                            const std::vector<std::string>& surface,
-                            std::vector<QueryTerm>& out) {
-    for (const std::string& w : surface) {
-        if (!analyzer.stem) {
-            out.push_back({w, 1.0f});
-        } else if (!analyzer.keep_surface) {
-            out.push_back({memo_porter_stem(w), 1.0f});
-        } else {
-            out.push_back({w, 1.0f});
-            out.push_back({make_term(TermKind::stem, memo_porter_stem(w)), 1.0f});
-        }
-    }
-}
-
-/// The lexicon's phrases for the query, from its plain words when they are at hand: they are
-/// the words split_words gives, except that plain_words cuts a word over 64 bytes (to 61-64
-/// bytes, at a UTF-8 boundary), so a query with a word that long is split again.
-std::vector<std::string> lexicon_expansions(std::string_view query,
-                                            const std::vector<std::string>* plain) {
-    constexpr std::size_t kShortestCut = 61;
-    if (plain != nullptr && std::all_of(plain->begin(), plain->end(), [](const std::string& w) {
-            return w.size() < kShortestCut;
-        })) {
-        return default_lexicon().expansions_of_words(*plain);
-    }
-    return default_lexicon().expansions(query);
-}
-
-/// Whether the catalog knows `word` (lowercase, unstemmed): all its terms are in the index.
-bool known_word(const Snapshot& snap, const std::string& word) {
-    // When the index keeps surface forms, the word is known iff it is a term itself, which
-    // spares analyzing every candidate half of a compound.
-    if (!snap.options.analyzer.stem || snap.options.analyzer.keep_surface) {
-        return snap.bm25.doc_freq(word) > 0;
-    }
-    // A word of lowercase ASCII letters is one token to the analyzer, so its one term is its
-    // stem (or none for a stop word): no tokenizing, no vector, for every candidate half.
-    const AnalyzerOptions& a = snap.options.analyzer;
-    if (!word.empty() && word.size() <= a.max_token_bytes &&
-        std::all_of(word.begin(), word.end(), [](char c) { return c >= 'a' && c <= 'z'; })) {
-        return !(a.remove_stop_words && is_stop_word(word)) &&
-               snap.bm25.doc_freq(memo_porter_stem(word)) > 0;
-    }
-    const std::vector<std::string> terms = snap.analyzer.analyze(word);
-    return !terms.empty() && std::all_of(terms.begin(), terms.end(), [&](const std::string& t) {
-        return snap.bm25.doc_freq(t) > 0;
-    });
-}
+/// plain_words cuts its words at this many bytes (word_pairs.cpp).
+constexpr std::size_t kPlainWordBytes = 64;
 
 bool wants_action(const Snapshot& snap) {
     const ExpansionOptions& expansion = snap.options.expansion;
@@ -97,57 +41,365 @@ bool wants_lexicon(const Snapshot& snap) {
     return snap.options.expansion.lexicon && snap.options.expansion.weight > 0.0f;
 }
 
-}  // namespace
+bool wants_neighbours(const Snapshot& snap) {
+    return snap.neighbours && snap.options.expansion.neighbours > 0;
+}
 
-std::vector<QueryTerm> bm25_query(const Snapshot& snap,
-                                  std::string_view query,
-                                  ToolAction action,
-                                  const std::vector<std::string>* plain) {
-    const ExpansionOptions& expansion = snap.options.expansion;
-    std::vector<QueryTerm> terms;
-    // Unstemmed query words, for compounds and neighbours.
-    std::vector<std::string> surface;
-    if (expansion.compound_weight > 0.0f || (snap.neighbours && expansion.neighbours > 0)) {
-        snap.surface_analyzer.analyze(query, surface);
-        query_terms_of_surface(snap.options.analyzer, surface, terms);
+/// The words of one query, cut once for every signal. Every word is a view into one arena,
+/// taken once the arena is complete.
+class QueryWords {
+public:
+    /// Cuts `query` as the snapshot's analyzers and plain_words would.
+    void cut(const Snapshot& snap, std::string_view query);
+
+    std::vector<std::string_view> plain;          ///< plain_words(query)
+    std::vector<std::string_view> plain_stems;    ///< the stem of each plain word (pairs, lexicon)
+    std::vector<std::string_view> lexicon_stems;  ///< stems of the words split_words gives
+    std::vector<std::string_view> surface;        ///< snap.surface_analyzer.analyze(query)
+    std::vector<std::string_view> surface_stems;  ///< the stem of each (when the index stems)
+
+private:
+    struct Span {
+        std::size_t begin = 0;
+        std::size_t size = 0;
+    };
+    /// Appends the stem of arena bytes `word` and returns where it went.
+    Span add_stem(Span word);
+    void view_all(const std::vector<Span>& spans, std::vector<std::string_view>& out) const;
+
+    std::string arena_;
+    std::vector<RawToken> tokens_;
+    std::vector<RawToken> surface_tokens_;  // only when the analyzer keeps joiners in tokens
+    std::vector<Span> plain_, plain_stems_, lexicon_stems_, surface_, surface_stems_;
+};
+
+QueryWords::Span QueryWords::add_stem(Span word) {
+    const std::string& stem =
+        memo_porter_stem(std::string_view(arena_).substr(word.begin, word.size));
+    const Span out{arena_.size(), stem.size()};
+    arena_ += stem;
+    return out;
+}
+
+void QueryWords::view_all(const std::vector<Span>& spans,
+                          std::vector<std::string_view>& out) const {
+    out.clear();
+    for (const Span& s : spans) {
+        out.push_back(std::string_view(arena_).substr(s.begin, s.size));
+    }
+}
+
+void QueryWords::cut(const Snapshot& snap, std::string_view query) {
+    const AnalyzerOptions& a = snap.options.analyzer;
+    const bool plain_stemmed = wants_pairs(snap) || wants_lexicon(snap);
+    arena_.clear();
+    tokens_.clear();
+    surface_tokens_.clear();
+    for (std::vector<Span>* v :
+         {&plain_, &plain_stems_, &lexicon_stems_, &surface_, &surface_stems_}) {
+        v->clear();
+    }
+    // plain_words splits identifiers and joins nothing; the analyzer adds the joined words when
+    // it splits identifiers, and otherwise keeps joiners inside tokens: one more pass then.
+    Analyzer::raw_tokens(query, true, a.split_identifiers && a.keep_joined_case, arena_, tokens_);
+    if (!a.split_identifiers) {
+        Analyzer::raw_tokens(query, false, a.keep_joined_case, arena_, surface_tokens_);
+    }
+    const auto surface_word = [&](const RawToken& t,
+                                  const Span* plain_stem,
+                                  std::size_t plain_size) {
+        const Span word{t.begin,
+                        Analyzer::kept_bytes(std::string_view(arena_).substr(t.begin, t.size),
+                                             a.max_token_bytes)};
+        if (word.size == 0 || (a.remove_stop_words && is_stop_word(std::string_view(arena_).substr(
+                                                          word.begin, word.size)))) {
+            return;
+        }
+        surface_.push_back(word);
+        if (a.stem) {
+            surface_stems_.push_back(
+                plain_stem != nullptr && plain_size == word.size ? *plain_stem : add_stem(word));
+        }
+    };
+    for (const RawToken& t : tokens_) {
+        Span plain_stem;
+        std::size_t plain_size = 0;
+        if (!t.joined) {
+            const Span word{t.begin,
+                            Analyzer::kept_bytes(std::string_view(arena_).substr(t.begin, t.size),
+                                                 kPlainWordBytes)};
+            if (word.size != 0) {
+                plain_.push_back(word);
+                plain_size = word.size;
+            }
+            if (plain_stemmed) {
+                // The lexicon reads the words uncut (Lexicon::expansions splits the text itself).
+                const Span whole{t.begin, t.size};
+                if (word.size != 0) {
+                    plain_stem = add_stem(word);
+                    plain_stems_.push_back(plain_stem);
+                }
+                lexicon_stems_.push_back(word.size == t.size && word.size != 0 ? plain_stem
+                                                                               : add_stem(whole));
+            }
+        }
+        if (a.split_identifiers) {
+            surface_word(t, plain_stemmed && plain_size != 0 ? &plain_stem : nullptr, plain_size);
+        }
+    }
+    for (const RawToken& t : surface_tokens_) {
+        surface_word(t, nullptr, 0);
+    }
+    view_all(plain_, plain);
+    view_all(plain_stems_, plain_stems);
+    view_all(lexicon_stems_, lexicon_stems);
+    view_all(surface_, surface);
+    view_all(surface_stems_, surface_stems);
+}
+
+/// The analyzed terms of every lexicon phrase, with their hashes, for one analyzer's options:
+/// made once per thread (and again when the options change), instead of analyzing a phrase for
+/// every query that expands to it.
+struct LexiconTerms {
+    struct Term {
+        std::string text;
+        std::size_t hash = 0;
+    };
+    bool ready = false;
+    AnalyzerOptions options;
+    std::vector<std::vector<Term>> by_phrase;
+};
+
+const LexiconTerms& lexicon_terms(const Analyzer& analyzer) {
+    LexiconTerms& cache = thread_scratch<LexiconTerms>();
+    if (!cache.ready || !(cache.options == analyzer.options())) {
+        const Lexicon& lexicon = default_lexicon();
+        cache.by_phrase.assign(lexicon.phrase_count(), {});
+        for (std::size_t p = 0; p < lexicon.phrase_count(); ++p) {
+            for (std::string& t : analyzer.analyze(lexicon.phrase_text(p))) {
+                const std::size_t hash = TermHash{}(std::string_view(t));
+                cache.by_phrase[p].push_back({std::move(t), hash});
+            }
+        }
+        cache.options = analyzer.options();
+        cache.ready = true;
+    }
+    return cache;
+}
+
+/// The index term of each action, made once.
+const std::string& action_term_text(ToolAction action) {
+    static const auto terms = [] {
+        std::array<std::string, static_cast<std::size_t>(ToolAction::download) + 1> t;
+        for (std::size_t a = 0; a < t.size(); ++a) {
+            t[a] = action_term(static_cast<ToolAction>(a));
+        }
+        return t;
+    }();
+    return terms[static_cast<std::size_t>(action)];
+}
+
+/// Whether the catalog knows `word` (lowercase, unstemmed): all its terms are in the index.
+bool known_word(const Snapshot& snap, std::string_view word) {
+    const auto known_term = [&](std::string_view term) {
+        const std::optional<TermId> id = snap.bm25.term_id(term);
+        return id && snap.bm25.doc_freq(*id) > 0;
+    };
+    // When the index keeps surface forms, the word is known iff it is a term itself, which
+    // spares analyzing every candidate half of a compound.
+    const AnalyzerOptions& a = snap.options.analyzer;
+    if (!a.stem || a.keep_surface) {
+        return known_term(word);
+    }
+    // A word of lowercase ASCII letters is one token to the analyzer, so its one term is its
+    // stem (or none for a stop word): no tokenizing, no vector, for every candidate half.
+    if (!word.empty() && word.size() <= a.max_token_bytes &&
+        std::all_of(word.begin(), word.end(), [](char c) { return c >= 'a' && c <= 'z'; })) {
+        return !(a.remove_stop_words && is_stop_word(word)) && known_term(memo_porter_stem(word));
+    }
+    const std::vector<std::string> terms = snap.analyzer.analyze(word);
+    return !terms.empty() && std::all_of(terms.begin(), terms.end(), [&](const std::string& t) {
+        return known_term(t);
+    });
+}
+
+/// What building a query reuses from one search to the next.
+struct QueryScratch {
+    QueryWords words;
+    CompoundPhrases compounds;
+    std::vector<std::size_t> phrases;
+    std::string term;
+    std::vector<WeightedTermId> ids;
+};
+
+/// The query's terms as strings (neighbour expansion and bm25_query need them).
+struct TermStrings {
+    std::vector<QueryTerm>& out;
+    void add(std::string_view term, float weight) { out.push_back({std::string(term), weight}); }
+    void add(std::string_view term, std::size_t /*hash*/, float weight) { add(term, weight); }
+};
+
+/// The query's terms looked up as they come: only the ids the index knows are kept.
+struct TermIds {
+    const Bm25Index& index;
+    std::vector<WeightedTermId>& out;
+    void add(std::string_view term, float weight) {
+        if (const std::optional<TermId> id = index.term_id(term)) {
+            out.push_back({*id, weight});
+        }
+    }
+    void add(std::string_view term, std::size_t hash, float weight) {
+        if (const std::optional<TermId> id = index.term_id(PrehashedTerm{term, hash})) {
+            out.push_back({*id, weight});
+        }
+    }
+};
+
+/// The terms the analyzer gives a word (or `with_stem`, its stem, from the memo) with `weight`:
+/// the word, its stem, or both (keep_surface), as AnalyzerOptions say.
+template <class Sink>
+void add_word_terms(const AnalyzerOptions& a,
+                    std::string_view word,
+                    std::string_view stem,
+                    float weight,
+                    std::string& term,
+                    Sink& sink) {
+    if (!a.stem) {
+        sink.add(word, weight);
+    } else if (!a.keep_surface) {
+        sink.add(stem, weight);
     } else {
-        add_terms(snap.analyzer, query, 1.0f, terms);
+        sink.add(word, weight);
+        term.clear();  // clear + append: GCC 12 warns (-Wrestrict) falsely on assign here
+        term.append(term_prefix::kStem).append(stem);
+        sink.add(term, weight);
+    }
+}
+
+/// The analyzer's terms of a compound phrase: one word of lowercase ASCII letters, or two
+/// separated by a space, each of which the analyzer keeps as one token.
+template <class Sink>
+void add_compound_terms(
+    const Snapshot& snap, std::string_view phrase, float weight, std::string& term, Sink& sink) {
+    const AnalyzerOptions& a = snap.options.analyzer;
+    std::size_t start = 0;
+    while (start < phrase.size()) {
+        const std::size_t space = std::min(phrase.find(' ', start), phrase.size());
+        std::string_view word = phrase.substr(start, space - start);
+        start = space + 1;
+        word = word.substr(0, Analyzer::kept_bytes(word, a.max_token_bytes));
+        if (word.empty() || (a.remove_stop_words && is_stop_word(word))) {
+            continue;
+        }
+        const std::string_view stem = a.stem ? std::string_view(memo_porter_stem(word)) : word;
+        // The memo's answer lives until its next call: add_word_terms makes none before using it.
+        add_word_terms(a, word, stem, weight, term, sink);
+    }
+}
+
+/// Every term of the query, in the order bm25_query lists them, neighbours aside.
+template <class Sink>
+void build_terms(const Snapshot& snap, ToolAction action, QueryScratch& s, Sink& sink) {
+    const ExpansionOptions& expansion = snap.options.expansion;
+    const AnalyzerOptions& a = snap.options.analyzer;
+    const QueryWords& w = s.words;
+    // The query's own terms: per surface word, the word and its stem term (surface forms kept),
+    // the stem alone, or the word (no stemming), as the analyzer gives them.
+    for (std::size_t i = 0; i < w.surface.size(); ++i) {
+        add_word_terms(
+            a, w.surface[i], a.stem ? w.surface_stems[i] : std::string_view(), 1.0f, s.term, sink);
     }
     if (wants_lexicon(snap)) {
-        for (const std::string& phrase : lexicon_expansions(query, plain)) {
-            add_terms(snap.analyzer, phrase, expansion.weight, terms);
+        s.phrases.clear();
+        default_lexicon().expansion_phrases(w.lexicon_stems, s.phrases);
+        if (!s.phrases.empty()) {
+            const LexiconTerms& terms = lexicon_terms(snap.analyzer);
+            for (const std::size_t p : s.phrases) {
+                for (const LexiconTerms::Term& t : terms.by_phrase[p]) {
+                    sink.add(t.text, t.hash, expansion.weight);
+                }
+            }
         }
     }
     if (wants_pairs(snap)) {
-        std::vector<std::string> pairs;
-        if (plain != nullptr) {
-            append_word_pairs_of(*plain, pairs);
-        } else {
-            append_word_pairs(query, pairs);
-        }
-        for (std::string& pair : pairs) {
-            terms.push_back({std::move(pair), expansion.pair_weight});
+        // Neighbouring plain words without the stop words (append_word_pairs_of), stemmed.
+        std::string_view previous;
+        for (std::size_t i = 0; i < w.plain.size(); ++i) {
+            if (is_stop_word(w.plain[i])) {
+                continue;
+            }
+            if (!previous.empty()) {
+                s.term.clear();
+                s.term.append(term_prefix::kPair)
+                    .append(previous)
+                    .append(" ")
+                    .append(w.plain_stems[i]);
+                sink.add(s.term, expansion.pair_weight);
+            }
+            previous = w.plain_stems[i];
         }
     }
     if (expansion.compound_weight > 0.0f) {
-        const auto known = [&](const std::string& word) { return known_word(snap, word); };
-        for (const std::string& phrase : compound_expansions(surface, known)) {
-            add_terms(snap.analyzer, phrase, expansion.compound_weight, terms);
+        s.compounds.find(std::span<const std::string_view>(w.surface),
+                         [&](std::string_view word) { return known_word(snap, word); });
+        for (std::size_t i = 0; i < s.compounds.size(); ++i) {
+            add_compound_terms(snap, s.compounds[i], expansion.compound_weight, s.term, sink);
         }
     }
     if (expansion.action_weight > 0.0f && snap.options.bm25.weights.action > 0.0f) {
-        if (std::string term = action_term(action); !term.empty()) {
-            terms.push_back({std::move(term), expansion.action_weight});
+        if (const std::string& term = action_term_text(action); !term.empty()) {
+            sink.add(term, expansion.action_weight);
         }
     }
-    if (snap.neighbours && expansion.neighbours > 0) {
+}
+
+/// bm25_query from words already cut.
+std::vector<QueryTerm> query_terms(const Snapshot& snap, ToolAction action, QueryScratch& s) {
+    std::vector<QueryTerm> terms;
+    TermStrings sink{terms};
+    build_terms(snap, action, s, sink);
+    if (wants_neighbours(snap)) {
         std::unordered_set<std::string> present;
         for (const QueryTerm& t : terms) {
             present.insert(t.term);
         }
-        expand_neighbours(*snap.neighbours, surface, expansion, present, terms);
+        const std::vector<std::string> surface(s.words.surface.begin(), s.words.surface.end());
+        expand_neighbours(*snap.neighbours, surface, snap.options.expansion, present, terms);
     }
     return terms;
+}
+
+/// bm25_query_ids from words already cut, into s.ids.
+void query_ids(const Snapshot& snap, ToolAction action, QueryScratch& s) {
+    s.ids.clear();
+    if (wants_neighbours(snap)) {
+        for (const QueryTerm& t : query_terms(snap, action, s)) {
+            if (const std::optional<TermId> id = snap.bm25.term_id(t.term)) {
+                s.ids.push_back({*id, t.weight});
+            }
+        }
+        return;
+    }
+    TermIds sink{snap.bm25, s.ids};
+    build_terms(snap, action, s, sink);
+}
+
+}  // namespace
+
+std::vector<QueryTerm> bm25_query(const Snapshot& snap, std::string_view query, ToolAction action) {
+    QueryScratch s;
+    s.words.cut(snap, query);
+    return query_terms(snap, action, s);
+}
+
+void bm25_query_ids(const Snapshot& snap,
+                    std::string_view query,
+                    ToolAction action,
+                    std::vector<WeightedTermId>& out) {
+    QueryScratch s;
+    s.words.cut(snap, query);
+    query_ids(snap, action, s);
+    out = std::move(s.ids);
 }
 
 void boost_action(const Snapshot& snap, ToolAction action, std::vector<ScoredDoc>& docs) {
@@ -163,9 +415,16 @@ void boost_action(const Snapshot& snap, ToolAction action, std::vector<ScoredDoc
         }
     }
     if (changed) {
-        std::stable_sort(docs.begin(), docs.end(), [](const ScoredDoc& x, const ScoredDoc& y) {
-            return x.score > y.score;
-        });
+        // A stable insertion sort by score, descending: the list is short and nearly sorted, and
+        // std::stable_sort would allocate its buffer for every search.
+        for (std::size_t i = 1; i < docs.size(); ++i) {
+            const ScoredDoc d = docs[i];
+            std::size_t j = i;
+            for (; j > 0 && docs[j - 1].score < d.score; --j) {
+                docs[j] = docs[j - 1];
+            }
+            docs[j] = d;
+        }
     }
 }
 
@@ -174,17 +433,13 @@ void run_bm25_branch(const Snapshot& snap,
                      std::size_t fetch,
                      const Bitset* filter,
                      std::vector<ScoredDoc>& out) {
-    // The action, the word pairs and the lexicon read the same plain words: tokenize the query
-    // once for all three.
-    std::vector<std::string> plain;
-    const bool has_plain = wants_action(snap) || wants_pairs(snap) || wants_lexicon(snap);
-    if (has_plain) {
-        plain = plain_words(query);
-    }
-    const ToolAction action = wants_action(snap) ? action_of_words(plain) : ToolAction::none;
-    const std::vector<QueryTerm> terms =
-        bm25_query(snap, query, action, has_plain ? &plain : nullptr);
-    snap.bm25.search(std::span<const QueryTerm>(terms), fetch, filter, out);
+    QueryScratch& s = thread_scratch<QueryScratch>();
+    s.words.cut(snap, query);
+    const ToolAction action =
+        wants_action(snap) ? action_of_words(std::span<const std::string_view>(s.words.plain))
+                           : ToolAction::none;
+    query_ids(snap, action, s);
+    snap.bm25.search(std::span<const WeightedTermId>(s.ids), fetch, filter, out);
     boost_action(snap, action, out);
 }
 

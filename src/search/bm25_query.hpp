@@ -17,15 +17,19 @@ namespace scout::detail {
 /// pairs (pair_weight), compound words joined or split against the catalog's vocabulary
 /// (compound_weight), its action term (action_weight) and word-vector neighbours from the
 /// catalog's vocabulary (weight neighbour_weight x cosine).
-/// `plain`, when given, is the query's plain_words (word_pairs.hpp), which the pairs and the
-/// lexicon then read instead of tokenizing the query again.
 [[nodiscard]] std::vector<QueryTerm> bm25_query(const Snapshot& snap,
                                                 std::string_view query,
-                                                ToolAction action,
-                                                const std::vector<std::string>* plain = nullptr);
+                                                ToolAction action);
 
-/// Multiplies the scores of the tools with `action` by 1 + action_boost and re-sorts (stably,
-/// so ties keep the index's order).
+/// The terms of bm25_query that the index knows, in order, looked up once each: what the
+/// search reads. The query is cut into words once for every signal, and no term is copied.
+void bm25_query_ids(const Snapshot& snap,
+                    std::string_view query,
+                    ToolAction action,
+                    std::vector<WeightedTermId>& out);
+
+/// Multiplies the scores of the tools with `action` by 1 + action_boost and re-sorts by score
+/// (stably, so ties keep the index's order).
 void boost_action(const Snapshot& snap, ToolAction action, std::vector<ScoredDoc>& docs);
 
 /// The whole branch: the `fetch` best allowed tools for `query` (terms, search, action boost).

@@ -32,7 +32,7 @@ Result<DenseOutcome> run_dense_branch(const Snapshot& snap,
         return DenseOutcome{
             snap.dense_error.empty() ? std::string("no dense index") : snap.dense_error, {}};
     }
-    const std::size_t dim = snap.dense->vectors().dim;
+    const std::size_t dim = snap.dense->vectors().dim();
     if (query.given_vector != nullptr) {
         auto vec = given_query_vector(*query.given_vector, dim);
         if (!vec) {

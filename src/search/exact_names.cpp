@@ -30,9 +30,13 @@ std::vector<ToolId> exact_name_matches(const Snapshot& snap,
         return out;
     }
     const auto allowed = [&](ToolId id) { return filter == nullptr || filter->test(id); };
-    const auto& by_plain = snap.names->by_plain;
-    if (auto it = by_plain.find(std::string(query)); it != by_plain.end()) {
-        std::copy_if(it->second.begin(), it->second.end(), std::back_inserter(out), allowed);
+    const ToolsByName& by_plain = snap.names->by_plain;
+    if (const ToolId first = by_plain.first(query); first != ToolsByName::kEnd) {
+        for (ToolId id = first; id != ToolsByName::kEnd; id = by_plain.next(id)) {
+            if (allowed(id)) {
+                out.push_back(id);
+            }
+        }
     } else if (auto id = resolve_enhanced_name(snap, query); id && allowed(*id)) {
         out.push_back(*id);
     }

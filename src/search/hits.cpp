@@ -2,6 +2,7 @@
 #include "search/hits.hpp"
 
 #include "fusion/fusion.hpp"
+#include "util/thread_scratch.hpp"
 
 namespace scout::detail {
 
@@ -21,15 +22,22 @@ Hit make_hit(const Snapshot& snap, ToolId id) {
 
 namespace {
 
+/// The rows of the last fusion on this thread, kept so that fusing allocates nothing.
+struct FusedRows {
+    std::vector<FusedRow> rows;
+};
+
 std::vector<Hit> fused_hits(const Snapshot& snap,
                             BranchLists& b,
                             std::size_t k,
                             const FusionOptions& fusion) {
     const std::vector<ScoredDoc> lists[2] = {std::move(b.bm25), std::move(b.dense)};
     const double weights[2] = {fusion.bm25_weight, fusion.dense_weight};
+    std::vector<FusedRow>& rows = thread_scratch<FusedRows>().rows;
+    fuse_rows(lists, weights, fusion, k, rows);
     std::vector<Hit> hits;
-    hits.reserve(k);
-    for (const FusedDoc& f : fuse(lists, weights, fusion, k)) {
+    hits.reserve(rows.size());
+    for (const FusedRow& f : rows) {
         Hit hit = make_hit(snap, f.id);
         hit.score = static_cast<float>(f.score);
         hit.bm25_rank = f.ranks[0];

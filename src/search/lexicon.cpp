@@ -9,6 +9,9 @@
 namespace scout::detail {
 namespace {
 
+/// Matched phrases and groups a query is expected to hold at most (more go to the heap).
+constexpr std::size_t kFew = 16;
+
 /// The stems of the words of `text`. split_words joins its tokens with single spaces and a
 /// token holds none, so cutting at spaces gives them back without a stream.
 std::vector<std::string> stems_of(std::string_view text) {
@@ -60,8 +63,43 @@ std::vector<std::string> Lexicon::expansions_of_words(const std::vector<std::str
 }
 
 std::vector<std::string> Lexicon::expansions_of_stems(const std::vector<std::string>& words) const {
-    std::vector<std::size_t> present;  // phrases the query holds: few, so a list
-    std::vector<std::size_t> matched_groups;
+    std::vector<std::string_view> stems(words.begin(), words.end());
+    std::vector<std::size_t> phrases;
+    expansion_phrases(stems, phrases);
+    std::vector<std::string> out;
+    out.reserve(phrases.size());
+    for (std::size_t p : phrases) {
+        out.push_back(phrases_[p].text);
+    }
+    return out;
+}
+
+void Lexicon::expansion_phrases(std::span<const std::string_view> words,
+                                std::vector<std::size_t>& out) const {
+    // The phrases the query holds and their groups: few, so short lists on the stack.
+    std::size_t present_small[kFew];
+    std::size_t groups_small[kFew];
+    std::vector<std::size_t> present_more;
+    std::vector<std::size_t> groups_more;
+    std::size_t n_present = 0;
+    std::size_t n_groups = 0;
+    const auto holds = [](const std::size_t* small,
+                          const std::vector<std::size_t>& more,
+                          std::size_t n,
+                          std::size_t v) {
+        const std::size_t* end = small + std::min(n, kFew);
+        return std::find(small, end, v) != end ||
+               std::find(more.begin(), more.end(), v) != more.end();
+    };
+    const auto append =
+        [](std::size_t* small, std::vector<std::size_t>& more, std::size_t& n, std::size_t v) {
+            if (n < kFew) {
+                small[n] = v;
+            } else {
+                more.push_back(v);
+            }
+            ++n;
+        };
     for (std::size_t i = 0; i < words.size(); ++i) {
         auto it = by_first_stem_.find(words[i]);
         if (it == by_first_stem_.end()) {
@@ -72,24 +110,30 @@ std::vector<std::string> Lexicon::expansions_of_stems(const std::vector<std::str
             if (i + stems.size() <= words.size() &&
                 std::equal(
                     stems.begin(), stems.end(), words.begin() + static_cast<std::ptrdiff_t>(i))) {
-                present.push_back(p);
-                if (std::find(matched_groups.begin(), matched_groups.end(), phrases_[p].group) ==
-                    matched_groups.end()) {
-                    matched_groups.push_back(phrases_[p].group);
+                append(present_small, present_more, n_present, p);
+                if (!holds(groups_small, groups_more, n_groups, phrases_[p].group)) {
+                    append(groups_small, groups_more, n_groups, phrases_[p].group);
                 }
             }
         }
     }
-    std::vector<std::string> out;
-    for (std::size_t g : matched_groups) {
+    const std::size_t first = out.size();
+    for (std::size_t gi = 0; gi < n_groups; ++gi) {
+        const std::size_t g = gi < kFew ? groups_small[gi] : groups_more[gi - kFew];
         for (std::size_t p : groups_[g]) {
-            if (std::find(present.begin(), present.end(), p) == present.end() &&
-                std::find(out.begin(), out.end(), phrases_[p].text) == out.end()) {
-                out.push_back(phrases_[p].text);
+            if (holds(present_small, present_more, n_present, p)) {
+                continue;
+            }
+            // Each text once: two groups may hold the same phrase.
+            const bool seen = std::any_of(
+                out.begin() + static_cast<std::ptrdiff_t>(first), out.end(), [&](std::size_t q) {
+                    return phrases_[q].text == phrases_[p].text;
+                });
+            if (!seen) {
+                out.push_back(p);
             }
         }
     }
-    return out;
 }
 
 const Lexicon& default_lexicon() {

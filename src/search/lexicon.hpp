@@ -3,10 +3,13 @@
 // words, so "pull requests" matches "pull request".
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
+
+#include "util/word_hash.hpp"
 
 namespace scout::detail {
 
@@ -23,11 +26,26 @@ public:
     [[nodiscard]] std::vector<std::string> expansions_of_words(
         const std::vector<std::string>& words) const;
 
+    /// The phrases expansions() would return, as phrase indices (phrase_text), from the stems
+    /// of the query's words as Analyzer::split_words cuts them; appended to `out`.
+    void expansion_phrases(std::span<const std::string_view> stems,
+                           std::vector<std::size_t>& out) const;
+    [[nodiscard]] std::size_t phrase_count() const noexcept { return phrases_.size(); }
+    [[nodiscard]] const std::string& phrase_text(std::size_t phrase) const {
+        return phrases_[phrase].text;
+    }
+
     [[nodiscard]] std::size_t group_count() const noexcept { return groups_.size(); }
 
 private:
     [[nodiscard]] std::vector<std::string> expansions_of_stems(
         const std::vector<std::string>& stems) const;
+
+    /// word_hash, looked up by any string.
+    struct StemHash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view s) const noexcept { return word_hash(s); }
+    };
 
     struct Phrase {
         std::vector<std::string> stems;
@@ -36,7 +54,8 @@ private:
     };
     std::vector<std::vector<std::size_t>> groups_;  // group -> phrase indices
     std::vector<Phrase> phrases_;
-    std::unordered_map<std::string, std::vector<std::size_t>> by_first_stem_;
+    std::unordered_map<std::string, std::vector<std::size_t>, StemHash, std::equal_to<>>
+        by_first_stem_;
 };
 
 namespace lexicon {

@@ -34,6 +34,13 @@ struct Kernels {
     /// Smallest i >= begin such that some v[j] > threshold for j in [i, min(i + kScanBlock, n));
     /// n if there is none. Lets a top-k scan skip whole blocks that cannot enter the heap.
     std::size_t (*next_above)(const float* v, std::size_t begin, std::size_t n, float threshold);
+    /// out[b] = the largest of v[b * kScanBlock, min((b + 1) * kScanBlock, n)) for every block
+    /// b < ceil(n / kScanBlock). Values must not be NaN.
+    void (*block_max)(const float* v, std::size_t n, float* out);
+    /// Symmetric int8 codes of finite v[0, n): the largest |v| maps to 127, each value to
+    /// lrint(v * (127 / max)) clamped to [-127, 127]; returns max / 127 (0, with zero codes, for
+    /// a zero vector). The same codes and scale as the scalar reference, bit for bit.
+    float (*quantize_i8)(const float* v, std::size_t n, std::int8_t* codes);
 };
 
 /// The kernels in use: the best the CPU supports, unless SCOUT_FORCE_ISA names another.

@@ -2,6 +2,7 @@
 // instantiates them for its architecture with that file's compiler flags.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -187,30 +188,112 @@ std::size_t next_above(const float* v, std::size_t begin, std::size_t n, float t
     return n;
 }
 
+template <class Arch>
+void block_max(const float* v, std::size_t n, float* out) {
+    using B = xsimd::batch<float, Arch>;
+    constexpr std::size_t W = B::size;
+    static_assert(kScanBlock % W == 0, "a scan block must hold whole batches");
+    std::size_t i = 0;
+    for (; i + kScanBlock <= n; i += kScanBlock) {
+        B m = B::load_unaligned(v + i);
+        for (std::size_t j = W; j < kScanBlock; j += W) {
+            m = xsimd::max(m, B::load_unaligned(v + i + j));
+        }
+        alignas(64) float lanes[W];
+        m.store_aligned(lanes);
+        float best = lanes[0];
+        for (std::size_t l = 1; l < W; ++l) {
+            best = lanes[l] > best ? lanes[l] : best;
+        }
+        *out++ = best;
+    }
+    if (i < n) {
+        float best = v[i];
+        for (++i; i < n; ++i) {
+            best = v[i] > best ? v[i] : best;
+        }
+        *out = best;
+    }
+}
+
+// The scalar reference's steps in batches: the same max (finite input), the same float
+// products and the same rounding (cvtps rounds to nearest even, as lrint does), so the codes are
+// identical.
+template <class Arch>
+float quantize_i8(const float* v, std::size_t n, std::int8_t* codes) {
+    using B = xsimd::batch<float, Arch>;
+    using I = xsimd::batch<std::int32_t, Arch>;
+    constexpr std::size_t W = B::size;
+    B top(0.0f);
+    std::size_t i = 0;
+    for (; i + W <= n; i += W) {
+        top = xsimd::max(top, xsimd::abs(B::load_unaligned(v + i)));
+    }
+    alignas(64) float lanes[W];
+    top.store_aligned(lanes);
+    float max_abs = 0.0f;
+    for (const float lane : lanes) {
+        max_abs = std::max(max_abs, lane);
+    }
+    for (; i < n; ++i) {
+        max_abs = std::max(max_abs, std::fabs(v[i]));
+    }
+    if (!(max_abs > 0.0f) || !std::isfinite(max_abs)) {
+        std::fill(codes, codes + n, std::int8_t{0});
+        return 0.0f;
+    }
+    const float inv = 127.0f / max_abs;
+    const B scale(inv);
+    const I lo(-127);
+    const I hi(127);
+    alignas(64) std::int32_t ints[W];
+    i = 0;
+    for (; i + W <= n; i += W) {
+        const I c = xsimd::min(
+            xsimd::max(xsimd::nearbyint_as_int(B::load_unaligned(v + i) * scale), lo), hi);
+        c.store_aligned(ints);
+        for (std::size_t j = 0; j < W; ++j) {
+            codes[i + j] = static_cast<std::int8_t>(ints[j]);
+        }
+    }
+    for (; i < n; ++i) {
+        const long c = std::clamp(std::lrint(v[i] * inv), -127L, 127L);
+        codes[i] = static_cast<std::int8_t>(c);
+    }
+    return max_abs / 127.0f;
+}
+
 }  // namespace scout::simd::impl
 
 /// Defines scout::simd::<ns>::kKernels from the templates above for architecture `arch`.
-#define SCOUT_DEFINE_KERNELS(ns, arch)                                                  \
-    namespace scout::simd::ns {                                                         \
-    namespace {                                                                         \
-    float dot(const float* a, const float* b, std::size_t n) {                          \
-        return impl::dot<arch>(a, b, n);                                                \
-    }                                                                                   \
-    void dot_rows(const float* q, const float* const* r, std::size_t n, float* out) {   \
-        impl::dot_rows<arch>(q, r, n, out);                                             \
-    }                                                                                   \
-    std::int32_t dot_i8(const std::int8_t* a, const std::int8_t* b, std::size_t n) {    \
-        return impl::dot_i8<arch>(a, b, n);                                             \
-    }                                                                                   \
-    void dot_rows_i8(const std::int8_t* q,                                              \
-                     const std::int8_t* const* r,                                       \
-                     std::size_t n,                                                     \
-                     std::int32_t* out) {                                               \
-        impl::dot_rows_i8<arch>(q, r, n, out);                                          \
-    }                                                                                   \
-    std::size_t next_above(const float* v, std::size_t begin, std::size_t n, float t) { \
-        return impl::next_above<arch>(v, begin, n, t);                                  \
-    }                                                                                   \
-    }                                                                                   \
-    const Kernels kKernels{#ns, &dot, &dot_rows, &dot_i8, &dot_rows_i8, &next_above};   \
+#define SCOUT_DEFINE_KERNELS(ns, arch)                                                       \
+    namespace scout::simd::ns {                                                              \
+    namespace {                                                                              \
+    float dot(const float* a, const float* b, std::size_t n) {                               \
+        return impl::dot<arch>(a, b, n);                                                     \
+    }                                                                                        \
+    void dot_rows(const float* q, const float* const* r, std::size_t n, float* out) {        \
+        impl::dot_rows<arch>(q, r, n, out);                                                  \
+    }                                                                                        \
+    std::int32_t dot_i8(const std::int8_t* a, const std::int8_t* b, std::size_t n) {         \
+        return impl::dot_i8<arch>(a, b, n);                                                  \
+    }                                                                                        \
+    void dot_rows_i8(const std::int8_t* q,                                                   \
+                     const std::int8_t* const* r,                                            \
+                     std::size_t n,                                                          \
+                     std::int32_t* out) {                                                    \
+        impl::dot_rows_i8<arch>(q, r, n, out);                                               \
+    }                                                                                        \
+    std::size_t next_above(const float* v, std::size_t begin, std::size_t n, float t) {      \
+        return impl::next_above<arch>(v, begin, n, t);                                       \
+    }                                                                                        \
+    void block_max(const float* v, std::size_t n, float* out) {                              \
+        impl::block_max<arch>(v, n, out);                                                    \
+    }                                                                                        \
+    float quantize_i8(const float* v, std::size_t n, std::int8_t* codes) {                   \
+        return impl::quantize_i8<arch>(v, n, codes);                                         \
+    }                                                                                        \
+    }                                                                                        \
+    const Kernels kKernels{                                                                  \
+        #ns, &dot, &dot_rows, &dot_i8, &dot_rows_i8, &next_above, &block_max, &quantize_i8}; \
     }

@@ -42,7 +42,8 @@ MemoryUsage memory_usage(const Snapshot& snap) noexcept {
     for (const ServerRecord& s : snap.servers->records) {
         m.documents += server_bytes(s);
     }
-    m.names = snap.names->enhanced.memory_bytes() + snap.names->tools.capacity() * sizeof(ToolId);
+    m.names = snap.names->enhanced.memory_bytes() + snap.names->tools.capacity() * sizeof(ToolId) +
+              snap.names->by_plain.memory_bytes();
     m.bm25 = snap.bm25.memory_bytes();
     m.dense = snap.dense ? snap.dense->memory_bytes() : 0;
     return m;

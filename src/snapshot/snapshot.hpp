@@ -18,6 +18,7 @@
 #include "dense/dense_index.hpp"
 #include "dense/word_neighbours.hpp"
 #include "document/enhanced_name.hpp"
+#include "document/tools_by_name.hpp"
 #include "snapshot/staged_catalog.hpp"
 #include "sparse/bm25_index.hpp"
 
@@ -32,9 +33,9 @@ struct ServerRecord {
     ToolId end_tool = 0;
 };
 
-/// Every text is a view: into the snapshot's `source` (which it owns), its `names` (the
-/// enhanced name) or a literal. A copy of every description and schema cost a 100k-tool catalog
-/// about 43 MiB more, and copying owned names made a one-tool commit copy 100k strings.
+/// Every text is a view: into the snapshot's `source` or `viewed` (which it owns), its `names`
+/// (the enhanced name) or a literal. A copy of every description and schema cost a 100k-tool
+/// catalog about 43 MiB more, and copying owned names made a one-tool commit copy 100k strings.
 struct ToolRecord {
     std::string_view server;
     std::string_view tool;
@@ -54,7 +55,7 @@ struct ToolNames {
     /// leaves the index (crashed, DEGRADED) changes no other tool's name.
     EnhancedNames enhanced;
     std::vector<ToolId> tools;  // enhanced index -> ToolId, kNotIndexed for a tool not indexed
-    std::unordered_map<std::string, std::vector<ToolId>> by_plain;  // plain tool name -> ids
+    ToolsByName by_plain;       // plain tool name -> indexed ids, in ToolId order
 };
 
 /// The ACTIVE servers, a function of the staged servers' metadata and tool names only: shared
@@ -79,9 +80,13 @@ struct Snapshot {
     std::string embedder_model;
     std::shared_ptr<const WordNeighbours> neighbours;  // null: off, or no word vectors
     /// The full staged state this snapshot was built from (non-ACTIVE servers included), so
-    /// save() writes exactly what readers see; `tools` view its texts. Null only for the empty
-    /// initial snapshot.
-    std::shared_ptr<const StagedCatalog> source;
+    /// save() writes exactly what readers see; `tools` view its texts, or `viewed`'s. Empty only
+    /// for the empty initial snapshot.
+    StagedSource source;
+    /// What tool records view besides `source`: the catalog of the index file a snapshot was
+    /// opened from, its texts where the file is mapped (later snapshots that keep its records
+    /// keep it too). Null otherwise.
+    std::shared_ptr<const void> viewed;
 };
 
 /// ToolNames::tools entry of a tool whose server is not ACTIVE.

@@ -11,10 +11,12 @@
 #include <optional>
 #include <set>
 #include <span>
+#include <thread>
 #include <unordered_map>
 
 #include "analysis/term.hpp"
 #include "analysis/tool_action.hpp"
+#include "analysis/word_pairs.hpp"
 #include "document/tool_document.hpp"
 #include "snapshot/snapshot_layout.hpp"
 #include "util/hash.hpp"
@@ -168,18 +170,22 @@ Status embed_documents(const std::vector<const std::string*>& texts,
             ++embedded;
         }
     }
-    vectors.dim = dim;
-    vectors.data.resize(texts.size() * dim);  // not zeroed: every row is written below
+    const auto row_of = [&](std::size_t i) { return cache.find(keys[i])->data(); };
     if (before != nullptr) {
-        // One copy of the previous rows, then the rows that changed.
-        std::memcpy(vectors.data.data(), before->data.data(), vectors.data.size() * sizeof(float));
-    }
-    for (std::size_t i = 0; i < texts.size(); ++i) {
-        if (!kept(i)) {
-            const std::vector<float>* v = cache.find(keys[i]);
-            std::copy(
-                v->begin(), v->end(), vectors.data.begin() + static_cast<std::ptrdiff_t>(i * dim));
+        // The previous rows' chunks, shared, except the chunks of the rows that changed.
+        std::vector<std::size_t> changed;
+        for (std::size_t i = 0; i < texts.size(); ++i) {
+            if (!kept(i)) {
+                changed.push_back(i);
+            }
         }
+        vectors = VectorStore::patched(*before, changed, row_of);
+    } else {
+        PodVector<float> rows(texts.size() * dim);  // not zeroed: every row is written below
+        for (std::size_t i = 0; i < texts.size(); ++i) {
+            std::memcpy(rows.data() + i * dim, row_of(i), dim * sizeof(float));
+        }
+        vectors = VectorStore(dim, std::move(rows));
     }
     cache.retain(keys);
     return {};
@@ -209,7 +215,7 @@ void seed_from_previous(const Snapshot* previous,
                         const std::vector<std::uint64_t>& keys,
                         EmbeddingCache& cache) {
     if (previous == nullptr || !previous->dense || previous->embedder_model != model ||
-        previous->dense->vectors().dim != dim ||
+        previous->dense->vectors().dim() != dim ||
         previous->embed_keys.size() != previous->dense->vectors().size()) {
         return;
     }
@@ -247,7 +253,7 @@ std::shared_ptr<const DenseIndex> patched_dense(const Snapshot* previous,
                                                 const DenseOptions& options) {
     if (previous == nullptr || !previous->dense ||
         previous->embedder_model != snap.embedder_model ||
-        previous->dense->vectors().dim != vectors->dim ||
+        previous->dense->vectors().dim() != vectors->dim() ||
         previous->embed_keys.size() != snap.embed_keys.size() ||
         previous->dense->vectors().size() != vectors->size()) {
         return nullptr;
@@ -291,7 +297,7 @@ void build_dense(Snapshot& snap,
         snap.embed_keys = embed_keys_of(docs, snap.embedder_model);
         if (previous != nullptr && previous->dense &&
             previous->embedder_model == snap.embedder_model &&
-            previous->dense->vectors().dim == dim && previous->embed_keys == snap.embed_keys) {
+            previous->dense->vectors().dim() == dim && previous->embed_keys == snap.embed_keys) {
             snap.dense = previous->dense;
             info.dense_reused = true;
             return;
@@ -305,7 +311,7 @@ void build_dense(Snapshot& snap,
         auto vectors = std::make_shared<VectorStore>();
         const bool aligned = previous != nullptr && previous->dense &&
                              previous->embedder_model == snap.embedder_model &&
-                             previous->dense->vectors().dim == dim &&
+                             previous->dense->vectors().dim() == dim &&
                              previous->dense->vectors().size() == docs.size() &&
                              previous->embed_keys.size() == docs.size();
         s = embed_documents(texts,
@@ -513,7 +519,9 @@ void collect_tools(const StagedCatalog& staged,
     pending.reserve(total);
     std::vector<std::size_t> misses;
     const bool remembered = reuse != nullptr && documents.remembers(reuse->generation);
-    auto previous_server = remembered ? reuse->source->begin() : staged.end();
+    const std::shared_ptr<const StagedCatalog> previous_staged =
+        remembered ? reuse->source.get() : nullptr;
+    auto previous_server = remembered ? previous_staged->begin() : staged.end();
     // Per ACTIVE server: its records and documents are those of `reuse`, by ToolId range, so
     // neither pass walks its tools.
     std::vector<char> taken_whole;
@@ -551,6 +559,7 @@ void collect_tools(const StagedCatalog& staged,
     if (reuse != nullptr) {
         snap.servers = reuse->servers;
         snap.tools = reuse->tools;
+        snap.viewed = reuse->viewed;  // unedited servers' records still view it
     }
     out.terms.reserve(total);
     out.docs.reserve(total);
@@ -666,20 +675,70 @@ void compact_vocabulary(const Bm25Index& bm25, DocumentCache& documents) {
     }
 }
 
-/// Enhanced names over every staged tool, whatever its server's status (so a server leaving the
-/// index renames nothing), and the plain-name map of the indexed ones. Staged order is by
-/// (server, tool), which the indexed tools' ToolId order follows.
+/// Builds from this many tools on lay out their BM25 postings beside the dense index.
+constexpr std::size_t kOverlapMinTools = 8192;
+
+/// One function on a thread of its own, joined by join() or, should the caller unwind first,
+/// by the destructor; join() rethrows what the function threw.
+class BackgroundTask {
+public:
+    BackgroundTask() = default;
+    BackgroundTask(const BackgroundTask&) = delete;
+    BackgroundTask& operator=(const BackgroundTask&) = delete;
+    BackgroundTask(BackgroundTask&&) = delete;
+    BackgroundTask& operator=(BackgroundTask&&) = delete;
+    ~BackgroundTask() {
+        if (thread_.joinable()) {
+            thread_.join();
+        }
+    }
+    template <class F>
+    void start(F f) {
+        thread_ = std::thread([this, f]() mutable {
+            try {
+                f();
+            } catch (...) {
+                error_ = std::current_exception();
+            }
+        });
+    }
+    void join() {
+        thread_.join();
+        if (error_) {
+            std::rethrow_exception(error_);
+        }
+    }
+
+private:
+    std::thread thread_;
+    std::exception_ptr error_;
+};
+
+/// Whether a record's view shows `text`. Records view the staged strings themselves, so where
+/// they point usually decides without reading the bytes.
+bool views_text(std::string_view view, const std::string& text) {
+    return (view.data() == text.data() && view.size() == text.size()) || view == text;
+}
+
+}  // namespace
+
 void index_names(Snapshot& snap, const StagedCatalog& staged) {
     auto names = std::make_shared<ToolNames>();
-    std::vector<ToolKey> keys;
+    std::size_t staged_tools = 0;
+    for (const auto& [server_name, server] : staged) {
+        staged_tools += server->tools.size();
+    }
+    std::vector<ToolKeyView> keys;  // views of `staged`, alive until the names are built
+    keys.reserve(staged_tools);
+    names->tools.reserve(staged_tools);
     ToolId next = 0;
     for (const auto& [server_name, server] : staged) {
         const bool active = server->meta.status == ServerStatus::active;
         for (const auto& [tool_name, tool] : server->tools) {
             keys.push_back({server->meta.name, tool->name});
             const bool indexed = active && next < snap.tools.size() &&
-                                 snap.tools[next].server == server->meta.name &&
-                                 snap.tools[next].tool == tool->name;
+                                 views_text(snap.tools[next].server, server->meta.name) &&
+                                 views_text(snap.tools[next].tool, tool->name);
             names->tools.push_back(indexed ? next++ : kNotIndexed);
         }
     }
@@ -689,9 +748,41 @@ void index_names(Snapshot& snap, const StagedCatalog& staged) {
             snap.tools[names->tools[i]].enhanced_name = names->enhanced.name(i);  // names is kept
         }
     }
+    std::vector<std::string_view> plain(snap.tools.size());
     for (std::size_t i = 0; i < snap.tools.size(); ++i) {
-        names->by_plain[std::string(snap.tools[i].tool)].push_back(static_cast<ToolId>(i));
+        plain[i] = snap.tools[i].tool;
     }
+    names->by_plain = ToolsByName(plain);
+    snap.names = std::move(names);
+}
+
+namespace {
+
+/// index_names for a catalog view, whose indexed tools are snap.tools in order.
+void index_names(Snapshot& snap, const CatalogView& catalog) {
+    auto names = std::make_shared<ToolNames>();
+    std::vector<ToolKeyView> keys;  // views of `catalog`, alive until the names are built
+    keys.reserve(catalog.tools.size());
+    names->tools.reserve(catalog.tools.size());
+    ToolId next = 0;
+    for (const ServerView& server : catalog.servers) {
+        const bool active = server.status == ServerStatus::active;
+        for (std::uint32_t t = server.first_tool; t < server.end_tool; ++t) {
+            keys.push_back({server.name, catalog.tools[t].name});
+            names->tools.push_back(active ? next++ : kNotIndexed);
+        }
+    }
+    names->enhanced = EnhancedNames(keys);
+    for (std::size_t i = 0; i < names->tools.size(); ++i) {
+        if (names->tools[i] != kNotIndexed) {
+            snap.tools[names->tools[i]].enhanced_name = names->enhanced.name(i);  // names is kept
+        }
+    }
+    std::vector<std::string_view> plain(snap.tools.size());
+    for (std::size_t i = 0; i < snap.tools.size(); ++i) {
+        plain[i] = snap.tools[i].tool;
+    }
+    names->by_plain = ToolsByName(plain);
     snap.names = std::move(names);
 }
 
@@ -721,26 +812,37 @@ BuildOutput build_snapshot(std::shared_ptr<const StagedCatalog> staged,
     BuildOutput out;
     Collected collected;
     const Snapshot* reuse =
-        previous != nullptr && previous->source && same_layout(*previous->source, *staged)
+        previous != nullptr && previous->source && same_layout(*previous->source.get(), *staged)
             ? previous
             : nullptr;
     ThreadPool pool(options.threads);  // starts its threads only for work worth splitting
     collect_tools(
         *staged, options, documents, reuse, *snap, collected, pool, out.info.rendered, progress);
-    report(progress, "bm25", 0, snap->tools.size());
-    snap->bm25 = layout_bm25(documents, reuse, collected, options.bm25);
-    report(progress, "bm25", snap->tools.size(), snap->tools.size());
-    if (word_vectors) {
-        snap->neighbours =
-            build_neighbours(snap->analyzer, options.analyzer, std::move(word_vectors), snap->bm25);
+    const bool dense_wanted = embedder != nullptr && !collected.docs.empty();
+    // With an embedder the BM25 layout runs on a thread of its own while the dense side is
+    // built: both only read the collected documents, and each writes its own part of the
+    // snapshot. Its progress is reported once it is joined.
+    const bool overlap =
+        dense_wanted && pool.threads() > 1 && snap->tools.size() >= kOverlapMinTools;
+    const auto lay_out_bm25 = [&] {
+        snap->bm25 = layout_bm25(documents, reuse, collected, options.bm25);
+    };
+    BackgroundTask bm25_task;
+    if (overlap) {
+        (void)documents.vocabulary();  // the cache's own bookkeeping, on this thread
+        bm25_task.start(lay_out_bm25);
+    } else {
+        report(progress, "bm25", 0, snap->tools.size());
+        lay_out_bm25();
+        report(progress, "bm25", snap->tools.size(), snap->tools.size());
     }
     if (reuse != nullptr) {
         snap->names = reuse->names;
     } else {
         index_names(*snap, *staged);
     }
-    snap->source = std::move(staged);  // owns what the tool records view
-    if (embedder != nullptr && !collected.docs.empty()) {
+    snap->source = StagedSource(std::move(staged));  // owns what the tool records view
+    if (dense_wanted) {
         build_dense(*snap,
                     collected.docs,
                     collected.doc_keys,
@@ -754,6 +856,15 @@ BuildOutput build_snapshot(std::shared_ptr<const StagedCatalog> staged,
                     progress);
     } else if (embedder == nullptr) {
         snap->dense_error = "no embedder configured";
+    }
+    if (overlap) {
+        bm25_task.join();  // rethrows what the layout threw
+        report(progress, "bm25", 0, snap->tools.size());
+        report(progress, "bm25", snap->tools.size(), snap->tools.size());
+    }
+    if (word_vectors) {
+        snap->neighbours =
+            build_neighbours(snap->analyzer, options.analyzer, std::move(word_vectors), snap->bm25);
     }
     documents.retain(collected.doc_keys);
     documents.remember(generation,
@@ -774,7 +885,7 @@ BuildOutput build_snapshot(std::shared_ptr<const StagedCatalog> staged,
     return out;
 }
 
-std::shared_ptr<Snapshot> assemble_snapshot(std::shared_ptr<const StagedCatalog> staged,
+std::shared_ptr<Snapshot> assemble_snapshot(std::shared_ptr<const CatalogView> catalog,
                                             const CatalogOptions& options,
                                             Bm25Index bm25,
                                             std::shared_ptr<const DenseIndex> dense,
@@ -783,20 +894,32 @@ std::shared_ptr<Snapshot> assemble_snapshot(std::shared_ptr<const StagedCatalog>
                                             std::uint64_t generation) {
     std::shared_ptr<Snapshot> snap = start_snapshot(options, generation);
     auto servers = std::make_shared<ServerTable>();
-    for (const auto& [server_name, server] : *staged) {
-        if (server->meta.status != ServerStatus::active) {
+    snap->tools.reserve(catalog->indexed_tools());
+    for (const ServerView& server : catalog->servers) {
+        if (server.status != ServerStatus::active) {
             continue;
         }
         const auto server_index = static_cast<std::uint32_t>(servers->records.size());
-        ServerRecord record{server->meta.name,
-                            server->meta.description,
-                            server->meta.category,
-                            server->meta.environment,
+        ServerRecord record{std::string(server.name),
+                            std::string(server.description),
+                            std::string(server.category),
+                            std::string(server.environment),
                             static_cast<ToolId>(snap->tools.size()),
                             0};
-        for (const auto& [tool_name, tool] : server->tools) {
-            snap->tools.push_back(tool_record(
-                server->meta, *tool, server_index, action_of_tool(server->meta.name, tool->name)));
+        const std::vector<std::string> server_words = plain_words(server.name);
+        for (std::uint32_t t = server.first_tool; t < server.end_tool; ++t) {
+            const ToolView& tool = catalog->tools[t];
+            ToolRecord r;
+            r.server = server.name;
+            r.tool = tool.name;
+            r.title = tool.title;
+            r.description = tool.description;
+            r.input_schema = tool.input_schema.empty() ? std::string_view(R"({"type":"object"})")
+                                                       : tool.input_schema;
+            r.annotations = tool.annotations;
+            r.server_index = server_index;
+            r.action = action_of_tool(server_words, tool.name);
+            snap->tools.push_back(r);
         }
         record.end_tool = static_cast<ToolId>(snap->tools.size());
         servers->index.emplace(record.name, server_index);
@@ -804,8 +927,9 @@ std::shared_ptr<Snapshot> assemble_snapshot(std::shared_ptr<const StagedCatalog>
     }
     snap->servers = std::move(servers);
     snap->bm25 = std::move(bm25);
-    index_names(*snap, *staged);
-    snap->source = std::move(staged);  // owns what the tool records view
+    index_names(*snap, *catalog);
+    snap->source = StagedSource(catalog);  // staged from the view when first asked for
+    snap->viewed = std::move(catalog);     // owns what the tool records view
     if (dense) {
         snap->dense = std::move(dense);
         snap->embed_keys = std::move(embed_keys);

@@ -45,16 +45,22 @@ struct BuildOutput {
                                          std::uint64_t generation,
                                          const ProgressCallback& progress = {});
 
-/// The snapshot of an opened index file: records, names and maps from `staged` (its source),
-/// with the stored BM25 index and (when `dense` is set) dense index; renders, analyzes and embeds
-/// nothing.
+/// The snapshot of an opened index file: records, names and maps from `catalog`, whose texts
+/// the records view (its source is staged from it when first asked for), with the stored BM25
+/// index and (when `dense` is set) dense index; renders, analyzes and embeds nothing.
 [[nodiscard]] std::shared_ptr<Snapshot> assemble_snapshot(
-    std::shared_ptr<const StagedCatalog> staged,
+    std::shared_ptr<const CatalogView> catalog,
     const CatalogOptions& options,
     Bm25Index bm25,
     std::shared_ptr<const DenseIndex> dense,
     std::vector<std::uint64_t> embed_keys,
     std::string embedder_model,
     std::uint64_t generation);
+
+/// Sets `snap.names` to the names of `staged`'s tools, and each tool record's enhanced name:
+/// enhanced names over every staged tool, whatever its server's status (so a server leaving the
+/// index renames nothing), and the plain-name lookup of the indexed ones. `snap.tools` holds the
+/// ACTIVE tools of `staged` in staged order, by (server, tool).
+void index_names(Snapshot& snap, const StagedCatalog& staged);
 
 }  // namespace scout::detail

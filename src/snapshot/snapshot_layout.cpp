@@ -1,35 +1,28 @@
 // snapshot_layout.cpp: see snapshot_layout.hpp.
 #include "snapshot/snapshot_layout.hpp"
 
+#include <algorithm>
+
 namespace scout::detail {
 
 bool same_layout(const StagedCatalog& a, const StagedCatalog& b) noexcept {
-    if (a.size() != b.size()) {
-        return false;
-    }
-    for (auto x = a.begin(), y = b.begin(); x != a.end(); ++x, ++y) {
-        if (x->first != y->first) {
-            return false;
+    using Server = std::shared_ptr<const StagedServer>;
+    return a.same_entries(b, [](const Server& x, const Server& y) {
+        if (x == y) {
+            return true;  // one unedited server
         }
-        if (x->second == y->second) {
-            continue;  // one unedited server
-        }
-        const ServerSpec& p = x->second->meta;
-        const ServerSpec& q = y->second->meta;
+        const ServerSpec& p = x->meta;
+        const ServerSpec& q = y->meta;
         if (p.name != q.name || p.status != q.status || p.description != q.description ||
             p.category != q.category || p.environment != q.environment ||
-            x->second->tools.size() != y->second->tools.size()) {
+            x->tools.size() != y->tools.size()) {
             return false;
         }
-        for (auto s = x->second->tools.begin(), t = y->second->tools.begin();
-             s != x->second->tools.end();
-             ++s, ++t) {
-            if (s->first != t->first) {
-                return false;
-            }
-        }
-    }
-    return true;
+        return std::equal(
+            x->tools.begin(), x->tools.end(), y->tools.begin(), [](const auto& s, const auto& t) {
+                return s.first == t.first;
+            });
+    });
 }
 
 }  // namespace scout::detail

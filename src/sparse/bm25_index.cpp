@@ -39,16 +39,18 @@ Bm25Index Bm25Index::Builder::build(const Bm25Options& options) && {
     for (const auto& list : postings_) {
         total_postings += list.size();
     }
-    index.offsets_.reserve(postings_.size() + 1);
-    index.docids_.reserve(total_postings);
+    PodVector<std::uint32_t>& offsets = index.offsets_.owned();
+    PodVector<ToolId>& docids = index.docids_.owned();
+    offsets.reserve(postings_.size() + 1);
+    docids.reserve(total_postings);
     index.tfs_.reserve(total_postings);
-    index.offsets_.push_back(0);
+    offsets.push_back(0);
     for (const auto& list : postings_) {
         for (const auto& [doc, weighted_tf] : list) {
-            index.docids_.push_back(doc);
+            docids.push_back(doc);
             index.tfs_.push_back(weighted_tf);
         }
-        index.offsets_.push_back(static_cast<std::uint32_t>(index.docids_.size()));
+        offsets.push_back(static_cast<std::uint32_t>(docids.size()));
     }
     index.compute_impacts(doc_length_, options);
     index.vocabulary_ = std::make_shared<const Bm25Vocabulary>(std::move(vocabulary_));
@@ -61,7 +63,7 @@ Bm25Index Bm25Index::from_documents(std::shared_ptr<const Bm25Vocabulary> vocabu
     Bm25Index index;
     index.num_docs_ = documents.size();
     // Counting sort by term: postings come out in docid order within each term.
-    PodVector<std::uint32_t>& offsets = index.offsets_;
+    PodVector<std::uint32_t>& offsets = index.offsets_.owned();
     offsets.assign(vocabulary->size() + 1, 0);
     std::vector<float> doc_length;
     doc_length.reserve(documents.size());
@@ -74,13 +76,14 @@ Bm25Index Bm25Index::from_documents(std::shared_ptr<const Bm25Vocabulary> vocabu
     for (std::size_t t = 1; t < offsets.size(); ++t) {
         offsets[t] += offsets[t - 1];
     }
-    index.docids_.resize(offsets.back());
+    PodVector<ToolId>& docids = index.docids_.owned();
+    docids.resize(offsets.back());
     index.tfs_.resize(offsets.back());
     std::vector<std::uint32_t> next(offsets.begin(), offsets.end() - 1);
     for (std::size_t d = 0; d < documents.size(); ++d) {
         for (const auto& [term, tf] : documents[d].terms) {
             const std::uint32_t p = next[term]++;
-            index.docids_[p] = static_cast<ToolId>(d);
+            docids[p] = static_cast<ToolId>(d);
             index.tfs_[p] = tf;
         }
     }
@@ -137,11 +140,13 @@ std::unique_ptr<Bm25Index> Bm25Index::patched(const Bm25Index& previous,
     index->num_docs_ = documents.size();
     const std::size_t capacity = previous.docids_.size() + added.size();
     // Sized without zeroing: every element up to `out` is written below, the rest cut off.
-    index->docids_.resize(capacity);
+    PodVector<ToolId>& new_docids = index->docids_.owned();
+    PodVector<std::uint32_t>& offsets = index->offsets_.owned();
+    new_docids.resize(capacity);
     index->tfs_.resize(capacity);
-    index->impacts_.resize(capacity);
-    index->offsets_.resize(vocabulary->size() + 1);
-    ToolId* docids = index->docids_.data();
+    index->impacts_.owned().resize(capacity);
+    offsets.resize(vocabulary->size() + 1);
+    ToolId* docids = new_docids.data();
     float* tfs = index->tfs_.data();
     const ToolId* old_docids = previous.docids_.data();
     const float* old_tfs = previous.tfs_.data();
@@ -149,7 +154,7 @@ std::unique_ptr<Bm25Index> Bm25Index::patched(const Bm25Index& previous,
     std::uint32_t out = 0;
     auto next_added = added.begin();
     for (std::size_t t = 0; t < vocabulary->size(); ++t) {
-        index->offsets_[t] = out;
+        offsets[t] = out;
         std::uint32_t p = t < old_terms ? previous.offsets_[t] : 0;
         const std::uint32_t end = t < old_terms ? previous.offsets_[t + 1] : 0;
         if (!touched.test(static_cast<ToolId>(t))) {
@@ -180,13 +185,13 @@ std::unique_ptr<Bm25Index> Bm25Index::patched(const Bm25Index& previous,
             }
         }
         // Impacts while the term's postings are still in cache.
-        index->offsets_[t + 1] = out;
+        offsets[t + 1] = out;
         index->term_impacts(t, norm, options);
     }
-    index->offsets_.back() = out;
-    index->docids_.resize(out);
+    offsets.back() = out;
+    new_docids.resize(out);
     index->tfs_.resize(out);
-    index->impacts_.resize(out);
+    index->impacts_.owned().resize(out);
     index->vocabulary_ = std::move(vocabulary);
     return index;
 }
@@ -212,22 +217,25 @@ std::vector<double> Bm25Index::length_norms(const std::vector<float>& doc_length
 void Bm25Index::term_impacts(std::size_t t,
                              const std::vector<double>& norm,
                              const Bm25Options& options) {
-    const double df = static_cast<double>(offsets_[t + 1] - offsets_[t]);
+    const std::uint32_t* offsets = offsets_.data();
+    const double df = static_cast<double>(offsets[t + 1] - offsets[t]);
     if (df == 0) {
         return;  // a term no document uses any more
     }
     const double n = static_cast<double>(num_docs_);
     const auto k1 = static_cast<double>(options.k1);
     const double idf = std::log(1.0 + (n - df + 0.5) / (df + 0.5));
-    for (std::uint32_t p = offsets_[t]; p < offsets_[t + 1]; ++p) {
+    const ToolId* docids = docids_.data();
+    float* impacts = impacts_.owned().data();
+    for (std::uint32_t p = offsets[t]; p < offsets[t + 1]; ++p) {
         const auto tf = static_cast<double>(tfs_[p]);
-        impacts_[p] = static_cast<float>(idf * tf * (k1 + 1.0) / (tf + norm[docids_[p]]));
+        impacts[p] = static_cast<float>(idf * tf * (k1 + 1.0) / (tf + norm[docids[p]]));
     }
 }
 
 void Bm25Index::compute_impacts(const std::vector<float>& doc_length, const Bm25Options& options) {
     const std::vector<double> norm = length_norms(doc_length, options);
-    impacts_.resize(tfs_.size());
+    impacts_.owned().resize(tfs_.size());
     for (std::size_t t = 0; t + 1 < offsets_.size(); ++t) {
         term_impacts(t, norm, options);
     }
@@ -240,22 +248,34 @@ std::shared_ptr<const Bm25Vocabulary> Bm25Index::empty_vocabulary() {
 
 std::unique_ptr<Bm25Index> Bm25Index::from_parts(std::size_t num_docs,
                                                  std::vector<std::string> terms,
-                                                 PodVector<std::uint32_t> offsets,
-                                                 PodVector<ToolId> docids,
-                                                 PodVector<float> impacts) {
-    if (offsets.size() != terms.size() + 1 || offsets.front() != 0 ||
-        offsets.back() != docids.size() || impacts.size() != docids.size()) {
+                                                 SharedArray<std::uint32_t> offsets,
+                                                 SharedArray<ToolId> docids,
+                                                 SharedArray<float> impacts) {
+    if (offsets.size() != terms.size() + 1 || offsets[0] != 0 ||
+        offsets[terms.size()] != docids.size() || impacts.size() != docids.size()) {
         return nullptr;
     }
+    const std::uint32_t* offset = offsets.data();
+    const ToolId* docid = docids.data();
+    const float* impact = impacts.data();
     for (std::size_t t = 0; t < terms.size(); ++t) {
-        if (offsets[t] > offsets[t + 1]) {
+        if (offset[t] > offset[t + 1]) {
             return nullptr;
         }
-        for (std::uint32_t p = offsets[t]; p < offsets[t + 1]; ++p) {
-            if (docids[p] >= num_docs || (p > offsets[t] && docids[p] <= docids[p - 1]) ||
-                !std::isfinite(impacts[p])) {
-                return nullptr;
-            }
+        // One flag per list instead of a branch per posting: the lists of a large index are
+        // checked at every open.
+        if (offset[t] == offset[t + 1]) {
+            continue;
+        }
+        unsigned bad = static_cast<unsigned>(docid[offset[t]] >= num_docs) |
+                       static_cast<unsigned>(!std::isfinite(impact[offset[t]]));
+        for (std::uint32_t p = offset[t] + 1; p < offset[t + 1]; ++p) {
+            bad |= static_cast<unsigned>(docid[p] >= num_docs) |
+                   static_cast<unsigned>(docid[p] <= docid[p - 1]) |
+                   static_cast<unsigned>(!std::isfinite(impact[p]));
+        }
+        if (bad != 0) {
+            return nullptr;
         }
     }
     auto vocabulary = std::make_shared<Bm25Vocabulary>();

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -17,6 +18,7 @@
 
 #include "util/bitset.hpp"
 #include "util/pod_vector.hpp"
+#include "util/shared_array.hpp"
 #include "util/topk.hpp"
 #include "util/word_hash.hpp"
 
@@ -58,6 +60,13 @@ struct QueryTerm {
     float weight = 1.0f;
 };
 
+/// A query term found in the vocabulary, by its id, with its weight.
+struct WeightedTermId {
+    TermId id = 0;
+    float weight = 1.0f;
+    friend bool operator==(const WeightedTermId&, const WeightedTermId&) = default;
+};
+
 class Bm25Index {
 public:
     /// Collects weighted term occurrences document by document (ids 0, 1, 2, ... in call order).
@@ -88,6 +97,27 @@ public:
                 std::size_t k,
                 const Bitset* allowed,
                 std::vector<ScoredDoc>& out) const;
+    /// Same with terms already looked up (term_id): equal to searching the terms they came from,
+    /// the ones the vocabulary lacks left out.
+    void search(std::span<const WeightedTermId> terms,
+                std::size_t k,
+                const Bitset* allowed,
+                std::vector<ScoredDoc>& out) const;
+
+    /// The id of `term`, or nullopt when no document of the index was built with it.
+    [[nodiscard]] std::optional<TermId> term_id(std::string_view term) const {
+        auto it = vocabulary_->find(term);
+        return it == vocabulary_->end() ? std::nullopt : std::optional<TermId>(it->second);
+    }
+    /// The same for a term whose word_hash is at hand.
+    [[nodiscard]] std::optional<TermId> term_id(const PrehashedTerm& term) const {
+        auto it = vocabulary_->find(term);
+        return it == vocabulary_->end() ? std::nullopt : std::optional<TermId>(it->second);
+    }
+    /// Document frequency of the term `id` (term_id's answer).
+    [[nodiscard]] std::size_t doc_freq(TermId id) const noexcept {
+        return offsets_[id + 1] - offsets_[id];
+    }
 
     /// The index of `documents` (ids 0, 1, 2, ... in order) over terms interned in `vocabulary`
     /// (every TermId used must be in it; terms no document uses get empty postings). Equal, term
@@ -113,19 +143,22 @@ public:
         std::span<const Bm25DocumentTerms> previous_terms,
         const Bm25Options& options);
 
-    /// An index from its stored arrays (an index file's), after checking every invariant a
-    /// search relies on: offsets from 0, non-decreasing, ending at the postings; docids below
-    /// num_docs and increasing within a term; finite impacts; unique terms. Null if any fails.
+    /// An index from its stored arrays (an index file's, owned or viewed in place), after
+    /// checking every invariant a search relies on: offsets from 0, non-decreasing, ending at the
+    /// postings; docids below num_docs and increasing within a term; finite impacts; unique
+    /// terms. Null if any fails.
     [[nodiscard]] static std::unique_ptr<Bm25Index> from_parts(std::size_t num_docs,
                                                                std::vector<std::string> terms,
-                                                               PodVector<std::uint32_t> offsets,
-                                                               PodVector<ToolId> docids,
-                                                               PodVector<float> impacts);
+                                                               SharedArray<std::uint32_t> offsets,
+                                                               SharedArray<ToolId> docids,
+                                                               SharedArray<float> impacts);
     /// The terms by TermId, and the arrays, for the index file.
     [[nodiscard]] std::vector<std::string_view> terms() const;
-    [[nodiscard]] std::span<const std::uint32_t> offsets() const noexcept { return offsets_; }
-    [[nodiscard]] std::span<const ToolId> docids() const noexcept { return docids_; }
-    [[nodiscard]] std::span<const float> impacts() const noexcept { return impacts_; }
+    [[nodiscard]] std::span<const std::uint32_t> offsets() const noexcept {
+        return offsets_.span();
+    }
+    [[nodiscard]] std::span<const ToolId> docids() const noexcept { return docids_.span(); }
+    [[nodiscard]] std::span<const float> impacts() const noexcept { return impacts_.span(); }
 
     [[nodiscard]] std::size_t num_docs() const noexcept { return num_docs_; }
     [[nodiscard]] std::size_t num_terms() const noexcept {
@@ -155,9 +188,10 @@ private:
                       std::vector<ScoredDoc>& out) const;
 
     std::shared_ptr<const Bm25Vocabulary> vocabulary_ = empty_vocabulary();
-    PodVector<std::uint32_t> offsets_;  // term t's postings are [offsets_[t], offsets_[t + 1])
-    PodVector<ToolId> docids_;
-    PodVector<float> impacts_;
+    // Built, or an index file's viewed in place.
+    SharedArray<std::uint32_t> offsets_;  // term t's postings are [offsets_[t], offsets_[t + 1])
+    SharedArray<ToolId> docids_;
+    SharedArray<float> impacts_;
     /// The weighted tf of each posting, which patched() recomputes impacts from; empty in an
     /// index read from a file (its next commit lays out the postings in full).
     PodVector<float> tfs_;

@@ -3,6 +3,7 @@
 #include "util/utf8.hpp"
 
 #include <cstdint>
+#include <cstring>
 
 namespace scout::detail {
 
@@ -79,6 +80,19 @@ void utf8_append(std::string& out, char32_t cp) {
 
 bool is_valid_utf8(std::string_view text) noexcept {
     for (std::size_t i = 0; i < text.size();) {
+        // Eight ASCII bytes at a time: most text is ASCII, and index files check tens of MB.
+        constexpr std::uint64_t kHighBits = 0x8080808080808080ULL;
+        while (text.size() - i >= sizeof(std::uint64_t)) {
+            std::uint64_t word = 0;
+            std::memcpy(&word, text.data() + i, sizeof word);
+            if ((word & kHighBits) != 0) {
+                break;
+            }
+            i += sizeof word;
+        }
+        if (i == text.size()) {
+            break;
+        }
         const std::size_t n = utf8_sequence_length(text, i);
         if (n == 0) {
             return false;

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <optional>
 
 #include <catch2/catch.hpp>
 
@@ -186,15 +187,18 @@ TEST_CASE("an opened catalog's state is shared with its snapshot until the first
     CHECK(opened->remove_tool("jira", "nope").code() == scout::Errc::not_found);
     REQUIRE(opened->commit().ok());
     REQUIRE(opened->save(copy).ok());
-    auto unchanged = scout::detail::decode_index(read_bytes(copy));
+    // decode_index views its bytes: they must outlive the result.
+    const std::vector<std::uint8_t> unchanged_bytes = read_bytes(copy);
+    auto unchanged = scout::detail::decode_index(unchanged_bytes);
     REQUIRE(unchanged.ok());
     auto expected = scout::detail::decode_index(original);
     REQUIRE(expected.ok());
     REQUIRE(unchanged->catalog.servers.size() == expected->catalog.servers.size());
     for (std::size_t s = 0; s < expected->catalog.servers.size(); ++s) {
         CHECK(unchanged->catalog.servers[s].name == expected->catalog.servers[s].name);
-        CHECK(unchanged->catalog.servers[s].tools.size() ==
-              expected->catalog.servers[s].tools.size());
+        const auto& u = unchanged->catalog.servers[s];
+        const auto& e = expected->catalog.servers[s];
+        CHECK(u.end_tool - u.first_tool == e.end_tool - e.first_tool);
     }
 
     // Staged edits leave the published snapshot (what save() writes and searches read) alone.
@@ -206,7 +210,8 @@ TEST_CASE("an opened catalog's state is shared with its snapshot until the first
     REQUIRE(!hit->hits.empty());
     CHECK(hit->hits.front().server == "drive");
     REQUIRE(opened->save(copy).ok());
-    auto before_commit = scout::detail::decode_index(read_bytes(copy));
+    const std::vector<std::uint8_t> before_bytes = read_bytes(copy);
+    auto before_commit = scout::detail::decode_index(before_bytes);
     REQUIRE(before_commit.ok());
     CHECK(before_commit->catalog.servers.size() == 3);
     CHECK(before_commit->info.indexed_tools == 70);
@@ -214,11 +219,13 @@ TEST_CASE("an opened catalog's state is shared with its snapshot until the first
     // The commit publishes them.
     REQUIRE(opened->commit().ok());
     REQUIRE(opened->save(copy).ok());
-    auto after_commit = scout::detail::decode_index(read_bytes(copy));
+    const std::vector<std::uint8_t> after_bytes = read_bytes(copy);
+    auto after_commit = scout::detail::decode_index(after_bytes);
     REQUIRE(after_commit.ok());
     REQUIRE(after_commit->catalog.servers.size() == 2);
     CHECK(after_commit->catalog.servers[0].name == "jira");
-    CHECK(after_commit->catalog.servers[0].tools.size() == 39);
+    CHECK(after_commit->catalog.servers[0].end_tool - after_commit->catalog.servers[0].first_tool ==
+          39);
     CHECK(after_commit->catalog.servers[1].status == scout::ServerStatus::active);
     CHECK(after_commit->info.indexed_tools == 44);
     fs::remove_all(file.parent_path());
@@ -276,7 +283,8 @@ TEST_CASE("the stored HNSW graph and BM25 postings decode to the saved indexes",
     const fs::path file = temp_file("hnsw.scoutidx");
     auto built = hnsw_catalog(std::make_shared<FittingEmbedder>());
     REQUIRE(built.save(file).ok());
-    auto stored = scout::detail::decode_index(read_bytes(file));
+    const std::vector<std::uint8_t> bytes = read_bytes(file);
+    auto stored = scout::detail::decode_index(bytes);
     REQUIRE(stored.ok());
     REQUIRE(stored->dense);
     CHECK(std::string(stored->dense->kind()) == "hnsw-int8");
@@ -307,7 +315,8 @@ TEST_CASE("term ids follow the tools' order across the windows a commit renders 
     REQUIRE(c->commit().ok());
     const fs::path file = temp_file("windows.scoutidx");
     REQUIRE(c->save(file).ok());
-    auto stored = scout::detail::decode_index(read_bytes(file));
+    const std::vector<std::uint8_t> bytes = read_bytes(file);
+    auto stored = scout::detail::decode_index(bytes);
     REQUIRE(stored.ok());
     REQUIRE(stored->bm25);
     REQUIRE(stored->bm25->num_docs() == 9000);
@@ -334,10 +343,13 @@ TEST_CASE("a file without the built indexes opens by rebuilding them", "[persist
     auto built = hnsw_catalog(std::make_shared<FittingEmbedder>());
     REQUIRE(built.save(file).ok());
     const std::vector<std::string> expected = results(built.searcher());
-    const std::string old = rewrite(read_bytes(file), 1, [](scout::detail::SectionOut& s) {
-        return s.kind == scout::detail::fourcc("META") || s.kind == scout::detail::fourcc("CATL") ||
-               s.kind == scout::detail::fourcc("VECS");
-    });
+    // The catalog and the vectors only, as a writer of format 1.1 kept them.
+    const std::string old =
+        rewrite(read_bytes(file), scout::kIndexFormatMinor, [](scout::detail::SectionOut& s) {
+            return s.kind == scout::detail::fourcc("META") ||
+                   s.kind == scout::detail::fourcc("CATB") ||
+                   s.kind == scout::detail::fourcc("VECS");
+        });
     write_bytes(file, old);
     auto embedder = std::make_shared<FittingEmbedder>();
     auto opened = scout::Catalog::open(file, embedder);
@@ -478,4 +490,29 @@ TEST_CASE("the static embedder's fitted word weights round-trip", "[persistence]
     CHECK_FALSE((*c)->restore_fitted_state(bad));
     CHECK_FALSE((*c)->restore_fitted_state(state.substr(0, state.size() - 1)));
     CHECK((*c)->model_id() == before);
+}
+
+TEST_CASE("a searcher of an opened index outlives its catalog and its file",
+          "[persistence][sections]") {
+    const fs::path file = temp_file("mapped.scoutidx");
+    auto built = hnsw_catalog(std::make_shared<FittingEmbedder>());
+    REQUIRE(built.save(file).ok());
+    const std::vector<std::string> expected = results(built.searcher());
+    std::optional<scout::Searcher> searcher;
+    {
+        auto opened = scout::Catalog::open(file, std::make_shared<FittingEmbedder>());
+        REQUIRE(opened.ok());
+        searcher = opened->searcher();
+    }
+    // The catalog is gone and its file replaced (as a save replaces it, by rename) and removed:
+    // the searcher's snapshot keeps the mapping it reads the texts, vectors and postings from.
+    auto other = scout::Catalog::create({}, nullptr);
+    REQUIRE(other.ok());
+    REQUIRE(other->save(file).ok());
+    fs::remove(file);
+    CHECK(results(*searcher) == expected);
+    auto hit = searcher->find("jira", "create_issue_0");
+    REQUIRE(hit.has_value());
+    CHECK_FALSE(hit->input_schema.empty());
+    fs::remove_all(file.parent_path());
 }

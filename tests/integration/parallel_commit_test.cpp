@@ -2,11 +2,13 @@
 // does: every query's BM25, exact dense and hybrid hits and scores are bit-identical, the first
 // build and incremental ones alike, and progress counts stay monotonic.
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <random>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -121,6 +123,48 @@ TEST_CASE("incremental parallel commits stay identical to sequential ones",
         REQUIRE(b->commit().ok());
         require_same(*b, *a, qs);
     }
+}
+
+TEST_CASE("a large commit lays out BM25 beside the dense index and stays identical",
+          "[concurrency][catalog][parallel]") {
+    // 8,400 tools: from 8,192 a commit with an embedder lays out the postings on a thread of its
+    // own while the vectors are embedded and indexed; a reader searches throughout.
+    scout::CatalogSpec spec = catalog(700, 12, 21);
+    const auto qs = queries(spec, 23);
+    scout::CatalogOptions o1;
+    o1.threads = 1;
+    o1.dense.kind = scout::DenseIndexKind::flat;
+    scout::CatalogOptions o2 = o1;
+    o2.threads = 2;
+    auto a = scout::Catalog::create(o1, std::make_shared<scout::HashingEmbedder>(16));
+    auto b = scout::Catalog::create(o2, std::make_shared<scout::HashingEmbedder>(16));
+    REQUIRE((a.ok() && b.ok()));
+    REQUIRE(a->upsert_servers(spec).ok());
+    REQUIRE(b->upsert_servers(spec).ok());
+    REQUIRE(a->commit().ok());
+    REQUIRE(b->commit().ok());
+    require_same(*b, *a, qs);
+    std::atomic<bool> stop{false};
+    std::atomic<int> failed{0};
+    std::thread reader([&] {  // Catch's assertions are not thread-safe: count instead
+        while (!stop.load()) {
+            if (!b->searcher().search(qs.front()).ok()) {
+                ++failed;
+            }
+        }
+    });
+    for (int step = 0; step < 3; ++step) {  // one tool edited: the postings are patched
+        scout::ToolSpec tool = spec.servers[static_cast<std::size_t>(step) * 100].tools.front();
+        tool.description += " edited" + std::to_string(step);
+        REQUIRE(a->upsert_tool(spec.servers[static_cast<std::size_t>(step) * 100].name, tool).ok());
+        REQUIRE(b->upsert_tool(spec.servers[static_cast<std::size_t>(step) * 100].name, tool).ok());
+        REQUIRE(a->commit().ok());
+        REQUIRE(b->commit().ok());
+    }
+    stop = true;
+    reader.join();
+    CHECK(failed.load() == 0);
+    require_same(*b, *a, qs);
 }
 
 TEST_CASE("progress of a parallel commit counts upwards within each phase",

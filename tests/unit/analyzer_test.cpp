@@ -254,3 +254,66 @@ TEST_CASE("the stemming analyzer is the surface analyzer plus a last stemming st
         }
     }
 }
+
+TEST_CASE("raw tokens, cut, filtered and stemmed, are what the analyzer gives", "[analyzer]") {
+    // A search cuts its query into raw tokens once (search/bm25_query.cpp) and derives the
+    // analyzer's terms, the surface words and the plain words from them.
+    const std::vector<std::string> texts = {
+        "List the GitHub pull requests of MySQL servers",
+        "getPullRequest HTTPServer v2Items snake_case_name kebab-case dotted.name",
+        "the of and please",
+        "",
+        "ÉtatCivil naïve café 東京タワー 서울 ÉtatÉtatÉtat",
+        std::string(200, 'x') + " running " + std::string(70, 'b') + "ing " + std::string(62, 'c') +
+            "\xc3\xa9\xc3\xa9",
+        "invalid \xff\xfe bytes \xc3 and digits 2024 v1.2.3 x86_64"};
+    for (bool split : {true, false}) {
+        for (bool joined : {true, false}) {
+            for (bool stops : {true, false}) {
+                for (bool stem : {true, false}) {
+                    for (std::size_t max_bytes : {0U, 3U, 8U, 63U, 64U}) {
+                        const AnalyzerOptions o{.split_identifiers = split,
+                                                .keep_joined_case = joined,
+                                                .remove_stop_words = stops,
+                                                .stem = stem,
+                                                .keep_surface = true,
+                                                .max_token_bytes = max_bytes};
+                        for (const std::string& text : texts) {
+                            std::string arena = "prefix";
+                            std::vector<scout::detail::RawToken> tokens;
+                            Analyzer::raw_tokens(text, split, joined, arena, tokens);
+                            Terms derived;
+                            for (const auto& t : tokens) {
+                                const std::string_view raw(arena.data() + t.begin, t.size);
+                                const std::string w(
+                                    raw.substr(0, Analyzer::kept_bytes(raw, max_bytes)));
+                                if (w.empty() || (stops && scout::detail::is_stop_word(w))) {
+                                    continue;
+                                }
+                                derived.push_back(w);
+                                if (stem) {
+                                    derived.push_back(
+                                        make_term(TermKind::stem, scout::detail::porter_stem(w)));
+                                }
+                            }
+                            CHECK(Analyzer(o).analyze(text) == derived);
+                            // Joined words are marked, and only split ones are joined.
+                            for (const auto& t : tokens) {
+                                CHECK((!t.joined || (joined && split)));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("kept_bytes cuts at a character boundary", "[analyzer]") {
+    CHECK(Analyzer::kept_bytes("abc", 5) == 3);
+    CHECK(Analyzer::kept_bytes("abcdef", 5) == 5);
+    CHECK(Analyzer::kept_bytes("ab\xc3\xa9", 3) == 2);  // é would be split
+    CHECK(Analyzer::kept_bytes("ab\xc3\xa9", 4) == 4);
+    CHECK(Analyzer::kept_bytes("\xe6\x9d\xb1", 2) == 0);
+    CHECK(Analyzer::kept_bytes("", 0) == 0);
+}

@@ -55,3 +55,31 @@ TEST_CASE("crc32c's hardware and software paths agree at every length and seed",
     }
     CHECK(scout::detail::crc32c_software("123456789", 9) == 0xE3069283U);
 }
+
+TEST_CASE("crc32c's interleaved streams agree with software on large buffers",
+          "[persistence][crc32c]") {
+    std::string bytes;
+    std::uint32_t x = 777;
+    for (int i = 0; i < 400000; ++i) {
+        x = x * 1103515245U + 12345U;
+        bytes += static_cast<char>(x >> 24U);
+    }
+    // Around the three-stream block size (3 x 32 KiB) and its multiples, at odd offsets.
+    for (std::size_t length : {std::size_t{98303},
+                               std::size_t{98304},
+                               std::size_t{98305},
+                               std::size_t{196608 + 13},
+                               std::size_t{399990}}) {
+        for (std::size_t offset : {std::size_t{0}, std::size_t{3}}) {
+            for (std::uint32_t seed : {0U, 0x12345678U}) {
+                INFO(length << " at " << offset);
+                REQUIRE(crc32c(bytes.data() + offset, length, seed) ==
+                        scout::detail::crc32c_software(bytes.data() + offset, length, seed));
+            }
+        }
+    }
+    // Combining two pieces' checksums gives the whole one's.
+    const std::uint32_t a = crc32c(bytes.data(), 1000);
+    const std::uint32_t b = crc32c(bytes.data() + 1000, 5001);
+    CHECK(scout::detail::crc32c_combine(a, b, 5001) == crc32c(bytes.data(), 6001));
+}

@@ -1,5 +1,7 @@
 // dense_test.cpp: exact flat search against brute force; HNSW recall against flat.
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <random>
 #include <set>
 #include <span>
@@ -15,26 +17,66 @@ using scout::detail::VectorStore;
 namespace {
 
 std::shared_ptr<VectorStore> random_store(std::size_t n, std::size_t dim, std::uint32_t seed) {
-    auto store = std::make_shared<VectorStore>();
-    store->dim = dim;
-    store->data.resize(n * dim);
+    scout::detail::PodVector<float> rows(n * dim);
     std::mt19937 rng(seed);
     std::normal_distribution<float> g(0.0f, 1.0f);
     for (std::size_t i = 0; i < n; ++i) {
         for (std::size_t d = 0; d < dim; ++d) {
-            store->data[i * dim + d] = g(rng);
+            rows[i * dim + d] = g(rng);
         }
-        REQUIRE(scout::detail::normalize(store->data.data() + i * dim, dim));
+        REQUIRE(scout::detail::normalize(rows.data() + i * dim, dim));
     }
-    return store;
+    return std::make_shared<VectorStore>(dim, std::move(rows));
 }
 
 std::vector<float> random_query(std::size_t dim, std::uint32_t seed) {
     const auto store = random_store(1, dim, seed);
-    return {store->data.begin(), store->data.end()};
+    return {store->row(0), store->row(0) + dim};
 }
 
 }  // namespace
+
+TEST_CASE("a patched vector store shares the chunks no changed row lies in", "[dense]") {
+    constexpr std::size_t kDim = 8;
+    constexpr std::size_t kRows = 2 * VectorStore::kChunkRows + 100;  // a partial last chunk
+    const auto before = random_store(kRows, kDim, 7);
+    const auto fresh = random_store(kRows, kDim, 8);
+    // First row of chunk 0, last row of the store, and two rows of the last chunk.
+    const std::vector<std::size_t> changed{0, kRows - 100, kRows - 2, kRows - 1};
+    const VectorStore after =
+        VectorStore::patched(*before, changed, [&](std::size_t i) { return fresh->row(i); });
+    REQUIRE(after.size() == kRows);
+    REQUIRE(after.dim() == kDim);
+    REQUIRE(after.bytes() == before->bytes());
+    for (std::size_t i = 0; i < kRows; ++i) {
+        const bool is_changed = std::find(changed.begin(), changed.end(), i) != changed.end();
+        const float* expected = is_changed ? fresh->row(i) : before->row(i);
+        REQUIRE(std::equal(expected, expected + kDim, after.row(i)));
+    }
+    // The middle chunk is the same memory; the changed ones are copies; `before` is untouched.
+    CHECK(after.row(VectorStore::kChunkRows) == before->row(VectorStore::kChunkRows));
+    CHECK(after.row(1) != before->row(1));
+    CHECK(after.row(kRows - 1) != before->row(kRows - 1));
+    const auto original = random_store(kRows, kDim, 7);
+    CHECK(std::equal(original->row(0), original->row(0) + kDim, before->row(0)));
+    // The runs cover every row in order.
+    std::vector<float> all;
+    after.for_each_run(
+        [&](std::span<const float> run) { all.insert(all.end(), run.begin(), run.end()); });
+    REQUIRE(all.size() == kRows * kDim);
+    CHECK(std::equal(all.begin() + static_cast<std::ptrdiff_t>((kRows - 1) * kDim),
+                     all.end(),
+                     fresh->row(kRows - 1)));
+    // Nothing changed: every chunk shared.
+    const VectorStore same = VectorStore::patched(*before, {}, [](std::size_t) { return nullptr; });
+    CHECK(same.row(0) == before->row(0));
+}
+
+TEST_CASE("a vector store rejects rows that are not whole rows of its dimension", "[dense]") {
+    CHECK_THROWS_AS(VectorStore(3, scout::detail::PodVector<float>(7)), std::invalid_argument);
+    CHECK_THROWS_AS(VectorStore(0, scout::detail::PodVector<float>(2)), std::invalid_argument);
+    CHECK(VectorStore(0, scout::detail::PodVector<float>()).empty());
+}
 
 TEST_CASE("flat search equals brute force, with and without a filter", "[dense]") {
     const auto store = random_store(500, 32, 1);
@@ -292,4 +334,109 @@ TEST_CASE("HNSW with a broad scope over-fetches from the graph and keeps only al
         }
     }
     CHECK(static_cast<double>(found) / 500.0 >= 0.95);
+}
+
+TEST_CASE("a stored HNSW graph of either version searches as the graph it was saved from",
+          "[dense]") {
+    const std::size_t n = 1500;
+    const std::size_t dim = 24;
+    const auto store = random_store(n, dim, 21);
+    for (const bool int8 : {true, false}) {
+        scout::DenseOptions opts;
+        opts.kind = scout::DenseIndexKind::hnsw;
+        opts.hnsw_int8 = int8;
+        const auto built = scout::detail::make_dense_index(store, opts);
+        for (const std::uint32_t version : {1U, scout::detail::kHnswGraphVersion}) {
+            INFO("int8 " << int8 << ", version " << version);
+            // Version 2 is read in place: the bytes stay alive through `owner` only.
+            auto bytes = std::make_shared<const std::string>(built->graph_bytes(version));
+            const std::span graph(reinterpret_cast<const std::uint8_t*>(bytes->data()),
+                                  bytes->size());
+            auto loaded = scout::detail::load_hnsw_index(store, opts, graph, version, bytes);
+            REQUIRE(loaded != nullptr);
+            bytes.reset();
+            CHECK(loaded->graph_bytes(version) ==
+                  built->graph_bytes(version));  // the same graph, link for link
+            std::vector<ScoredDoc> a;
+            std::vector<ScoredDoc> b;
+            for (std::uint32_t qi = 0; qi < 50; ++qi) {
+                const auto q = random_query(dim, 500 + qi);
+                built->search(q.data(), 10, nullptr, a);
+                loaded->search(q.data(), 10, nullptr, b);
+                REQUIRE(a.size() == b.size());
+                for (std::size_t i = 0; i < a.size(); ++i) {
+                    CHECK(a[i].id == b[i].id);
+                    CHECK(a[i].score == b[i].score);
+                }
+            }
+            // A patch copies the stored elements before it re-links a point.
+            const std::vector<scout::ToolId> changed{7};
+            auto patched = loaded->patched(store, changed, opts);
+            REQUIRE(patched != nullptr);
+            patched->search(store->row(7), 1, nullptr, a);
+            REQUIRE(a.size() == 1);
+            CHECK(a[0].id == 7);
+        }
+        // Another element type, M or point count is refused.
+        const std::string v2 = built->graph_bytes();
+        const std::span graph(reinterpret_cast<const std::uint8_t*>(v2.data()), v2.size());
+        scout::DenseOptions other = opts;
+        other.hnsw_int8 = !int8;
+        CHECK(scout::detail::load_hnsw_index(store, other, graph) == nullptr);
+        other = opts;
+        other.hnsw_m = opts.hnsw_m + 2;
+        CHECK(scout::detail::load_hnsw_index(store, other, graph) == nullptr);
+        CHECK(scout::detail::load_hnsw_index(random_store(n - 1, dim, 21), opts, graph) == nullptr);
+        CHECK(scout::detail::load_hnsw_index(store, opts, graph.first(graph.size() - 4)) ==
+              nullptr);
+    }
+}
+
+TEST_CASE("int8 codes round as lrint does, halves to even", "[dense]") {
+    // A largest component of 127 makes the scale 1, so the components are rounded as they are.
+    const std::vector<float> v = {127.0f,
+                                  2.5f,
+                                  -2.5f,
+                                  3.5f,
+                                  -3.5f,
+                                  0.5f,
+                                  -0.5f,
+                                  1.5f,
+                                  126.5f,
+                                  -126.5f,
+                                  1.4999f,
+                                  -0.4999f,
+                                  0.0f,
+                                  -0.0f,
+                                  64.25f,
+                                  -127.0f};
+    std::vector<std::int8_t> codes(v.size());
+    CHECK(scout::detail::quantize_int8(v.data(), v.size(), codes.data()) == 1.0f);
+    for (std::size_t d = 0; d < v.size(); ++d) {
+        INFO("component " << v[d]);
+        CHECK(codes[d] == static_cast<std::int8_t>(std::clamp(std::lrint(v[d]), -127L, 127L)));
+    }
+    CHECK(codes[1] == 2);  // ties to even
+    CHECK(codes[3] == 4);
+    CHECK(codes[2] == -2);
+    // And on random vectors, against lrint of the same products.
+    std::mt19937 rng(31);
+    std::normal_distribution<float> normal;
+    std::vector<float> r(384);
+    std::vector<std::int8_t> got(r.size());
+    for (int round = 0; round < 50; ++round) {
+        for (float& x : r) {
+            x = normal(rng);
+        }
+        (void)scout::detail::quantize_int8(r.data(), r.size(), got.data());
+        float max_abs = 0.0f;
+        for (float x : r) {
+            max_abs = std::max(max_abs, std::fabs(x));
+        }
+        const float inv = 127.0f / max_abs;
+        for (std::size_t d = 0; d < r.size(); ++d) {
+            CHECK(got[d] ==
+                  static_cast<std::int8_t>(std::clamp(std::lrint(r[d] * inv), -127L, 127L)));
+        }
+    }
 }

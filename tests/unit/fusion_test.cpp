@@ -2,6 +2,9 @@
 #include "fusion/fusion.hpp"
 
 #include <cmath>
+#include <map>
+#include <random>
+#include <set>
 
 #include <catch2/catch.hpp>
 
@@ -361,4 +364,58 @@ TEST_CASE("default fusion lifts BM25's runner-up when both branches agree on it"
     const auto kept = scout::detail::fuse(apart_lists, weights, defaults, 10);
     CHECK(rank_of(kept, 1) == 1);
     CHECK(rank_of(kept, 2) == 2);
+}
+
+TEST_CASE("fusion of many overlapping lists equals RRF computed by hand", "[rrf]") {
+    // Enough candidates that the id table probes past collisions; ids repeat within a list.
+    std::mt19937 rng(23);
+    std::uniform_int_distribution<scout::ToolId> id(0, 150);
+    std::vector<std::vector<ScoredDoc>> lists(7);
+    for (auto& list : lists) {
+        for (int r = 0; r < 40; ++r) {
+            list.push_back({id(rng), static_cast<float>(40 - r)});
+        }
+    }
+    std::map<scout::ToolId, double> expected;
+    std::map<scout::ToolId, std::vector<std::uint32_t>> ranks;
+    for (std::size_t l = 0; l < lists.size(); ++l) {
+        std::set<scout::ToolId> seen;
+        for (std::size_t r = 0; r < lists[l].size(); ++r) {
+            const scout::ToolId d = lists[l][r].id;
+            ranks[d].resize(lists.size(), 0);
+            if (seen.insert(d).second) {  // a list counts a document's first rank only
+                expected[d] += 1.0 / (60.0 + static_cast<double>(r + 1));
+                ranks[d][l] = static_cast<std::uint32_t>(r + 1);
+            }
+        }
+    }
+    const auto fused = scout::detail::rrf_fuse(lists, 60.0, 1000);
+    REQUIRE(fused.size() == expected.size());
+    for (const auto& f : fused) {
+        CHECK(f.score == expected.at(f.id));
+        CHECK(f.ranks == ranks.at(f.id));
+    }
+    // fuse_rows gives the same documents, scores, ranks and list scores as fuse, for every
+    // method, while its rows are read before the next fusion.
+    const std::vector<double> weights(lists.size(), 0.7);
+    for (const auto method : {scout::FusionMethod::rrf,
+                              scout::FusionMethod::weighted_rrf,
+                              scout::FusionMethod::score_blend,
+                              scout::FusionMethod::anchored,
+                              scout::FusionMethod::gated}) {
+        scout::FusionOptions options;
+        options.method = method;
+        const auto docs = scout::detail::fuse(lists, weights, options, 25);
+        std::vector<scout::detail::FusedRow> rows;
+        scout::detail::fuse_rows(lists, weights, options, 25, rows);
+        REQUIRE(rows.size() == docs.size());
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            CHECK(rows[i].id == docs[i].id);
+            CHECK(rows[i].score == docs[i].score);
+            for (std::size_t l = 0; l < lists.size(); ++l) {
+                CHECK(rows[i].ranks[l] == docs[i].ranks[l]);
+                CHECK(rows[i].scores[l] == docs[i].scores[l]);
+            }
+        }
+    }
 }

@@ -2,6 +2,7 @@
 // Integer-valued inputs make every summation order exact, so equality is exact.
 #include "simd/kernels.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <random>
@@ -121,6 +122,31 @@ TEST_CASE("next_above finds the first block that holds a larger value", "[kernel
     }
 }
 
+TEST_CASE("block_max gives the largest value of every block", "[kernels]") {
+    std::mt19937 rng(5);
+    std::uniform_int_distribution<int> score(0, 1000);
+    for (const std::string& isa : scout::simd::available()) {
+        const scout::simd::Kernels* k = scout::simd::find(isa);
+        for (std::size_t n : {1U, 15U, 16U, 17U, 40U, 257U, 2792U}) {
+            std::vector<float> v(n);
+            for (float& x : v) {
+                x = static_cast<float>(score(rng)) * 0.37f;
+            }
+            const std::size_t blocks = (n + scout::simd::kScanBlock - 1) / scout::simd::kScanBlock;
+            std::vector<float> got(blocks + 1, -1.0f);
+            k->block_max(v.data(), n, got.data());
+            INFO(isa << " n=" << n);
+            for (std::size_t b = 0; b < blocks; ++b) {
+                const auto first =
+                    v.begin() + static_cast<std::ptrdiff_t>(b * scout::simd::kScanBlock);
+                const auto last = b + 1 == blocks ? v.end() : first + scout::simd::kScanBlock;
+                CHECK(got[b] == *std::max_element(first, last));
+            }
+            CHECK(got[blocks] == -1.0f);  // nothing written past the last block
+        }
+    }
+}
+
 TEST_CASE("the active kernels follow the documented preference", "[kernels]") {
     // SCOUT_FORCE_ISA when it names an available set, else AVX2, AVX-512, SSE2, scalar in that
     // order; with AVX2 chosen automatically, the int8 kernels come from AVX-512 when it runs.
@@ -149,4 +175,43 @@ TEST_CASE("the active kernels follow the documented preference", "[kernels]") {
     CHECK(active.dot_rows_i8 == int8_source->dot_rows_i8);
     CHECK(active.dot == scout::simd::find(expected)->dot);
     CHECK(scout::simd::find("no-such-isa") == nullptr);
+}
+
+TEST_CASE("int8 quantization gives the scalar reference's codes and scale", "[kernels]") {
+    std::mt19937 rng(11);
+    std::normal_distribution<float> g(0.0f, 1.0f);
+    std::vector<float> v(1100);
+    std::vector<std::int8_t> got(v.size());
+    std::vector<std::int8_t> want(v.size());
+    for (std::size_t round = 0; round < 40; ++round) {
+        for (float& x : v) {
+            x = g(rng);
+        }
+        if (round % 4 == 1) {
+            // Values whose scaled form ends in exactly .5: rounding to even must agree.
+            for (std::size_t i = 0; i < v.size(); ++i) {
+                v[i] = static_cast<float>(static_cast<int>(i % 255) - 127) + 0.5f;
+            }
+            v[0] = 127.0f;
+        } else if (round % 4 == 2) {
+            std::fill(v.begin(), v.end(), 0.0f);  // zero vector: zero codes, scale 0
+        }
+        for (const std::string& isa : scout::simd::available()) {
+            const scout::simd::Kernels* k = scout::simd::find(isa);
+            REQUIRE(k != nullptr);
+            for (std::size_t n : {1U, 7U, 8U, 17U, 64U, 255U, 256U, 384U, 1024U}) {
+                for (std::size_t offset : {0U, 1U}) {
+                    INFO(isa << " round=" << round << " n=" << n << " offset=" << offset);
+                    std::fill(got.begin(), got.end(), std::int8_t{99});
+                    std::fill(want.begin(), want.end(), std::int8_t{99});
+                    const float s = k->quantize_i8(v.data() + offset, n, got.data());
+                    const float r = scalar().quantize_i8(v.data() + offset, n, want.data());
+                    CHECK(s == r);
+                    CHECK(
+                        std::equal(got.begin(), got.begin() + static_cast<long>(n), want.begin()));
+                    CHECK(got[n] == 99);  // nothing written past n
+                }
+            }
+        }
+    }
 }

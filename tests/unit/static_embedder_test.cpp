@@ -391,3 +391,49 @@ TEST_CASE("fit() on an edited corpus equals fit() of a fresh embedder on it", "[
               embed_one(*fresh.value(), "weather forecast file"));
     }
 }
+
+TEST_CASE("fit() judges drift across commits as a fresh fit from the same weights would",
+          "[embed]") {
+    TempDir dir;
+    const std::string path = dir.write("g.txt", kGlove);
+    const char* const words[] = {"file", "system", "weather", "forecast", "get", "deploy", "the"};
+    std::mt19937 rng(11);
+    const auto text = [&] {
+        std::string t;
+        for (std::size_t w = 0; w < 1 + rng() % 4; ++w) {
+            t += std::string(words[rng() % 7]) + " ";
+        }
+        return t;
+    };
+    std::vector<std::string> corpus;
+    for (int i = 0; i < 60; ++i) {
+        corpus.push_back(text());
+    }
+    // Edits drift the statistics a little each round: some rounds stay under the threshold,
+    // the rounds that push the accumulated drift past it refit.
+    const scout::StaticEmbedderOptions options{.refit_drift = 0.08};
+    auto incremental = StaticEmbedder::load(path, options);
+    REQUIRE(incremental.ok());
+    incremental.value()->fit(corpus);
+    int refits = 0;
+    int kept = 0;
+    for (int round = 0; round < 40; ++round) {
+        const std::string before = incremental.value()->fitted_state();
+        const std::string id_before = incremental.value()->model_id();
+        corpus[rng() % corpus.size()] = text();
+        if (round % 10 == 9) {
+            corpus.push_back(text());  // a new length: the memo starts afresh
+        }
+        incremental.value()->fit(corpus);
+        // The same weights restored in a fresh embedder, fitting the same corpus from nothing.
+        auto fresh = StaticEmbedder::load(path, options);
+        REQUIRE(fresh.ok());
+        REQUIRE(fresh.value()->restore_fitted_state(before));
+        fresh.value()->fit(corpus);
+        INFO("round " << round);
+        CHECK(incremental.value()->fitted_state() == fresh.value()->fitted_state());
+        (incremental.value()->model_id() == id_before ? kept : refits) += 1;
+    }
+    CHECK(refits > 0);  // both outcomes are exercised
+    CHECK(kept > 0);
+}

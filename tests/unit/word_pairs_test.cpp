@@ -118,3 +118,27 @@ TEST_CASE("pairs from plain words equal pairs of a stop-word-removing analyzer",
         CHECK(direct == expected);
     }
 }
+
+TEST_CASE("plain words are the raw tokens that are not joined words, cut at 64 bytes", "[pairs]") {
+    // A search takes its plain words from the analyzer's raw tokens (search/bm25_query.cpp).
+    using scout::detail::Analyzer;
+    for (std::string text :
+         {std::string("Convert the speech to text, please"),
+          std::string("getPullRequest for MySQL in HTTPServer"),
+          std::string(70, 'a') + " the " + std::string(62, 't') + "\xc3\xa9\xc3\xa9",
+          std::string("caf\xc3\xa9 \xff the naïve tool_name v2 kebab-case")}) {
+        for (bool catenate : {true, false}) {
+            std::string arena;
+            std::vector<scout::detail::RawToken> tokens;
+            Analyzer::raw_tokens(text, true, catenate, arena, tokens);
+            std::vector<std::string> plain;
+            for (const auto& t : tokens) {
+                if (!t.joined) {
+                    const std::string_view raw(arena.data() + t.begin, t.size);
+                    plain.emplace_back(raw.substr(0, Analyzer::kept_bytes(raw, 64)));
+                }
+            }
+            CHECK(plain == scout::detail::plain_words(text));
+        }
+    }
+}
