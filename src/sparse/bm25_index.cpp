@@ -258,10 +258,14 @@ std::unique_ptr<Bm25Index> Bm25Index::from_parts(std::size_t num_docs,
     const std::uint32_t* offset = offsets.data();
     const ToolId* docid = docids.data();
     const float* impact = impacts.data();
+    // Every offset is ordered before any list is read: with only the first and last offsets
+    // pinned, a later decreasing offset would let an earlier list run past the postings.
     for (std::size_t t = 0; t < terms.size(); ++t) {
         if (offset[t] > offset[t + 1]) {
             return nullptr;
         }
+    }
+    for (std::size_t t = 0; t < terms.size(); ++t) {
         // One flag per list instead of a branch per posting: the lists of a large index are
         // checked at every open.
         if (offset[t] == offset[t + 1]) {

@@ -209,3 +209,23 @@ TEST_CASE("patching the previous postings equals laying them out in full", "[bm2
     docs.pop_back();
     CHECK(Bm25Index::patched(previous, c.vocabulary, docs, {}, {}, {}) == nullptr);
 }
+
+TEST_CASE("stored postings whose offsets are out of order are refused", "[bm25]") {
+    // Three lists over two postings. The first and last offsets are right; the middle one points
+    // past the postings, so reading the first list before the order is checked would overrun.
+    const std::vector<std::uint32_t> offsets{0, 9, 2};
+    const std::vector<scout::ToolId> docids{0, 1};
+    const std::vector<float> impacts{0.5f, 0.25f};
+    CHECK(Bm25Index::from_parts(2,
+                                {"alpha", "beta"},
+                                pod(std::span<const std::uint32_t>(offsets)),
+                                pod(std::span<const scout::ToolId>(docids)),
+                                pod(std::span<const float>(impacts))) == nullptr);
+    // The same lists with ordered offsets are accepted.
+    const std::vector<std::uint32_t> ordered{0, 1, 2};
+    CHECK(Bm25Index::from_parts(2,
+                                {"alpha", "beta"},
+                                pod(std::span<const std::uint32_t>(ordered)),
+                                pod(std::span<const scout::ToolId>(docids)),
+                                pod(std::span<const float>(impacts))) != nullptr);
+}
