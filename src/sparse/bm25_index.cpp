@@ -260,10 +260,8 @@ std::unique_ptr<Bm25Index> Bm25Index::from_parts(std::size_t num_docs,
     const float* impact = impacts.data();
     // Every offset is ordered before any list is read: with only the first and last offsets
     // pinned, a later decreasing offset would let an earlier list run past the postings.
-    for (std::size_t t = 0; t < terms.size(); ++t) {
-        if (offset[t] > offset[t + 1]) {
-            return nullptr;
-        }
+    if (!std::is_sorted(offset, offset + terms.size() + 1)) {
+        return nullptr;
     }
     for (std::size_t t = 0; t < terms.size(); ++t) {
         // One flag per list instead of a branch per posting: the lists of a large index are

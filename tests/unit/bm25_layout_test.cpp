@@ -211,7 +211,7 @@ TEST_CASE("patching the previous postings equals laying them out in full", "[bm2
 }
 
 TEST_CASE("stored postings whose offsets are out of order are refused", "[bm25]") {
-    // Three lists over two postings. The first and last offsets are right; the middle one points
+    // Two lists over two postings. The first and last offsets are right; the middle one points
     // past the postings, so reading the first list before the order is checked would overrun.
     const std::vector<std::uint32_t> offsets{0, 9, 2};
     const std::vector<scout::ToolId> docids{0, 1};
