@@ -146,6 +146,39 @@ bool origin_allowed(std::string_view origin, const std::vector<std::string>& all
     return is_loopback_host(host);
 }
 
+bool host_header_is_loopback(std::string_view host) {
+    host = trim(host);
+    if (host.empty()) {
+        return true;
+    }
+    std::string_view name = host;
+    if (host.front() == '[') {  // [v6]:port
+        const std::size_t close = host.find(']');
+        if (close == std::string_view::npos) {
+            return false;
+        }
+        name = host.substr(1, close - 1);
+        std::string_view rest = host.substr(close + 1);
+        int port = 0;
+        if (!rest.empty() && (rest.front() != ':' || !parse_port(rest.substr(1), port))) {
+            return false;
+        }
+        return name == "::1";
+    }
+    if (const std::size_t colon = host.rfind(':'); colon != std::string_view::npos) {
+        int port = 0;
+        if (!parse_port(host.substr(colon + 1), port)) {
+            return false;
+        }
+        name = host.substr(0, colon);
+    }
+    // A trailing dot names the same host ("localhost.").
+    if (!name.empty() && name.back() == '.') {
+        name.remove_suffix(1);
+    }
+    return lower(name) == "localhost" || is_ipv4_loopback(name);
+}
+
 AcceptedTypes parse_accept(std::string_view accept) {
     AcceptedTypes out;
     if (trim(accept).empty()) {

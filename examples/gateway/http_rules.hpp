@@ -28,6 +28,12 @@ struct ListenAddress {
 /// origin ("scheme://host[:port]") must be one of `allowed`, compared exactly.
 [[nodiscard]] bool origin_allowed(std::string_view origin, const std::vector<std::string>& allowed);
 
+/// Whether a Host header names this machine's loopback interface ("localhost", "127.0.0.1:8808",
+/// "[::1]:8808"), the DNS-rebinding defence of a listener without authentication: a page on
+/// another site that rebinds its name to 127.0.0.1 still sends its own name as Host. A missing
+/// Host (not a browser) is allowed; a malformed one is not.
+[[nodiscard]] bool host_header_is_loopback(std::string_view host);
+
 /// What an Accept header admits (a missing header admits everything).
 struct AcceptedTypes {
     bool json = false;

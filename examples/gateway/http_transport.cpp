@@ -1,21 +1,19 @@
-// http_transport.cpp: see http_transport.hpp. Built on cpp-httplib (Debian's libcpp-httplib-dev):
-// a thread per connection from a bounded pool, which suits a gateway whose requests mostly wait
-// on a backend; every socket wait is bounded by the library's read/write timeouts.
+// http_transport.cpp: see http_transport.hpp. The HTTP server reads requests on its I/O thread;
+// complete ones come here and run on one of two pools: searches, listings and session requests
+// on a few threads of their own, and requests that may wait on a backend on a larger pool where
+// each caller holds at most max_calls_per_caller threads. Event streams hold no thread at all.
 #include "http_transport.hpp"
 
-#include <httplib.h>
-
+#include <algorithm>
 #include <atomic>
-#include <condition_variable>
-#include <deque>
 #include <map>
 #include <mutex>
 #include <random>
 #include <string>
-#include <thread>
 #include <unordered_map>
 #include <utility>
 
+#include "call_pool.hpp"
 #include "log.hpp"
 #include "modern_protocol.hpp"
 #include "util/printable.hpp"
@@ -25,77 +23,6 @@ namespace {
 
 constexpr const char* kJson = "application/json";
 constexpr const char* kEventStream = "text/event-stream";
-/// Notifications waiting for a session's event stream; older ones are dropped beyond it (they
-/// only say "tools/list changed", so the newest is enough).
-constexpr std::size_t kMaxQueuedEvents = 16;
-
-/// Set on the accepting thread while it turns away a connection the pool has no room for.
-thread_local bool t_overloaded = false;
-
-/// A pool of `threads` workers with at most `queued` connections waiting. A connection beyond
-/// that is still read (bounded by the read timeout) but answered 503 at once on the accepting
-/// thread, so a flood costs the gateway neither threads nor memory.
-class BoundedPool : public httplib::TaskQueue {
-public:
-    BoundedPool(std::size_t threads, std::size_t queued) : capacity_(threads + queued) {
-        for (std::size_t i = 0; i < threads; ++i) {
-            threads_.emplace_back([this] { work(); });
-        }
-    }
-    void enqueue(std::function<void()> fn) override {
-        {
-            std::unique_lock lock(mutex_);
-            // Every worker busy and `queued` jobs waiting: no room (counted from the start, before
-            // the workers have even reached their first wait).
-            if (jobs_.size() + busy_ < capacity_ && !shutdown_) {
-                jobs_.push_back(std::move(fn));
-                cv_.notify_one();
-                return;
-            }
-        }
-        t_overloaded = true;
-        fn();
-        t_overloaded = false;
-    }
-    void shutdown() override {
-        {
-            std::lock_guard lock(mutex_);
-            shutdown_ = true;
-        }
-        cv_.notify_all();
-        for (auto& t : threads_) {
-            t.join();
-        }
-    }
-
-private:
-    void work() {
-        for (;;) {
-            std::function<void()> job;
-            {
-                std::unique_lock lock(mutex_);
-                cv_.wait(lock, [this] { return shutdown_ || !jobs_.empty(); });
-                if (jobs_.empty()) {
-                    return;
-                }
-                job = std::move(jobs_.front());
-                jobs_.pop_front();
-                ++busy_;
-            }
-            job();
-            std::lock_guard lock(mutex_);
-            --busy_;
-        }
-    }
-
-    std::size_t capacity_;  ///< workers + queued jobs
-    std::mutex mutex_;
-    std::condition_variable cv_;
-    std::deque<std::function<void()>> jobs_;
-    std::vector<std::thread> threads_;
-    std::size_t busy_ = 0;  ///< workers running a job
-    bool shutdown_ = false;
-};
 
 std::string random_session_id() {
     std::random_device rd;
@@ -111,17 +38,45 @@ std::string random_session_id() {
 }
 
 bool supported_version(const std::string& v) {
-    for (const char* s : kSupportedProtocolVersions) {
-        if (v == s) {
-            return true;
-        }
-    }
-    return false;
+    return std::any_of(std::begin(kSupportedProtocolVersions),
+                       std::end(kSupportedProtocolVersions),
+                       [&](const char* s) { return v == s; });
 }
 
-void json_error(httplib::Response& res, int status, const Json& id, int code, std::string message) {
-    res.status = status;
-    res.set_content(to_line(make_error(id, code, std::move(message))), kJson);
+HttpResponse json_error(int status, const Json& id, int code, std::string message) {
+    HttpResponse r;
+    r.status = status;
+    r.content_type = kJson;
+    r.body = to_line(make_error(id, code, std::move(message)));
+    return r;
+}
+
+HttpResponse busy(int status, const Json& id, std::string message) {
+    HttpResponse r = json_error(status, id, kServerBusy, std::move(message));
+    r.set_header("Retry-After", "1");
+    return r;
+}
+
+HttpResponse json_answer(const Json& answer, bool event_stream) {
+    HttpResponse r;
+    if (event_stream) {
+        r.content_type = kEventStream;
+        r.body = "event: message\ndata: " + to_line(answer) + "\n\n";
+    } else {
+        r.content_type = kJson;
+        r.body = to_line(answer);
+    }
+    return r;
+}
+
+HttpResponse status_only(int status) {
+    HttpResponse r;
+    r.status = status;
+    return r;
+}
+
+std::string sse_event(const std::string& line) {
+    return "event: message\ndata: " + line + "\n\n";
 }
 
 mcp::Connector caller_connector(const mcp::Connector& base, const CallerScope& caller) {
@@ -147,21 +102,18 @@ mcp::Connector caller_connector(const mcp::Connector& base, const CallerScope& c
     return c;
 }
 
-/// One turn of an event stream: writes `events`, or a comment line when the stream has been
-/// quiet for `ping` (so proxies keep it open). False when the client is gone.
-bool send_or_ping(httplib::DataSink& sink,
-                  std::string events,
-                  std::chrono::steady_clock::time_point& last,
-                  std::chrono::steady_clock::duration ping) {
-    const auto now = std::chrono::steady_clock::now();
-    if (events.empty() && now - last >= ping) {
-        events = ": ping\n\n";
+/// Whether answering `m` may wait on a backend: anything but the gateway's own methods and
+/// tool_search. Such requests run on the calls pool, under the caller's share of it.
+bool may_wait_on_backend(const Message& m) {
+    if (m.kind != MessageKind::request) {
+        return false;
     }
-    if (events.empty()) {
-        return true;
+    if (m.method == "tools/call") {
+        const Json params = m.body.value("params", Json::object());
+        return !(params.is_object() && params.value("name", Json()) == "tool_search");
     }
-    last = now;
-    return sink.write(events.data(), events.size());
+    return m.method.rfind("resources/", 0) == 0 || m.method.rfind("prompts/", 0) == 0 ||
+           m.method == "completion/complete";
 }
 
 }  // namespace
@@ -171,7 +123,10 @@ public:
     Impl(Gateway& gateway, HttpOptions options)
         : gateway_(gateway),
           options_(std::move(options)),
-          open_tools_(std::make_shared<mcp::MetaTools>(gateway.connector())) {
+          open_tools_(std::make_shared<mcp::MetaTools>(gateway.connector())),
+          searches_(std::max<std::size_t>(options_.limits.search_threads, 1), 1024),
+          calls_(std::max<std::size_t>(options_.limits.max_calls, 1), 1024),
+          server_(server_options()) {
         if (options_.auth) {
             for (const CallerScope& c : options_.auth->callers()) {
                 caller_tools_[c.name] =
@@ -193,14 +148,18 @@ public:
                     link->impl->deliver(sessions, line);
                 }
             });
-        configure();
     }
 
     Impl(const Impl&) = delete;
     Impl& operator=(const Impl&) = delete;
     ~Impl() {
-        std::lock_guard lock(link_->mutex);
-        link_->impl = nullptr;
+        {
+            std::lock_guard lock(link_->mutex);
+            link_->impl = nullptr;
+        }
+        stop();
+        searches_.shutdown();
+        calls_.shutdown();
     }
 
     Status bind() {
@@ -209,51 +168,42 @@ public:
                           "--listen " + options_.address.host +
                               " is not a loopback address: give --auth-file to serve other hosts"};
         }
-        if (options_.address.port == 0) {
-            port_ = server_.bind_to_any_port(options_.address.host);
-            if (port_ <= 0) {
-                return Status{Errc::io_error, "cannot bind " + options_.address.host};
-            }
-        } else if (!server_.bind_to_port(options_.address.host, options_.address.port)) {
-            return Status{Errc::io_error,
-                          "cannot bind " + options_.address.host + ":" +
-                              std::to_string(options_.address.port)};
-        } else {
-            port_ = options_.address.port;
-        }
-        return {};
+        return server_.bind();
     }
 
-    [[nodiscard]] int port() const { return port_; }
+    [[nodiscard]] int port() const { return server_.port(); }
 
-    void serve() { server_.listen_after_bind(); }
+    void serve() { server_.serve(); }
 
     void stop() {
         std::vector<std::shared_ptr<Session>> sessions;
+        std::vector<std::shared_ptr<Listen>> listens;
+        std::vector<std::shared_ptr<CancelToken>> modern_calls;
         {
-            std::lock_guard lock(sessions_mutex_);
+            std::lock_guard lock(mutex_);
+            if (stopping_) {
+                return;
+            }
             stopping_ = true;
             for (auto& [id, s] : sessions_) {
                 sessions.push_back(s);
             }
             sessions_.clear();
+            for (auto& [n, l] : listens_) {
+                listens.push_back(l);
+            }
+            for (auto& [key, token] : modern_calls_) {
+                modern_calls.push_back(token);
+            }
         }
         for (auto& s : sessions) {
             close_session(*s);
         }
-        std::vector<std::shared_ptr<Listen>> listens;
-        {
-            std::lock_guard lock(sessions_mutex_);
-            for (auto& [n, l] : listens_) {
-                listens.push_back(l);
-            }
-        }
         for (auto& l : listens) {  // each stream ends with its graceful-close result
-            {
-                std::lock_guard lock(l->mutex);
-                l->closed = true;
-            }
-            l->cv.notify_all();
+            l->stream->finish(sse_event(to_line(modern::listen_closed(l->id))));
+        }
+        for (auto& t : modern_calls) {
+            t->cancel("the gateway is stopping");
         }
         server_.stop();
     }
@@ -272,13 +222,11 @@ private:
 
     struct Session {
         std::string id;
-        std::string caller;  ///< the caller's name ("" without auth)
+        std::string caller;  ///< who opened it (token name, or address without auth)
         std::shared_ptr<const mcp::MetaTools> tools;
         std::mutex mutex;
-        std::condition_variable cv;
         std::unordered_map<std::string, std::shared_ptr<CancelToken>> calls;  ///< by id text
-        std::deque<std::string> events;
-        bool stream_open = false;
+        std::shared_ptr<EventStream> stream;  ///< the GET stream, while open
         bool closed = false;
         std::chrono::steady_clock::time_point last_used = std::chrono::steady_clock::now();
     };
@@ -287,163 +235,204 @@ private:
     /// stream that carries the acknowledgement, tagged list changes and, at shutdown, the result.
     struct Listen {
         Json id;
-        std::mutex mutex;
-        std::condition_variable cv;
-        std::deque<std::string> events;
-        bool closed = false;
+        std::shared_ptr<EventStream> stream;
     };
 
-    /// Who is calling: the caller's name and scope, or nullopt after answering 401.
+    /// Who is calling: the caller's name and scope.
     struct Who {
-        std::string name;
+        std::string name;  ///< the token's name ("" without auth)
+        std::string key;   ///< whose share of sessions, streams and calls this request uses
         std::shared_ptr<const mcp::MetaTools> tools;
+        std::optional<std::vector<std::string>> servers;  ///< the token's scope
     };
 
-    void configure() {
-        const HttpLimits& l = options_.limits;
-        server_.new_task_queue = [l] {
-            return new BoundedPool(l.max_connections, l.queued_connections);
+    HttpServerOptions server_options() {
+        HttpServerOptions o;
+        o.host = options_.address.host;
+        o.port = options_.address.port;
+        o.limits = options_.limits.server;
+        o.tls = options_.tls;
+        o.check_head = [this](const HttpRequest& head) { return check_head(head); };
+        o.handle = [this](HttpRequest request, Responder respond) {
+            handle(std::move(request), std::move(respond));
         };
-        server_.set_payload_max_length(l.max_body_bytes);
-        server_.set_read_timeout(static_cast<time_t>(l.read_timeout.count()), 0);
-        server_.set_write_timeout(static_cast<time_t>(l.write_timeout.count()), 0);
-        server_.set_keep_alive_timeout(static_cast<time_t>(l.keep_alive.count()));
-        server_.set_keep_alive_max_count(1000);
-        server_.set_tcp_nodelay(true);
-        server_.set_pre_routing_handler(
-            [this](const httplib::Request& req, httplib::Response& res) {
-                gateway_.metrics().record_http_request();
-                if (t_overloaded) {
-                    res.set_header("Retry-After", "1");
-                    res.set_header("Connection", "close");
-                    json_error(res, 503, nullptr, kServerBusy, "Server busy: too many connections");
-                    return httplib::Server::HandlerResponse::Handled;
-                }
-                if (!origin_allowed(req.get_header_value("Origin"), options_.allowed_origins)) {
-                    json_error(res, 403, nullptr, kInvalidRequest, "Forbidden: origin not allowed");
-                    return httplib::Server::HandlerResponse::Handled;
-                }
-                return httplib::Server::HandlerResponse::Unhandled;
-            });
-        server_.set_exception_handler(
-            [](const httplib::Request&, httplib::Response& res, const std::exception_ptr&) {
-                json_error(res, 500, nullptr, kInternalError, "Internal error");
-            });
-        server_.Post("/mcp", [this](const httplib::Request& req, httplib::Response& res) {
-            post(req, res);
-        });
-        server_.Get("/mcp",
-                    [this](const httplib::Request& req, httplib::Response& res) { get(req, res); });
-        server_.Delete("/mcp", [this](const httplib::Request& req, httplib::Response& res) {
-            remove(req, res);
-        });
-        for (const char* method : {"PUT", "PATCH"}) {
-            auto not_allowed = [](const httplib::Request&, httplib::Response& res) {
-                res.set_header("Allow", "GET, POST, DELETE");
-                json_error(res, 405, nullptr, kInvalidRequest, "Method not allowed");
-            };
-            if (std::string(method) == "PUT") {
-                server_.Put("/mcp", not_allowed);
-            } else {
-                server_.Patch("/mcp", not_allowed);
-            }
-        }
-        server_.Get("/metrics", [this](const httplib::Request& req, httplib::Response& res) {
-            if (!authenticate(req, res)) {
-                return;
-            }
-            res.set_content(gateway_.metrics_text(), "text/plain; version=0.0.4");
-        });
+        o.error_response = [](int status, const std::string& message) {
+            return json_error(
+                status, nullptr, status == 503 ? kServerBusy : kInvalidRequest, message);
+        };
+        return o;
     }
 
-    std::optional<Who> authenticate(const httplib::Request& req, httplib::Response& res) {
-        if (!options_.auth) {
-            return Who{"", open_tools_};
+    /// On the server's I/O thread, before the body is read: everything that can be refused
+    /// from the head alone is refused here, so no unwelcome body is ever read.
+    std::optional<HttpResponse> check_head(const HttpRequest& head) {
+        gateway_.metrics().record_http_request();
+        if (!options_.auth && !host_header_is_loopback(head.header("Host"))) {
+            return json_error(403,
+                              nullptr,
+                              kInvalidRequest,
+                              "Forbidden: Host is not a loopback name (a gateway without "
+                              "--auth-file answers only requests addressed to this machine)");
         }
-        const std::string header = req.get_header_value("Authorization");
+        if (!origin_allowed(head.header("Origin"), options_.allowed_origins)) {
+            return json_error(403, nullptr, kInvalidRequest, "Forbidden: origin not allowed");
+        }
+        const std::string path = head.path();
+        if (path == "/mcp") {
+            if (head.method != "GET" && head.method != "POST" && head.method != "DELETE") {
+                HttpResponse r = json_error(405, nullptr, kInvalidRequest, "Method not allowed");
+                r.set_header("Allow", "GET, POST, DELETE");
+                return r;
+            }
+        } else if (path == "/metrics") {
+            if (head.method != "GET") {
+                HttpResponse r = json_error(405, nullptr, kInvalidRequest, "Method not allowed");
+                r.set_header("Allow", "GET");
+                return r;
+            }
+        } else {
+            return json_error(404, nullptr, kInvalidRequest, "Not found: the endpoint is /mcp");
+        }
+        std::optional<HttpResponse> refusal;
+        (void)authenticate(head, refusal);
+        return refusal;
+    }
+
+    /// On the I/O thread with a complete request: its work goes to the searches pool at once.
+    void handle(HttpRequest request, Responder respond) {
+        auto job = [this, request = std::move(request), respond]() mutable {
+            serve_request(request, respond);
+        };
+        if (!searches_.submit(std::move(job))) {
+            respond(busy(503, nullptr, "Server busy: too many requests waiting"));
+        }
+    }
+
+    void serve_request(const HttpRequest& req, const Responder& respond) {
+        if (is_stopping()) {
+            respond(busy(503, nullptr, "Server stopping"));
+            return;
+        }
+        std::optional<HttpResponse> refusal;
+        auto who = authenticate(req, refusal);
+        if (!who) {
+            respond(std::move(*refusal));
+            return;
+        }
+        if (req.path() == "/metrics") {
+            HttpResponse r;
+            r.content_type = "text/plain; version=0.0.4";
+            r.body = gateway_.metrics_text();
+            respond(std::move(r));
+        } else if (req.method == "GET") {
+            respond(get(req, *who));
+        } else if (req.method == "DELETE") {
+            respond(remove(req, *who));
+        } else {
+            post(req, *who, respond);
+        }
+    }
+
+    std::optional<Who> authenticate(const HttpRequest& req, std::optional<HttpResponse>& refusal) {
+        if (!options_.auth) {
+            return Who{"", req.peer_address, open_tools_, std::nullopt};
+        }
+        const std::string header = req.header("Authorization");
         const CallerScope* caller = options_.auth->authenticate(header);
         if (caller == nullptr) {
             gateway_.metrics().record_auth_failure();
-            res.set_header(
+            HttpResponse r = json_error(
+                401, nullptr, kInvalidRequest, "Unauthorized: a valid bearer token is required");
+            r.set_header(
                 "WWW-Authenticate",
                 header.empty()
                     ? std::string("Bearer realm=\"scout-gateway\"")
                     : std::string("Bearer realm=\"scout-gateway\", error=\"invalid_token\""));
-            json_error(res,
-                       401,
-                       nullptr,
-                       kInvalidRequest,
-                       "Unauthorized: a valid bearer token is required");
+            refusal = std::move(r);
             return std::nullopt;
         }
-        return Who{caller->name, caller_tools_.at(caller->name)};
+        return Who{caller->name, caller->name, caller_tools_.at(caller->name), caller->servers};
     }
 
-    /// The session a request names, or nullptr after answering 400/404.
-    std::shared_ptr<Session> find_session(const httplib::Request& req,
-                                          httplib::Response& res,
-                                          const Who& who) {
-        const std::string id = req.get_header_value("Mcp-Session-Id");
+    bool is_stopping() {
+        std::lock_guard lock(mutex_);
+        return stopping_;
+    }
+
+    /// The session a request names, or nullptr with the 400/404 to send.
+    std::shared_ptr<Session> find_session(const HttpRequest& req,
+                                          const Who& who,
+                                          std::optional<HttpResponse>& refusal) {
+        const std::string id = req.header("Mcp-Session-Id");
         if (id.empty()) {
-            json_error(res,
-                       400,
-                       nullptr,
-                       kInvalidRequest,
-                       "Bad Request: Mcp-Session-Id header is required (send initialize first)");
+            refusal = json_error(400,
+                                 nullptr,
+                                 kInvalidRequest,
+                                 "Bad Request: Mcp-Session-Id header is required (send "
+                                 "initialize first)");
             return nullptr;
         }
-        std::lock_guard lock(sessions_mutex_);
+        std::lock_guard lock(mutex_);
         auto it = sessions_.find(id);
         // Another caller's session is "not found": its existence is not revealed.
-        if (it == sessions_.end() || it->second->caller != who.name) {
-            json_error(res, 404, nullptr, kInvalidRequest, "Session not found: initialize again");
+        if (it == sessions_.end() || it->second->caller != who.key) {
+            refusal =
+                json_error(404, nullptr, kInvalidRequest, "Session not found: initialize again");
             return nullptr;
         }
         it->second->last_used = std::chrono::steady_clock::now();
         return it->second;
     }
 
-    bool check_protocol_version(const httplib::Request& req, httplib::Response& res) {
-        const std::string v = req.get_header_value("MCP-Protocol-Version");
+    std::optional<HttpResponse> check_protocol_version(const HttpRequest& req) {
+        const std::string v = req.header("MCP-Protocol-Version");
         if (!v.empty() && !supported_version(v)) {
-            json_error(res,
-                       400,
-                       nullptr,
-                       kInvalidRequest,
-                       "Bad Request: unsupported MCP-Protocol-Version " + detail::clipped(v, 40));
-            return false;
+            return json_error(
+                400,
+                nullptr,
+                kInvalidRequest,
+                "Bad Request: unsupported MCP-Protocol-Version " + detail::clipped(v, 40));
         }
-        return true;
+        return std::nullopt;
     }
 
+    /// A new session for `who`, or nullptr when every caller's sessions fill the table. A
+    /// caller at its own cap gives up its least recently used session: one caller never ends
+    /// another's.
     std::shared_ptr<Session> open_session(const Who& who) {
         auto s = std::make_shared<Session>();
         s->id = random_session_id();
-        s->caller = who.name;
+        s->caller = who.key;
         s->tools = who.tools;
         std::vector<std::shared_ptr<Session>> ended;
         {
-            std::lock_guard lock(sessions_mutex_);
+            std::lock_guard lock(mutex_);
             const auto now = std::chrono::steady_clock::now();
+            std::size_t own = 0;
+            std::shared_ptr<Session> oldest_own;
             for (auto it = sessions_.begin(); it != sessions_.end();) {
                 if (now - it->second->last_used > options_.limits.session_idle) {
                     ended.push_back(it->second);
                     it = sessions_.erase(it);
-                } else {
-                    ++it;
+                    continue;
                 }
-            }
-            while (sessions_.size() >= options_.limits.max_sessions && !sessions_.empty()) {
-                auto oldest = sessions_.begin();
-                for (auto it = sessions_.begin(); it != sessions_.end(); ++it) {
-                    if (it->second->last_used < oldest->second->last_used) {
-                        oldest = it;
+                if (it->second->caller == who.key) {
+                    ++own;
+                    if (!oldest_own || it->second->last_used < oldest_own->last_used) {
+                        oldest_own = it->second;
                     }
                 }
-                ended.push_back(oldest->second);
-                sessions_.erase(oldest);
+                ++it;
             }
-            sessions_[s->id] = s;
+            if (own >= options_.limits.max_sessions_per_caller && oldest_own) {
+                ended.push_back(oldest_own);
+                sessions_.erase(oldest_own->id);
+            } else if (sessions_.size() >= options_.limits.max_sessions) {
+                s.reset();
+            }
+            if (s) {
+                sessions_[s->id] = s;
+            }
         }
         for (auto& e : ended) {
             close_session(*e);
@@ -454,202 +443,249 @@ private:
     void close_session(Session& s) {
         gateway_.end_client(s.id);  // its resource subscriptions end with it
         std::vector<std::shared_ptr<CancelToken>> calls;
+        std::shared_ptr<EventStream> stream;
         {
             std::lock_guard lock(s.mutex);
             s.closed = true;
             for (auto& [id, token] : s.calls) {
                 calls.push_back(token);
             }
+            stream = s.stream;
         }
-        s.cv.notify_all();
+        if (stream) {
+            stream->finish();
+        }
         for (auto& t : calls) {
             t->cancel("the session ended");
         }
     }
 
-    void post(const httplib::Request& req, httplib::Response& res) {
-        auto who = authenticate(req, res);
-        if (!who) {
+    /// Runs `work` now when it cannot wait on a backend, else on the calls pool within the
+    /// caller's share; the answer goes to `respond` either way.
+    void run(const Message& m,
+             const Who& who,
+             const Responder& respond,
+             std::function<HttpResponse()> work) {
+        if (!may_wait_on_backend(m)) {
+            respond(work());
             return;
         }
-        if (media_type(req.get_header_value("Content-Type")) != kJson) {
-            json_error(res,
-                       415,
-                       nullptr,
-                       kInvalidRequest,
-                       "Unsupported Media Type: POST a JSON-RPC message as application/json");
+        {
+            std::lock_guard lock(mutex_);
+            std::size_t& mine = calls_by_caller_[who.key];
+            if (mine >= options_.limits.max_calls_per_caller) {
+                respond(busy(
+                    429,
+                    m.id,
+                    "Too many requests: " + std::to_string(options_.limits.max_calls_per_caller) +
+                        " calls of this caller are in flight"));
+                return;
+            }
+            ++mine;
+        }
+        auto release = [this, key = who.key] {
+            std::lock_guard lock(mutex_);
+            if (auto it = calls_by_caller_.find(key);
+                it != calls_by_caller_.end() && --it->second == 0) {
+                calls_by_caller_.erase(it);
+            }
+        };
+        const bool queued = calls_.submit([work = std::move(work), respond, release]() {
+            HttpResponse r = work();
+            release();
+            respond(std::move(r));
+        });
+        if (!queued) {
+            release();
+            respond(busy(503, m.id, "Server busy: too many calls in flight"));
+        }
+    }
+
+    void post(const HttpRequest& req, const Who& who, const Responder& respond) {
+        if (media_type(req.header("Content-Type")) != kJson) {
+            respond(
+                json_error(415,
+                           nullptr,
+                           kInvalidRequest,
+                           "Unsupported Media Type: POST a JSON-RPC message as application/json"));
             return;
         }
-        const AcceptedTypes accept = parse_accept(req.get_header_value("Accept"));
+        const AcceptedTypes accept = parse_accept(req.header("Accept"));
         if (!accept.json && !accept.event_stream) {
-            json_error(res,
-                       406,
-                       nullptr,
-                       kInvalidRequest,
-                       "Not Acceptable: accept application/json or text/event-stream");
+            respond(json_error(406,
+                               nullptr,
+                               kInvalidRequest,
+                               "Not Acceptable: accept application/json or text/event-stream"));
             return;
         }
-        const bool modern_header =
-            req.get_header_value("MCP-Protocol-Version") == modern::kProtocolVersion;
-        Message m = classify(req.body);
-        if (m.kind == MessageKind::parse_error) {
-            json_error(res, 400, nullptr, kParseError, m.error);
+        const bool modern_header = req.header("MCP-Protocol-Version") == modern::kProtocolVersion;
+        auto m = std::make_shared<Message>(classify(req.body));
+        if (m->kind == MessageKind::parse_error) {
+            respond(json_error(400, nullptr, kParseError, m->error));
             return;
         }
-        if (m.kind == MessageKind::invalid) {
-            json_error(res, 400, m.id, kInvalidRequest, m.error);
+        if (m->kind == MessageKind::invalid) {
+            respond(json_error(400, m->id, kInvalidRequest, m->error));
             return;
         }
         // The era, per message: an envelope in _meta (or the modern version header) is the
         // stateless 2026-07-28 era; initialize is legacy unless its envelope names the former.
-        const bool carries = m.method == "initialize"
-                                 ? modern::envelope_version(m.body) == modern::kProtocolVersion
-                                 : modern::carries_envelope(m.body);
-        if (m.kind != MessageKind::response && (carries || modern_header)) {
-            post_modern(req, res, m, *who, accept);
+        const bool carries = m->method == "initialize"
+                                 ? modern::envelope_version(m->body) == modern::kProtocolVersion
+                                 : modern::carries_envelope(m->body);
+        if (m->kind != MessageKind::response && (carries || modern_header)) {
+            post_modern(req, m, who, accept, respond);
             return;
         }
         if (modern_header) {  // a response: the gateway sends modern callers no requests
-            res.status = 202;
+            respond(status_only(202));
             return;
         }
         // After the era is known: a modern body's version is judged by its envelope.
-        if (!check_protocol_version(req, res)) {
+        if (auto error = check_protocol_version(req)) {
+            respond(std::move(*error));
             return;
         }
         std::shared_ptr<Session> session;
-        if (m.kind == MessageKind::request && m.method == "initialize") {
-            session = open_session(*who);
-            res.set_header("Mcp-Session-Id", session->id);
-        } else {
-            session = find_session(req, res, *who);
+        std::string new_session;
+        if (m->kind == MessageKind::request && m->method == "initialize") {
+            session = open_session(who);
             if (!session) {
+                respond(busy(503, m->id, "Server busy: too many sessions"));
+                return;
+            }
+            new_session = session->id;
+        } else {
+            std::optional<HttpResponse> refusal;
+            session = find_session(req, who, refusal);
+            if (!session) {
+                respond(std::move(*refusal));
                 return;
             }
         }
-        if (m.kind != MessageKind::request) {
-            if (m.kind == MessageKind::notification && m.method == "notifications/cancelled") {
-                cancel(*session, m.body.value("params", Json::object()));
+        if (m->kind != MessageKind::request) {
+            if (m->kind == MessageKind::notification && m->method == "notifications/cancelled") {
+                cancel(*session, m->body.value("params", Json::object()));
             }
-            res.status = 202;
+            respond(status_only(202));
             return;
         }
-        const std::string key = m.id.dump();
+        const std::string key = m->id.dump();
         auto token = std::make_shared<CancelToken>();
         {
             std::lock_guard lock(session->mutex);
             if (session->closed) {
-                json_error(res, 404, m.id, kInvalidRequest, "Session not found: it has ended");
+                respond(json_error(404, m->id, kInvalidRequest, "Session not found: it has ended"));
                 return;
             }
             if (!session->calls.emplace(key, token).second) {
-                json_error(res,
-                           400,
-                           m.id,
-                           kInvalidRequest,
-                           "Invalid Request: a request with this id is in flight");
+                respond(json_error(400,
+                                   m->id,
+                                   kInvalidRequest,
+                                   "Invalid Request: a request with this id is in flight"));
                 return;
             }
         }
-        Json answer = gateway_.answer(m, *session->tools, token, session->id);
-        bool ended = false;
-        {
-            std::lock_guard lock(session->mutex);
-            session->calls.erase(key);
-            ended = session->closed;
-        }
-        if (ended) {  // a subscription made as the session ended must not outlive it
-            gateway_.end_client(session->id);
-        }
-        if (token->cancelled()) {  // cancelled by the client, or its session ended
-            res.status = 202;
-            return;
-        }
-        if (!accept.json) {
-            res.set_content("event: message\ndata: " + to_line(answer) + "\n\n", kEventStream);
-            return;
-        }
-        res.set_content(to_line(answer), kJson);
+        auto work = [this, m, session, token, key, new_session, accept]() {
+            Json answer = gateway_.answer(*m, *session->tools, token, session->id);
+            bool ended = false;
+            {
+                std::lock_guard lock(session->mutex);
+                session->calls.erase(key);
+                ended = session->closed;
+            }
+            if (ended) {  // a subscription made as the session ended must not outlive it
+                gateway_.end_client(session->id);
+            }
+            if (token->cancelled()) {  // cancelled by the client, or its session ended
+                return status_only(202);
+            }
+            HttpResponse r = json_answer(answer, !accept.json);
+            if (!new_session.empty()) {
+                r.set_header("Mcp-Session-Id", new_session);
+            }
+            return r;
+        };
+        run(*m, who, respond, std::move(work));
     }
 
     /// A request or notification of the stateless era: no session; every request carries its
     /// envelope and the standard headers that mirror it.
-    void post_modern(const httplib::Request& req,
-                     httplib::Response& res,
-                     const Message& m,
+    void post_modern(const HttpRequest& req,
+                     const std::shared_ptr<Message>& m,
                      const Who& who,
-                     const AcceptedTypes& accept) {
-        if (m.kind == MessageKind::request) {
-            if (auto error = modern::check_envelope(m.body)) {
-                res.status = error->http_status;
-                res.set_content(to_line(modern::error_response(m.id, *error)), kJson);
+                     const AcceptedTypes& accept,
+                     const Responder& respond) {
+        if (m->kind == MessageKind::request) {
+            if (auto error = modern::check_envelope(m->body)) {
+                HttpResponse r = json_answer(modern::error_response(m->id, *error), false);
+                r.status = error->http_status;
+                respond(std::move(r));
                 return;
             }
         }
         modern::ModernHeaders headers;
         if (req.has_header("MCP-Protocol-Version")) {
-            headers.protocol_version = req.get_header_value("MCP-Protocol-Version");
+            headers.protocol_version = req.header("MCP-Protocol-Version");
         }
         if (req.has_header("Mcp-Method")) {
-            headers.method = req.get_header_value("Mcp-Method");
+            headers.method = req.header("Mcp-Method");
         }
         if (req.has_header("Mcp-Name")) {
-            headers.name = req.get_header_value("Mcp-Name");
+            headers.name = req.header("Mcp-Name");
         }
-        if (auto error = modern::check_headers(m.body, headers)) {
-            res.status = error->http_status;
-            res.set_content(to_line(modern::error_response(m.id, *error)), kJson);
+        if (auto error = modern::check_headers(m->body, headers)) {
+            HttpResponse r = json_answer(modern::error_response(m->id, *error), false);
+            r.status = error->http_status;
+            respond(std::move(r));
             return;
         }
-        if (m.kind == MessageKind::notification) {
-            if (m.method == "notifications/cancelled") {
-                cancel_modern(who, m.body.value("params", Json::object()));
+        if (m->kind == MessageKind::notification) {
+            if (m->method == "notifications/cancelled") {
+                cancel_modern(who, m->body.value("params", Json::object()));
             }
-            res.status = 202;
+            respond(status_only(202));
             return;
         }
-        if (!modern::serves_method(m.method)) {
-            json_error(res,
-                       404,
-                       m.id,
-                       kMethodNotFound,
-                       "Method not found: " + detail::clipped(m.method) +
-                           " (not served in protocol revision " + modern::kProtocolVersion + ")");
+        if (!modern::serves_method(m->method)) {
+            respond(json_error(404,
+                               m->id,
+                               kMethodNotFound,
+                               "Method not found: " + detail::clipped(m->method) +
+                                   " (not served in protocol revision " + modern::kProtocolVersion +
+                                   ")"));
             return;
         }
-        if (m.method == "subscriptions/listen") {
-            listen(res, m);
+        if (m->method == "subscriptions/listen") {
+            respond(listen(*m, who));
             return;
         }
         // Calls in flight by caller and id, for notifications/cancelled (no session to hold them).
-        const std::string key = who.name + '\n' + m.id.dump();
+        const std::string key = who.key + '\n' + m->id.dump();
         auto token = std::make_shared<CancelToken>();
         {
-            std::lock_guard lock(sessions_mutex_);
+            std::lock_guard lock(mutex_);
             if (!modern_calls_.emplace(key, token).second) {
-                json_error(res,
-                           400,
-                           m.id,
-                           kInvalidRequest,
-                           "Invalid Request: a request with this id is in flight");
+                respond(json_error(400,
+                                   m->id,
+                                   kInvalidRequest,
+                                   "Invalid Request: a request with this id is in flight"));
                 return;
             }
         }
-        // With bearer tokens the answer depends on the caller's scope: never shared caches.
-        Json answer = gateway_.answer_modern(m, *who.tools, token, options_.auth != nullptr);
-        {
-            std::lock_guard lock(sessions_mutex_);
-            modern_calls_.erase(key);
-        }
-        if (token->cancelled()) {
-            res.status = 202;
-            return;
-        }
-        if (!accept.json) {
-            res.set_content("event: message\ndata: " + to_line(answer) + "\n\n", kEventStream);
-            return;
-        }
-        res.set_content(to_line(answer), kJson);
+        auto work = [this, m, token, key, accept, tools = who.tools]() {
+            // With bearer tokens the answer depends on the caller's scope: never shared caches.
+            Json answer = gateway_.answer_modern(*m, *tools, token, options_.auth != nullptr);
+            {
+                std::lock_guard lock(mutex_);
+                modern_calls_.erase(key);
+            }
+            if (token->cancelled()) {
+                return status_only(202);
+            }
+            return json_answer(answer, !accept.json);
+        };
+        run(*m, who, respond, std::move(work));
     }
 
     void cancel_modern(const Who& who, const Json& params) {
@@ -659,8 +695,8 @@ private:
         }
         std::shared_ptr<CancelToken> token;
         {
-            std::lock_guard lock(sessions_mutex_);
-            if (auto it = modern_calls_.find(who.name + '\n' + id->dump());
+            std::lock_guard lock(mutex_);
+            if (auto it = modern_calls_.find(who.key + '\n' + id->dump());
                 it != modern_calls_.end()) {
                 token = it->second;
             }
@@ -670,62 +706,71 @@ private:
         }
     }
 
+    /// Takes one of the caller's event streams, or answers why not.
+    std::optional<HttpResponse> take_stream(const Who& who, const Json& id) {
+        // (called with mutex_ held)
+        if (stopping_ || open_streams_ >= options_.limits.max_streams) {
+            HttpResponse r =
+                json_error(503, id, kServerBusy, "Server busy: too many event streams");
+            r.set_header("Retry-After", "5");
+            return r;
+        }
+        std::size_t& mine = streams_by_caller_[who.key];
+        if (mine >= options_.limits.max_streams_per_caller) {
+            HttpResponse r = json_error(429,
+                                        id,
+                                        kServerBusy,
+                                        "Too many requests: this caller has " +
+                                            std::to_string(mine) + " event streams open");
+            r.set_header("Retry-After", "5");
+            return r;
+        }
+        ++mine;
+        ++open_streams_;
+        return std::nullopt;
+    }
+
+    void give_back_stream(const std::string& key) {
+        // (called with mutex_ held)
+        --open_streams_;
+        if (auto it = streams_by_caller_.find(key);
+            it != streams_by_caller_.end() && --it->second == 0) {
+            streams_by_caller_.erase(it);
+        }
+    }
+
     /// subscriptions/listen: the response is an event stream until the client goes or the
     /// transport stops (then the subscription's result ends it).
-    void listen(httplib::Response& res, const Message& m) {
+    HttpResponse listen(const Message& m, const Who& who) {
         Json honoured;
         if (auto error = modern::check_listen(m.body, honoured)) {
-            res.set_content(to_line(modern::error_response(m.id, *error)), kJson);
-            return;
+            return json_answer(modern::error_response(m.id, *error), false);
         }
         auto l = std::make_shared<Listen>();
         l->id = m.id;
-        l->events.push_back(to_line(modern::acknowledged(m.id, honoured)));
-        l->closed = !honoured.contains("toolsListChanged");  // nothing will ever come
         std::uint64_t number = 0;
         {
-            std::lock_guard lock(sessions_mutex_);
-            if (stopping_ || open_streams_ >= options_.limits.max_streams) {
-                res.set_header("Retry-After", "5");
-                json_error(res, 503, m.id, kServerBusy, "Server busy: too many event streams");
-                return;
+            std::lock_guard lock(mutex_);
+            if (auto refusal = take_stream(who, m.id)) {
+                return std::move(*refusal);
             }
-            ++open_streams_;
             number = ++listen_count_;
             listens_[number] = l;
         }
-        const auto ping = options_.limits.stream_ping;
-        res.set_header("Cache-Control", "no-cache");
-        res.set_chunked_content_provider(
-            kEventStream,
-            [l, ping, last = std::chrono::steady_clock::now()](std::size_t,
-                                                               httplib::DataSink& sink) mutable {
-                std::unique_lock lock(l->mutex);
-                l->cv.wait_for(lock, std::chrono::milliseconds(500), [&] {
-                    return l->closed || !l->events.empty();
-                });
-                std::string out;
-                while (!l->events.empty()) {
-                    out += "event: message\ndata: " + l->events.front() + "\n\n";
-                    l->events.pop_front();
-                }
-                const bool closed = l->closed;
-                lock.unlock();
-                if (closed) {
-                    out +=
-                        "event: message\ndata: " + to_line(modern::listen_closed(l->id)) + "\n\n";
-                    if (sink.write(out.data(), out.size())) {
-                        sink.done();
-                    }
-                    return true;
-                }
-                return send_or_ping(sink, std::move(out), last, ping);
-            },
-            [this, number](bool) {
-                std::lock_guard lock(sessions_mutex_);
-                listens_.erase(number);
-                --open_streams_;
-            });
+        l->stream = std::make_shared<EventStream>([this, number, key = who.key] {
+            std::lock_guard lock(mutex_);
+            listens_.erase(number);
+            give_back_stream(key);
+        });
+        l->stream->write(sse_event(to_line(modern::acknowledged(m.id, honoured))));
+        if (!honoured.contains("toolsListChanged")) {  // nothing will ever come
+            l->stream->finish(sse_event(to_line(modern::listen_closed(l->id))));
+        }
+        HttpResponse r;
+        r.content_type = kEventStream;
+        r.set_header("Cache-Control", "no-cache");
+        r.stream = l->stream;
+        return r;
     }
 
     static void cancel(Session& s, const Json& params) {
@@ -746,179 +791,124 @@ private:
         }
     }
 
-    void get(const httplib::Request& req, httplib::Response& res) {
-        auto who = authenticate(req, res);
-        if (!who) {
-            return;
-        }
-        if (req.get_header_value("MCP-Protocol-Version") == modern::kProtocolVersion) {
+    HttpResponse get(const HttpRequest& req, const Who& who) {
+        if (req.header("MCP-Protocol-Version") == modern::kProtocolVersion) {
             // The stateless era has no standalone stream: changes come on subscriptions/listen.
-            res.set_header("Allow", "POST");
-            json_error(res,
-                       405,
-                       nullptr,
-                       kInvalidRequest,
-                       "Method not allowed: protocol revision " +
-                           std::string(modern::kProtocolVersion) +
-                           " has no GET stream; POST subscriptions/listen");
-            return;
+            HttpResponse r = json_error(405,
+                                        nullptr,
+                                        kInvalidRequest,
+                                        "Method not allowed: protocol revision " +
+                                            std::string(modern::kProtocolVersion) +
+                                            " has no GET stream; POST subscriptions/listen");
+            r.set_header("Allow", "POST");
+            return r;
         }
-        if (!parse_accept(req.get_header_value("Accept")).event_stream) {
-            json_error(
-                res, 406, nullptr, kInvalidRequest, "Not Acceptable: GET needs text/event-stream");
-            return;
+        if (!parse_accept(req.header("Accept")).event_stream) {
+            return json_error(
+                406, nullptr, kInvalidRequest, "Not Acceptable: GET needs text/event-stream");
         }
-        if (!check_protocol_version(req, res)) {
-            return;
+        if (auto error = check_protocol_version(req)) {
+            return std::move(*error);
         }
-        auto session = find_session(req, res, *who);
+        std::optional<HttpResponse> refusal;
+        auto session = find_session(req, who, refusal);
         if (!session) {
-            return;
+            return std::move(*refusal);
         }
+        std::shared_ptr<EventStream> stream;
         {
-            std::lock_guard lock(sessions_mutex_);
-            if (open_streams_ >= options_.limits.max_streams) {
-                res.set_header("Retry-After", "5");
-                json_error(res, 503, nullptr, kServerBusy, "Server busy: too many event streams");
-                return;
-            }
+            std::lock_guard lock(mutex_);
             std::lock_guard session_lock(session->mutex);
-            if (session->stream_open) {
-                json_error(res,
-                           409,
-                           nullptr,
-                           kInvalidRequest,
-                           "Conflict: this session already has an event stream");
-                return;
+            if (session->stream) {
+                return json_error(409,
+                                  nullptr,
+                                  kInvalidRequest,
+                                  "Conflict: this session already has an event stream");
             }
-            session->stream_open = true;
-            ++open_streams_;
-        }
-        const auto ping = options_.limits.stream_ping;
-        res.set_header("Cache-Control", "no-cache");
-        res.set_chunked_content_provider(
-            kEventStream,
-            [session, ping, last = std::chrono::steady_clock::now()](
-                std::size_t, httplib::DataSink& sink) mutable {
-                std::unique_lock lock(session->mutex);
-                // Short waits: httplib checks between calls whether the server is stopping.
-                session->cv.wait_for(lock, std::chrono::milliseconds(500), [&] {
-                    return session->closed || !session->events.empty();
-                });
-                if (session->closed) {
-                    lock.unlock();
-                    sink.done();
-                    return true;
+            if (session->closed) {
+                return json_error(404, nullptr, kInvalidRequest, "Session not found: it has ended");
+            }
+            if (auto busy_answer = take_stream(who, nullptr)) {
+                return std::move(*busy_answer);
+            }
+            std::weak_ptr<Session> weak = session;
+            stream = std::make_shared<EventStream>([this, weak, key = who.key] {
+                if (auto s = weak.lock()) {
+                    std::lock_guard held(s->mutex);
+                    s->stream.reset();
                 }
-                std::string out;
-                while (!session->events.empty()) {
-                    out += "event: message\ndata: " + session->events.front() + "\n\n";
-                    session->events.pop_front();
-                }
-                lock.unlock();
-                return send_or_ping(sink, std::move(out), last, ping);
-            },
-            [this, session](bool) {
-                {
-                    std::lock_guard lock(session->mutex);
-                    session->stream_open = false;
-                }
-                std::lock_guard lock(sessions_mutex_);
-                --open_streams_;
+                std::lock_guard held(mutex_);
+                give_back_stream(key);
             });
+            session->stream = stream;
+        }
+        HttpResponse r;
+        r.content_type = kEventStream;
+        r.set_header("Cache-Control", "no-cache");
+        r.stream = std::move(stream);
+        return r;
     }
 
-    void remove(const httplib::Request& req, httplib::Response& res) {
-        auto who = authenticate(req, res);
-        if (!who) {
-            return;
-        }
-        auto session = find_session(req, res, *who);
+    HttpResponse remove(const HttpRequest& req, const Who& who) {
+        std::optional<HttpResponse> refusal;
+        auto session = find_session(req, who, refusal);
         if (!session) {
-            return;
+            return std::move(*refusal);
         }
         {
-            std::lock_guard lock(sessions_mutex_);
+            std::lock_guard lock(mutex_);
             sessions_.erase(session->id);
         }
         close_session(*session);
-        res.status = 200;
+        return status_only(200);
     }
 
     void broadcast_list_changed() {
-        const std::string line = to_line(make_notification("notifications/tools/list_changed"));
-        std::vector<std::shared_ptr<Session>> sessions;
+        const std::string event =
+            sse_event(to_line(make_notification("notifications/tools/list_changed")));
+        std::vector<std::shared_ptr<EventStream>> streams;
         {
-            std::lock_guard lock(sessions_mutex_);
+            std::lock_guard lock(mutex_);
+            for (auto& [n, l] : listens_) {  // the modern era's subscribers, each tagged
+                l->stream->write(sse_event(to_line(modern::tools_list_changed(l->id))));
+            }
             for (auto& [id, s] : sessions_) {
-                sessions.push_back(s);
+                std::lock_guard session_lock(s->mutex);
+                if (s->stream) {
+                    streams.push_back(s->stream);
+                }
             }
         }
-        std::vector<std::shared_ptr<Listen>> listens;
-        {
-            std::lock_guard lock(sessions_mutex_);
-            for (auto& [n, l] : listens_) {
-                listens.push_back(l);
-            }
-        }
-        for (auto& l : listens) {  // the modern era's subscribers, each tagged with its id
-            {
-                std::lock_guard lock(l->mutex);
-                if (l->closed) {
-                    continue;
-                }
-                if (l->events.size() >= kMaxQueuedEvents) {
-                    l->events.pop_front();
-                }
-                l->events.push_back(to_line(modern::tools_list_changed(l->id)));
-            }
-            l->cv.notify_all();
-        }
-        for (auto& s : sessions) {
-            {
-                std::lock_guard lock(s->mutex);
-                if (!s->stream_open) {
-                    continue;
-                }
-                if (s->events.size() >= kMaxQueuedEvents) {
-                    s->events.pop_front();
-                }
-                s->events.push_back(line);
-            }
-            s->cv.notify_all();
+        for (auto& stream : streams) {
+            stream->write(event);
         }
     }
 
     /// A resource update to the sessions subscribed to it, on their GET stream (dropped for a
-    /// session without one, as list_changed is).
+    /// session without one, as list_changed is). A client that stops reading loses its stream
+    /// once its unsent events pass HttpServerLimits::max_stream_buffer.
     void deliver(const std::vector<std::string>& ids, const std::string& line) {
-        std::vector<std::shared_ptr<Session>> sessions;
+        std::vector<std::shared_ptr<EventStream>> streams;
         {
-            std::lock_guard lock(sessions_mutex_);
+            std::lock_guard lock(mutex_);
             for (const std::string& id : ids) {
                 if (auto it = sessions_.find(id); it != sessions_.end()) {
-                    sessions.push_back(it->second);
+                    std::lock_guard session_lock(it->second->mutex);
+                    if (it->second->stream) {
+                        streams.push_back(it->second->stream);
+                    }
                 }
             }
         }
-        for (auto& s : sessions) {
-            {
-                std::lock_guard lock(s->mutex);
-                if (!s->stream_open || s->closed) {
-                    continue;
+        const std::string event = sse_event(line);
+        for (auto& stream : streams) {
+            if (!stream->write(event)) {
+                const std::uint64_t n = ++dropped_updates_;
+                if (n <= 5 || n % 1000 == 0) {
+                    log_line("an event stream fell behind and was ended (" + std::to_string(n) +
+                             " so far)");
                 }
-                if (s->events.size() >= kMaxQueuedEvents) {
-                    s->events.pop_front();
-                    // A backend flooding updates, or a client not reading: say so, not per event.
-                    const std::uint64_t n = ++dropped_updates_;
-                    if (n <= 5 || n % 1000 == 0) {
-                        log_line("a session's event queue is full; dropped its oldest event (" +
-                                 std::to_string(n) + " so far)");
-                    }
-                }
-                s->events.push_back(line);
             }
-            s->cv.notify_all();
         }
     }
 
@@ -927,17 +917,21 @@ private:
     std::shared_ptr<Link> link_ = make_link(this);
     std::shared_ptr<const mcp::MetaTools> open_tools_;  ///< the scope without auth
     std::map<std::string, std::shared_ptr<const mcp::MetaTools>> caller_tools_;
-    httplib::Server server_;
-    int port_ = 0;
-    std::mutex sessions_mutex_;
+    std::mutex mutex_;  ///< guards everything below (before any Session::mutex)
     std::unordered_map<std::string, std::shared_ptr<Session>> sessions_;
     std::size_t open_streams_ = 0;
+    std::unordered_map<std::string, std::size_t> streams_by_caller_;
+    std::unordered_map<std::string, std::size_t> calls_by_caller_;
     bool stopping_ = false;
     /// The stateless era's calls in flight (caller and id) and open subscriptions.
     std::unordered_map<std::string, std::shared_ptr<CancelToken>> modern_calls_;
     std::map<std::uint64_t, std::shared_ptr<Listen>> listens_;
     std::uint64_t listen_count_ = 0;
-    std::atomic<std::uint64_t> dropped_updates_{0};  ///< resource updates lost to full queues
+    std::atomic<std::uint64_t> dropped_updates_{0};
+    CallPool searches_;  ///< searches, listings, session requests: never wait on a backend
+    CallPool calls_;     ///< requests that may wait on a backend
+    // Last: destroyed first, while the streams' end callbacks can still reach the above.
+    HttpServer server_;
 };
 
 HttpTransport::HttpTransport(Gateway& gateway, HttpOptions options)

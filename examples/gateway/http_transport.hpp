@@ -4,12 +4,15 @@
 // (tools/list_changed), DELETE ends a session. Sessions are named by Mcp-Session-Id and bound to
 // the caller that opened them. /metrics serves Prometheus text. Callers authenticate with bearer
 // tokens (AuthTable) and each gets its own scope; without an auth table only loopback binds are
-// allowed. Every wait is bounded: body size, read/write timeouts, connections, sessions, streams.
+// allowed (and then only loopback Host names). The HTTP server underneath (http_server.hpp) bounds
+// every connection before authentication; this layer shares sessions, streams and backend calls
+// fairly between callers, and runs searches on threads that backend calls never occupy.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,22 +21,25 @@
 #include "auth.hpp"
 #include "gateway.hpp"
 #include "http_rules.hpp"
+#include "http_server.hpp"
 
 namespace scout::gateway {
 
+/// Limits of the MCP endpoint, on top of the HTTP server's own (which hold before
+/// authentication). "Caller" is the token's name, or the client's address without an auth file.
 struct HttpLimits {
-    std::size_t max_body_bytes = 4u << 20;  ///< a larger POST gets 413
-    /// Connections served at once (one thread each; a request waits on its backend there).
-    std::size_t max_connections = 64;
-    /// Accepted connections waiting for a thread; beyond it a connection is answered 503.
-    std::size_t queued_connections = 256;
-    std::chrono::seconds read_timeout{10};   ///< headers and body of one request
-    std::chrono::seconds write_timeout{10};  ///< a client that stops reading is dropped after it
-    std::chrono::seconds keep_alive{5};      ///< an idle keep-alive connection is closed after it
-    std::size_t max_sessions = 1024;         ///< beyond it the least recently used one is ended
-    std::chrono::minutes session_idle{60};   ///< a session unused this long is ended
-    std::size_t max_streams = 16;            ///< GET event streams open at once
-    std::chrono::seconds stream_ping{15};    ///< an SSE comment keeps idle streams alive
+    HttpServerLimits server;          ///< connections, heads, bodies, deadlines
+    std::size_t max_sessions = 1024;  ///< every caller's; beyond it a new one is refused (503)
+    std::size_t max_sessions_per_caller = 128;  ///< beyond it the caller's least recently used ends
+    std::chrono::minutes session_idle{60};      ///< a session unused this long is ended
+    std::size_t max_streams = 256;              ///< event streams open at once (503 beyond)
+    std::size_t max_streams_per_caller = 16;    ///< (429 beyond)
+    /// Requests that may wait on a backend (tools/call of a backend tool, resources/*,
+    /// prompts/*...) in flight at once per caller, and over every caller; 429 or 503 beyond.
+    /// Searches and listings never wait behind them: they run on threads of their own.
+    std::size_t max_calls_per_caller = 16;
+    std::size_t max_calls = 256;
+    std::size_t search_threads = 4;  ///< threads for searches, listings and session requests
 };
 
 struct HttpOptions {
@@ -42,6 +48,8 @@ struct HttpOptions {
     std::vector<std::string> allowed_origins;
     /// Callers and their scopes; null: no authentication, loopback binds only.
     std::shared_ptr<const AuthTable> auth;
+    /// Serve HTTPS with this certificate chain and key (PEM files).
+    std::optional<TlsFiles> tls;
     HttpLimits limits;
 };
 

@@ -1,8 +1,10 @@
 // main.cpp: scout-gateway, an MCP server on stdio (or Streamable HTTP with --listen) that fronts
 // the MCP servers of a Claude-Desktop-style config with two meta-tools (tool_search,
 // execute_tool).
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -68,8 +70,23 @@ constexpr const char* kUsage =
     "                           /metrics) instead of stdio; loopback only without --auth-file\n"
     "  --auth-file FILE         bearer tokens and their scopes (docs/gateway.md)\n"
     "  --allowed-origin ORIGIN  a browser origin besides loopback ones that may call (repeatable)\n"
-    "  --max-connections N      HTTP connections served at once (default 64)\n"
-    "  --max-body-bytes N       largest HTTP request body (default 4194304)\n"
+    "  --tls-cert FILE          serve HTTPS (TLS 1.2+) with this PEM certificate chain ...\n"
+    "  --tls-key FILE           ... and this PEM private key\n"
+    "  HTTP limits (docs/gateway.md, \"Limits and defaults\"), each a positive whole number:\n"
+    "  --max-connections N      connections open at once (default 512)\n"
+    "  --max-connections-per-address N  from one client address (default 256)\n"
+    "  --max-header-bytes N     a request's whole head (default 16384; 431 beyond)\n"
+    "  --max-body-bytes N       a request body, sized or chunked (default 4194304; 413)\n"
+    "  --head-timeout-ms N      a request's whole head, TLS handshake included (default 10000)\n"
+    "  --body-timeout-ms N      a request's whole body (default 30000; 408 beyond)\n"
+    "  --write-timeout-ms N     one response or stream write to a client (default 10000)\n"
+    "  --keep-alive-ms N        an idle connection between requests (default 5000)\n"
+    "  --max-sessions N         sessions of every caller (default 1024)\n"
+    "  --max-sessions-per-caller N  beyond it the caller's oldest session ends (default 128)\n"
+    "  --max-streams N          event streams open at once (default 256)\n"
+    "  --max-streams-per-caller N   (default 16)\n"
+    "  --max-calls N            backend calls in flight, every caller (default 256)\n"
+    "  --max-calls-per-caller N backend calls in flight per caller (default 16; 429 beyond)\n"
     "Logs go to stderr; on stdio, stdout carries only JSON-RPC.\n";
 
 /// Answers waiting for a client that reads slowly; beyond this their writers wait.
@@ -86,6 +103,45 @@ int usage_error(const std::string& message) {
 bool parse_count(const std::string& text, std::size_t& out) {
     auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
     return ec == std::errc() && ptr == text.data() + text.size() && out > 0;
+}
+
+/// The HTTP limit a count flag sets, or nullptr.
+std::size_t* http_count_flag(scout::gateway::HttpLimits& l, const std::string& flag) {
+    const std::pair<const char*, std::size_t*> flags[] = {
+        {"--max-connections", &l.server.max_connections},
+        {"--max-connections-per-address", &l.server.max_connections_per_address},
+        {"--max-header-bytes", &l.server.max_header_bytes},
+        {"--max-body-bytes", &l.server.max_body_bytes},
+        {"--max-sessions", &l.max_sessions},
+        {"--max-sessions-per-caller", &l.max_sessions_per_caller},
+        {"--max-streams", &l.max_streams},
+        {"--max-streams-per-caller", &l.max_streams_per_caller},
+        {"--max-calls", &l.max_calls},
+        {"--max-calls-per-caller", &l.max_calls_per_caller},
+    };
+    for (const auto& [name, field] : flags) {
+        if (flag == name) {
+            return field;
+        }
+    }
+    return nullptr;
+}
+
+/// The HTTP deadline a milliseconds flag sets, or nullptr.
+std::chrono::milliseconds* http_ms_flag(scout::gateway::HttpServerLimits& l,
+                                        const std::string& flag) {
+    const std::pair<const char*, std::chrono::milliseconds*> flags[] = {
+        {"--head-timeout-ms", &l.head_timeout},
+        {"--body-timeout-ms", &l.body_timeout},
+        {"--write-timeout-ms", &l.write_timeout},
+        {"--keep-alive-ms", &l.keep_alive},
+    };
+    for (const auto& [name, field] : flags) {
+        if (flag == name) {
+            return field;
+        }
+    }
+    return nullptr;
 }
 
 bool parse_ms(const std::string& text, std::chrono::milliseconds& out) {
@@ -155,6 +211,16 @@ int serve_http(scout::gateway::Gateway& gw,
     using namespace scout;
     const std::string where = options.address.host + ":" + std::to_string(options.address.port);
     const bool authenticated = options.auth != nullptr;
+    // Bodies and floods of large heads come and go: large blocks are mapped and unmapped
+    // rather than kept in the heap (glibc would otherwise raise its mmap threshold after the
+    // first free and keep a flood's memory), and one connection per descriptor needs room.
+    ::mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+    if (rlimit files{};
+        ::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+        files.rlim_cur = files.rlim_max;
+        (void)::setrlimit(RLIMIT_NOFILE, &files);
+    }
+    const bool tls = options.tls.has_value();
     gateway::HttpTransport transport(gw, std::move(options));
     if (Status s = transport.bind(); !s.ok()) {
         gateway::log_line(s.message());
@@ -168,8 +234,8 @@ int serve_http(scout::gateway::Gateway& gw,
         }
         stop_switch.transport = &transport;
     }
-    gateway::log_line("serving Streamable HTTP on http://" + where + "/mcp (port " +
-                      std::to_string(transport.port()) + ", " +
+    gateway::log_line(std::string("serving Streamable HTTP on ") + (tls ? "https://" : "http://") +
+                      where + "/mcp (port " + std::to_string(transport.port()) + ", " +
                       (authenticated ? "bearer tokens required" : "no authentication") + ")");
     transport.serve();
     {
@@ -202,6 +268,7 @@ int main(int argc, char** argv) {
     std::string listen;
     std::string auth_path;
     gateway::HttpOptions http;
+    gateway::TlsFiles tls;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--help" || arg == "-h") {
@@ -278,13 +345,17 @@ int main(int argc, char** argv) {
             auth_path = value;
         } else if (arg == "--allowed-origin") {
             http.allowed_origins.push_back(value);
-        } else if (arg == "--max-connections") {
-            if (!parse_count(value, http.limits.max_connections)) {
-                return usage_error("--max-connections needs a positive whole number");
+        } else if (arg == "--tls-cert") {
+            tls.certificate_chain = value;
+        } else if (arg == "--tls-key") {
+            tls.private_key = value;
+        } else if (auto* count = http_count_flag(http.limits, arg)) {
+            if (!parse_count(value, *count)) {
+                return usage_error(arg + " needs a positive whole number");
             }
-        } else if (arg == "--max-body-bytes") {
-            if (!parse_count(value, http.limits.max_body_bytes)) {
-                return usage_error("--max-body-bytes needs a positive whole number");
+        } else if (auto* ms = http_ms_flag(http.limits.server, arg)) {
+            if (!parse_ms(value, *ms) || ms->count() == 0) {
+                return usage_error(arg + " needs a positive whole number of milliseconds");
             }
         } else if (arg == "--restart-backoff-ms") {
             if (!parse_ms(value, timings.initial_backoff) || timings.initial_backoff.count() == 0) {
@@ -307,8 +378,15 @@ int main(int argc, char** argv) {
             return usage_error("--listen needs HOST:PORT (e.g. 127.0.0.1:8808 or [::1]:8808)");
         }
         http.address = *address;
-    } else if (!auth_path.empty() || !http.allowed_origins.empty()) {
-        return usage_error("--auth-file and --allowed-origin need --listen");
+    } else if (!auth_path.empty() || !http.allowed_origins.empty() ||
+               !tls.certificate_chain.empty() || !tls.private_key.empty()) {
+        return usage_error("--auth-file, --allowed-origin and --tls-* need --listen");
+    }
+    if (tls.certificate_chain.empty() != tls.private_key.empty()) {
+        return usage_error("--tls-cert and --tls-key go together");
+    }
+    if (!tls.certificate_chain.empty()) {
+        http.tls = tls;
     }
     if (!auth_path.empty()) {
         auto auth = gateway::AuthTable::load(auth_path);

@@ -1,6 +1,7 @@
 // gateway_http_rules_fuzz.cpp: libFuzzer target for what scout-gateway reads from HTTP peers
-// itself (the rest is cpp-httplib's): SSE bodies of remote servers (whole, and as a live stream cut
-// into pieces), Accept, Content-Type and Origin headers, remote URLs and --listen addresses. Any
+// itself (request framing is Boost.Beast's on the listener and cpp-httplib's on the client): SSE
+// bodies of remote servers (whole, and as a live stream cut into pieces), Accept, Content-Type,
+// Origin and Host headers, remote URLs and --listen addresses. Any
 // bytes must give an answer, never a crash, and the answers must hold their invariants.
 #include <cstddef>
 #include <cstdint>
@@ -52,6 +53,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
               lower.find("localhost") != std::string::npos ||
               lower.find("127.") != std::string::npos || lower.find("::1") != std::string::npos ||
               lower.find("0:0:0:0:0:0:0:1") != std::string::npos);
+    }
+    if (host_header_is_loopback(text)) {  // only no host or a loopback name passes
+        std::string lower(text);
+        for (char& c : lower) {
+            c = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+        }
+        check(lower.find_first_not_of(" \t") == std::string::npos ||
+              lower.find("localhost") != std::string::npos ||
+              lower.find("127.") != std::string::npos || lower.find("[::1]") != std::string::npos);
+        check(lower.find('/') == std::string::npos && lower.find('@') == std::string::npos);
     }
     if (auto listen = parse_listen(text)) {
         check(listen->port >= 0 && listen->port <= 65535 && !listen->host.empty());
