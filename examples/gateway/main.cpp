@@ -70,6 +70,7 @@ constexpr const char* kUsage =
     "  --allowed-origin ORIGIN  a browser origin besides loopback ones that may call (repeatable)\n"
     "  --max-connections N      HTTP connections served at once (default 64)\n"
     "  --max-body-bytes N       largest HTTP request body (default 4194304)\n"
+    "Every FILE must be a regular file: a FIFO, a device or a directory is refused at once.\n"
     "Logs go to stderr; on stdio, stdout carries only JSON-RPC.\n";
 
 /// Answers waiting for a client that reads slowly; beyond this their writers wait.

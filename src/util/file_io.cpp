@@ -13,8 +13,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <utility>
 
 namespace scout::detail {
@@ -28,16 +26,29 @@ Status io_error(std::string_view what, const std::filesystem::path& path) {
     return {Errc::io_error, std::move(message)};
 }
 
-Status check_regular_file(const std::filesystem::path& path) {
-    std::error_code ec;
-    const auto status = std::filesystem::status(path, ec);
-    if (!std::filesystem::exists(status)) {
-        return {Errc::not_found, path.string() + ": no such file"};
+/// Opens `path` for reading without ever waiting on it: O_NONBLOCK, so that opening a FIFO
+/// with no writer returns at once, then fstat on what was opened (no window between a check
+/// and the open), and anything but a regular file is refused before a byte is read.
+/// Reads of a regular file never block, so the flag stays set.
+Result<int> open_regular_file(const std::filesystem::path& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        if (errno == ENOENT || errno == ENOTDIR) {
+            return Status{Errc::not_found, path.string() + ": no such file"};
+        }
+        return io_error("cannot open", path);
     }
-    if (!std::filesystem::is_regular_file(status)) {
-        return {Errc::io_error, path.string() + ": not a regular file"};
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        Status s = io_error("cannot read", path);
+        ::close(fd);
+        return s;
     }
-    return {};
+    if (!S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return Status{Errc::io_error, path.string() + ": not a regular file"};
+    }
+    return fd;
 }
 
 Status too_big(const std::filesystem::path& path, std::size_t max_bytes) {
@@ -47,34 +58,45 @@ Status too_big(const std::filesystem::path& path, std::size_t max_bytes) {
 
 template <typename Bytes>
 Result<Bytes> read_whole(const std::filesystem::path& path, std::size_t max_bytes) {
-    if (Status s = check_regular_file(path); !s.ok()) {
-        return s;
+    auto opened = open_regular_file(path);
+    if (!opened) {
+        return opened.status();
     }
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(path, ec);
-    if (!ec && size > max_bytes) {
+    const int fd = opened.value();
+    struct stat st {};
+    const bool sized = ::fstat(fd, &st) == 0;
+    if (sized && static_cast<std::uintmax_t>(st.st_size) > max_bytes) {
+        ::close(fd);
         return too_big(path, max_bytes);
-    }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        return io_error("cannot open", path);
     }
     // Read in large blocks (a file may still grow or shrink while it is read, so the size is
     // only a first guess, and the limit is checked again on what was read).
     Bytes bytes;
-    std::size_t block = ec ? std::size_t{1} << 16U : static_cast<std::size_t>(size) + 1;
+    std::size_t block = sized ? static_cast<std::size_t>(st.st_size) + 1 : std::size_t{1} << 16U;
     std::size_t used = 0;
-    while (in && used <= max_bytes) {
+    Status failed;
+    while (used <= max_bytes) {
         if (max_bytes - used < block) {
             block = max_bytes - used + 1;  // one byte past the limit tells "too big" apart
         }
         bytes.resize(used + block);
-        in.read(reinterpret_cast<char*>(bytes.data() + used), static_cast<std::streamsize>(block));
-        used += static_cast<std::size_t>(in.gcount());
+        const ssize_t n = ::read(fd, bytes.data() + used, block);
+        if (n < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            failed = io_error("cannot read", path);
+            break;
+        }
+        if (n == 0) {
+            break;
+        }
+        used += static_cast<std::size_t>(n);
         block = std::max<std::size_t>(block, std::size_t{1} << 16U);
     }
-    if (in.bad()) {
-        return io_error("cannot read", path);
+    ::close(fd);
+    if (!failed.ok()) {
+        return failed;
     }
     if (used > max_bytes) {
         return too_big(path, max_bytes);
@@ -142,13 +164,11 @@ Result<std::vector<std::uint8_t>> read_binary_file(const std::filesystem::path& 
 }
 
 Result<MappedFile> MappedFile::open(const std::filesystem::path& path) {
-    if (Status s = check_regular_file(path); !s.ok()) {
-        return s;
+    auto opened = open_regular_file(path);
+    if (!opened) {
+        return opened.status();
     }
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        return io_error("cannot open", path);
-    }
+    const int fd = opened.value();
     struct stat st {};
     if (::fstat(fd, &st) != 0) {
         Status s = io_error("cannot read", path);
@@ -186,6 +206,15 @@ MappedFile::~MappedFile() {
     if (data_ != nullptr) {
         ::munmap(const_cast<std::uint8_t*>(data_), size_);
     }
+}
+
+Status check_readable_file(const std::filesystem::path& path) {
+    auto opened = open_regular_file(path);
+    if (!opened) {
+        return opened.status();
+    }
+    ::close(opened.value());
+    return {};
 }
 
 Status check_replaceable(const std::filesystem::path& path) {

@@ -20,11 +20,16 @@ inline constexpr std::size_t kNoSizeLimit = std::numeric_limits<std::size_t>::ma
 /// Reads a whole regular file. not_found when it does not exist, io_error when it is not a
 /// regular file (a directory, a FIFO, a device) or cannot be read, invalid_argument when it holds
 /// more than `max_bytes` (checked before reading and again while reading, so a file that grows
-/// meanwhile costs at most max_bytes + 1 bytes of memory).
+/// meanwhile costs at most max_bytes + 1 bytes of memory). The file is opened with O_NONBLOCK and
+/// judged by fstat before any read, so a FIFO without a writer is refused, never waited on.
 [[nodiscard]] Result<std::string> read_text_file(const std::filesystem::path& path,
                                                  std::size_t max_bytes = kNoSizeLimit);
 [[nodiscard]] Result<std::vector<std::uint8_t>> read_binary_file(
     const std::filesystem::path& path, std::size_t max_bytes = kNoSizeLimit);
+
+/// ok when `path` is a regular file that can be opened for reading; the errors of
+/// read_text_file otherwise. For files another library reads (libcurl's CA bundle).
+[[nodiscard]] Status check_readable_file(const std::filesystem::path& path);
 
 /// A regular file mapped read-only (mmap): its pages are read on first touch, never copied
 /// into a buffer first. Errors as read_binary_file. The mapping assumes the file is not

@@ -3,6 +3,7 @@
 // regular files, names with control characters, over-limit values and queries, and degraded
 // reasons that say what really happened.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -101,6 +102,45 @@ TEST_CASE("a catalog that is not a regular file ends at once with a clear error"
     const Run from_fifo = run(dir, "search --catalog " + fifo + " --embedder none q");
     CHECK(from_fifo.code == 2);
     CHECK(from_fifo.err.find("not a regular file") != std::string::npos);
+}
+
+TEST_CASE("every file flag refuses a FIFO and a device at once, never reading or waiting",
+          "[cli][hardening]") {
+    // run_cli bounds each run by `timeout 60`: a blocking open of the FIFO (it has no writer) or
+    // an endless read of /dev/zero ends the run with 124 and fails the exit-code checks.
+    scout::test::TempDir dir;
+    const std::string catalog = dir.write("catalog.json", kCatalog);
+    const std::string fifo = dir.file("fifo");
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    for (const std::string& odd : {fifo, std::string("/dev/zero")}) {
+        INFO(odd);
+        // A model that cannot be read turns dense search off with a note naming the file.
+        const Run model =
+            run(dir, "search --catalog " + catalog + " --embedder static:" + odd + " forecast");
+        CHECK(model.code == 0);
+        CHECK(model.err.find(odd + ": not a regular file") != std::string::npos);
+
+        const Run ca = run(dir,
+                           "search --catalog " + catalog +
+                               " --embedder http --embedder-url http://127.0.0.1:9/v1"
+                               " --embedder-model m --embedder-ca " +
+                               odd + " forecast");
+        CHECK(ca.code == 2);
+        CHECK(ca.err.find(odd + ": not a regular file") != std::string::npos);
+
+        const Run queries =
+            run(dir, "eval --catalog " + catalog + " --embedder none --queries " + odd);
+        CHECK(queries.code == 2);
+        CHECK(queries.err.find("not a regular file") != std::string::npos);
+
+        const Run tokens = run(dir, "tokens --file " + odd);
+        CHECK(tokens.code == 2);
+        CHECK(tokens.err.find(odd + ": not a regular file") != std::string::npos);
+
+        const Run index = run(dir, "search --index " + odd + " --embedder none forecast");
+        CHECK(index.code == 2);
+        CHECK(index.err.find("not a regular file") != std::string::npos);
+    }
 }
 
 TEST_CASE("search --embedder none is not degraded, a failed service probe is and says why",
