@@ -230,13 +230,42 @@ Status check_replaceable(const std::filesystem::path& path) {
     return {};
 }
 
+Result<std::filesystem::path> write_target(const std::filesystem::path& path) {
+    constexpr int kMaxLinks = 40;  // Linux's own limit on links followed in one lookup
+    std::filesystem::path target = path;
+    for (int links = 0;; ++links) {
+        std::error_code ec;
+        if (!std::filesystem::is_symlink(std::filesystem::symlink_status(target, ec))) {
+            return target;
+        }
+        if (links == kMaxLinks) {
+            return Status{Errc::invalid_argument,
+                          path.string() + ": too many levels of symbolic links"};
+        }
+        const std::filesystem::path next = std::filesystem::read_symlink(target, ec);
+        if (ec) {
+            return Status{Errc::io_error,
+                          "cannot read the link '" + target.string() + "': " + ec.message()};
+        }
+        target = next.is_absolute() ? next : target.parent_path() / next;
+    }
+}
+
 Status write_file_atomically(const std::filesystem::path& path, std::string_view bytes) {
     if (Status s = check_replaceable(path); !s.ok()) {
         return s;
     }
-    remove_dead_writers_files(path);
+    auto target = write_target(path);
+    if (!target) {
+        return target.status();
+    }
+    const std::filesystem::path& dest = target.value();
+    if (Status s = check_replaceable(dest); !s.ok()) {
+        return s;
+    }
+    remove_dead_writers_files(dest);
     static std::atomic<std::uint64_t> counter{0};
-    std::filesystem::path tmp = path;
+    std::filesystem::path tmp = dest;
     tmp += std::string(kTempInfix) + std::to_string(::getpid()) + "-" +
            std::to_string(counter.fetch_add(1));
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -250,14 +279,14 @@ Status write_file_atomically(const std::filesystem::path& path, std::string_view
     if (::close(fd) != 0 && s.ok()) {
         s = io_error("cannot close", tmp);
     }
-    if (s.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) {
-        s = io_error("cannot rename into", path);
+    if (s.ok() && ::rename(tmp.c_str(), dest.c_str()) != 0) {
+        s = io_error("cannot rename into", dest);
     }
     if (!s.ok()) {
         ::unlink(tmp.c_str());
         return s;
     }
-    return fsync_directory(path.parent_path());
+    return fsync_directory(dest.parent_path());
 }
 
 std::filesystem::path cache_dir() {

@@ -54,11 +54,16 @@ private:
 /// directory, or a link to one): such a target is never replaced by a file.
 [[nodiscard]] Status check_replaceable(const std::filesystem::path& path);
 
+/// The file a write to `path` replaces: `path` itself, or, when `path` is a symbolic link, the
+/// file its chain of links ends at (which need not exist yet). invalid_argument past 40 links.
+[[nodiscard]] Result<std::filesystem::path> write_target(const std::filesystem::path& path);
+
 /// Replaces `path` with `bytes` so that a crash at any point leaves the complete old file or the
 /// complete new one: a uniquely named temporary file in the same folder, fsync, rename over
 /// `path`, fsync of the folder. Temporary files that an earlier writer, since dead, left behind
 /// next to `path` are removed first. Refuses (check_replaceable) a `path` that exists and is not
-/// a regular file. io_error (naming the failing step) on failure.
+/// a regular file. A symbolic link is never replaced: the file it points to is (write_target),
+/// with its temporary file in that file's folder. io_error (naming the failing step) on failure.
 [[nodiscard]] Status write_file_atomically(const std::filesystem::path& path,
                                            std::string_view bytes);
 

@@ -3,6 +3,7 @@
 // regular files, names with control characters, over-limit values and queries, and degraded
 // reasons that say what really happened.
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -89,6 +90,61 @@ TEST_CASE("index --out refuses a FIFO, a directory and the input catalog", "[cli
     const Run fine =
         run(dir, "index --catalog " + catalog + " --embedder none --out " + dir.file("i.idx"));
     CHECK(fine.code == 0);
+}
+
+TEST_CASE("index --out writes a link's target by rename, never the link, a device or a FIFO",
+          "[cli][hardening]") {
+    scout::test::TempDir dir;
+    const std::string catalog = dir.write("catalog.json", kCatalog);
+    const auto index_to = [&](const std::string& out) {
+        return run(dir, "index --catalog " + catalog + " --embedder none --out " + out);
+    };
+    // A link to an index file: the file it names is replaced, the link stays as it was.
+    dir.write("real.idx", "old bytes");
+    const std::string link = dir.file("link.idx");
+    std::filesystem::create_symlink("real.idx", link);
+    const Run through = index_to(link);
+    INFO(through.err);
+    CHECK(through.code == 0);
+    CHECK(std::filesystem::is_symlink(link));
+    CHECK(std::filesystem::read_symlink(link) == "real.idx");
+    CHECK(read_all(dir.file("real.idx")).rfind("SCOUTIDX", 0) == 0);
+    CHECK(run(dir, "search --index " + link + " --embedder none forecast").code == 0);
+    // A link to a file not there yet: the file is created where the link points.
+    std::filesystem::create_directory(dir.file("sub"));
+    const std::string ahead = dir.file("ahead.idx");
+    std::filesystem::create_symlink("sub/new.idx", ahead);
+    CHECK(index_to(ahead).code == 0);
+    CHECK(std::filesystem::is_symlink(ahead));
+    CHECK(std::filesystem::is_regular_file(dir.file("sub/new.idx")));
+
+    // A device, directly and through a link. As root, a device node of our own (the null
+    // device's numbers) stands in for /dev/null, so a regression cannot replace the real one.
+    std::string device = "/dev/null";
+    if (::geteuid() == 0) {
+        device = dir.file("null");
+        REQUIRE(::mknod(device.c_str(), S_IFCHR | 0666, ::makedev(1, 3)) == 0);
+    }
+    const std::string to_device = dir.file("device.idx");
+    std::filesystem::create_symlink(device, to_device);
+    for (const std::string& out : {device, to_device}) {
+        const Run refused = index_to(out);
+        INFO(out << ": " << refused.err);
+        CHECK(refused.code == 2);
+        CHECK(refused.err.find("not a regular file") != std::string::npos);
+    }
+    CHECK(std::filesystem::is_character_file(device));
+    CHECK(std::filesystem::is_symlink(to_device));
+
+    const std::string fifo = dir.file("fifo");
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    const std::string to_fifo = dir.file("fifo.idx");
+    std::filesystem::create_symlink("fifo", to_fifo);
+    const Run refused = index_to(to_fifo);
+    CHECK(refused.code == 2);
+    CHECK(refused.err.find("not a regular file") != std::string::npos);
+    CHECK(std::filesystem::is_fifo(fifo));
+    CHECK(std::filesystem::is_symlink(to_fifo));
 }
 
 TEST_CASE("a catalog that is not a regular file ends at once with a clear error",
