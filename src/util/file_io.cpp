@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -169,6 +170,14 @@ Result<MappedFile> MappedFile::open(const std::filesystem::path& path) {
         return opened.status();
     }
     const int fd = opened.value();
+    // A shared lock for as long as the mapping lives: scout's writers that would change a file
+    // in place take LOCK_EX first and refuse (lock_for_writing_in_place). A file system without
+    // flock (ENOLCK, EOPNOTSUPP) is mapped unlocked, as before.
+    if (::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+        ::close(fd);
+        return Status{Errc::io_error,
+                      path.string() + ": being written in place by another process; try again"};
+    }
     struct stat st {};
     if (::fstat(fd, &st) != 0) {
         Status s = io_error("cannot read", path);
@@ -177,34 +186,44 @@ Result<MappedFile> MappedFile::open(const std::filesystem::path& path) {
     }
     const auto size = static_cast<std::size_t>(st.st_size);
     if (size == 0) {
-        ::close(fd);
-        return MappedFile(nullptr, 0);  // nothing to map; an empty span
+        return MappedFile(nullptr, 0, fd);  // nothing to map; an empty span
     }
     void* data = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    ::close(fd);  // the mapping keeps the file open
     if (data == MAP_FAILED) {
-        return io_error("cannot map", path);
+        Status s = io_error("cannot map", path);
+        ::close(fd);
+        return s;
     }
-    return MappedFile(static_cast<const std::uint8_t*>(data), size);
+    return MappedFile(static_cast<const std::uint8_t*>(data), size, fd);
 }
 
 MappedFile::MappedFile(MappedFile&& other) noexcept
-    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+    : data_(std::exchange(other.data_, nullptr)),
+      size_(std::exchange(other.size_, 0)),
+      fd_(std::exchange(other.fd_, -1)) {}
 
 MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
     if (this != &other) {
-        if (data_ != nullptr) {
-            ::munmap(const_cast<std::uint8_t*>(data_), size_);
-        }
+        release();
         data_ = std::exchange(other.data_, nullptr);
         size_ = std::exchange(other.size_, 0);
+        fd_ = std::exchange(other.fd_, -1);
     }
     return *this;
 }
 
 MappedFile::~MappedFile() {
+    release();
+}
+
+void MappedFile::release() noexcept {
     if (data_ != nullptr) {
         ::munmap(const_cast<std::uint8_t*>(data_), size_);
+        data_ = nullptr;
+    }
+    if (fd_ >= 0) {
+        ::close(fd_);  // drops the shared lock
+        fd_ = -1;
     }
 }
 
@@ -215,6 +234,44 @@ Status check_readable_file(const std::filesystem::path& path) {
     }
     ::close(opened.value());
     return {};
+}
+
+FileLock::FileLock(FileLock&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+
+FileLock& FileLock::operator=(FileLock&& other) noexcept {
+    if (this != &other) {
+        if (fd_ >= 0) {
+            ::close(fd_);
+        }
+        fd_ = std::exchange(other.fd_, -1);
+    }
+    return *this;
+}
+
+FileLock::~FileLock() {
+    if (fd_ >= 0) {
+        ::close(fd_);
+    }
+}
+
+Result<FileLock> lock_for_writing_in_place(const std::filesystem::path& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        return FileLock{};  // nothing there yet (or unreadable: the write reports it)
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return FileLock{};  // a terminal, a pipe: never an index file
+    }
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+        ::close(fd);
+        return Status{Errc::invalid_argument,
+                      path.string() +
+                          ": open as an index by a reader (it holds a lock on the file); refusing "
+                          "to write it in place"};
+    }
+    return FileLock(fd);
 }
 
 Status check_replaceable(const std::filesystem::path& path) {

@@ -33,7 +33,9 @@ inline constexpr std::size_t kNoSizeLimit = std::numeric_limits<std::size_t>::ma
 
 /// A regular file mapped read-only (mmap): its pages are read on first touch, never copied
 /// into a buffer first. Errors as read_binary_file. The mapping assumes the file is not
-/// truncated while mapped, as index files are not: their writers replace them by rename.
+/// truncated or rewritten while mapped (docs/FORMAT.md): index files are replaced by rename.
+/// To hold scout's own writers to that, the file stays open with a shared advisory lock
+/// (flock LOCK_SH) for as long as the mapping lives; lock_for_writing_in_place refuses it.
 class MappedFile {
 public:
     [[nodiscard]] static Result<MappedFile> open(const std::filesystem::path& path);
@@ -45,10 +47,37 @@ public:
     [[nodiscard]] std::span<const std::uint8_t> bytes() const noexcept { return {data_, size_}; }
 
 private:
-    MappedFile(const std::uint8_t* data, std::size_t size) noexcept : data_(data), size_(size) {}
+    MappedFile(const std::uint8_t* data, std::size_t size, int fd) noexcept
+        : data_(data), size_(size), fd_(fd) {}
+    void release() noexcept;
     const std::uint8_t* data_ = nullptr;
     std::size_t size_ = 0;
+    int fd_ = -1;  ///< holds the shared lock
 };
+
+/// An exclusive advisory lock on a file (flock LOCK_EX), released when the lock is destroyed.
+/// Empty when there was nothing to lock.
+class FileLock {
+public:
+    FileLock() = default;
+    FileLock(FileLock&& other) noexcept;
+    FileLock& operator=(FileLock&& other) noexcept;
+    FileLock(const FileLock&) = delete;
+    FileLock& operator=(const FileLock&) = delete;
+    ~FileLock();
+
+private:
+    explicit FileLock(int fd) noexcept : fd_(fd) {}
+    friend Result<FileLock> lock_for_writing_in_place(const std::filesystem::path& path);
+    int fd_ = -1;
+};
+
+/// For a writer that changes an existing file in place (truncates or appends to it) instead of
+/// replacing it by rename: takes LOCK_EX|LOCK_NB on `path` and fails with invalid_argument when
+/// the file is locked, as an index file is while a reader has it mapped (MappedFile). Hold the
+/// returned lock while writing. A path that does not exist or is not a regular file (a terminal,
+/// a pipe) is not locked, and not refused.
+[[nodiscard]] Result<FileLock> lock_for_writing_in_place(const std::filesystem::path& path);
 
 /// invalid_argument when `path` exists and is not a regular file (a device, a FIFO, a
 /// directory, or a link to one): such a target is never replaced by a file.
