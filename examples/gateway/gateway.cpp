@@ -400,11 +400,20 @@ Json Gateway::answer(const Message& m,
 }
 
 std::string Gateway::metrics_text() {
+    return metrics_text(std::nullopt);
+}
+
+std::string Gateway::metrics_text(const std::optional<std::vector<std::string>>& visible_servers) {
     std::vector<std::pair<std::string, std::string>> states;
     for (auto& b : backends_) {
-        states.emplace_back(b->name(), b->state());
+        const bool visible = !visible_servers || std::find(visible_servers->begin(),
+                                                           visible_servers->end(),
+                                                           b->name()) != visible_servers->end();
+        if (visible) {
+            states.emplace_back(b->name(), b->state());
+        }
     }
-    return metrics_.render(states, catalog_.stats());
+    return metrics_.render(states, catalog_.stats(), visible_servers);
 }
 
 Json Gateway::handle_request(const Message& m) {

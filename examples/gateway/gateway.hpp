@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -113,8 +114,14 @@ public:
                                      bool per_caller);
     /// The tools/list result for the scope `tools`: the meta-tools and the pinned tools in scope.
     [[nodiscard]] Json list_result(const mcp::MetaTools& tools);
-    /// /metrics in Prometheus text format.
+    /// /metrics in Prometheus text format, every series (an unscoped caller's view).
     [[nodiscard]] std::string metrics_text();
+    /// The same as a caller whose scope is `visible_servers` sees it: nullopt is everything;
+    /// otherwise only the backend and tool series of the listed servers, so a scoped token
+    /// learns no other server's or tool's name. Aggregates (tool_search latency and failures,
+    /// the catalog's searches and fallbacks, HTTP requests and 401s) name neither, and stay.
+    [[nodiscard]] std::string metrics_text(
+        const std::optional<std::vector<std::string>>& visible_servers);
     [[nodiscard]] Metrics& metrics() noexcept { return metrics_; }
     /// Answers a client line that was dropped for being longer than `limit` bytes.
     void handle_oversized(std::size_t bytes, std::size_t limit);

@@ -243,7 +243,6 @@ private:
         std::string name;  ///< the token's name ("" without auth)
         std::string key;   ///< whose share of sessions, streams and calls this request uses
         std::shared_ptr<const mcp::MetaTools> tools;
-        std::optional<std::vector<std::string>> servers;  ///< the token's scope
     };
 
     HttpServerOptions server_options() {
@@ -322,7 +321,7 @@ private:
         if (req.path() == "/metrics") {
             HttpResponse r;
             r.content_type = "text/plain; version=0.0.4";
-            r.body = gateway_.metrics_text();
+            r.body = gateway_.metrics_text(who->tools->connector().allowed_servers);
             respond(std::move(r));
         } else if (req.method == "GET") {
             respond(get(req, *who));
@@ -335,7 +334,7 @@ private:
 
     std::optional<Who> authenticate(const HttpRequest& req, std::optional<HttpResponse>& refusal) {
         if (!options_.auth) {
-            return Who{"", req.peer_address, open_tools_, std::nullopt};
+            return Who{"", req.peer_address, open_tools_};
         }
         const std::string header = req.header("Authorization");
         const CallerScope* caller = options_.auth->authenticate(header);
@@ -351,7 +350,7 @@ private:
             refusal = std::move(r);
             return std::nullopt;
         }
-        return Who{caller->name, caller->name, caller_tools_.at(caller->name), caller->servers};
+        return Who{caller->name, caller->name, caller_tools_.at(caller->name)};
     }
 
     bool is_stopping() {

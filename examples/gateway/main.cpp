@@ -87,6 +87,7 @@ constexpr const char* kUsage =
     "  --max-streams-per-caller N   (default 16)\n"
     "  --max-calls N            backend calls in flight, every caller (default 256)\n"
     "  --max-calls-per-caller N backend calls in flight per caller (default 16; 429 beyond)\n"
+    "Every FILE must be a regular file: a FIFO, a device or a directory is refused at once.\n"
     "Logs go to stderr; on stdio, stdout carries only JSON-RPC.\n";
 
 /// Answers waiting for a client that reads slowly; beyond this their writers wait.

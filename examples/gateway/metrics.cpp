@@ -1,6 +1,7 @@
 // metrics.cpp: see metrics.hpp.
 #include "metrics.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <string_view>
 
@@ -65,7 +66,13 @@ void Metrics::record_call(const std::string& server, const std::string& tool, bo
 }
 
 std::string Metrics::render(const std::vector<std::pair<std::string, std::string>>& backends,
-                            const SearchStats& stats) const {
+                            const SearchStats& stats,
+                            const std::optional<std::vector<std::string>>& visible_servers) const {
+    const auto visible = [&visible_servers](const std::string& server) {
+        return !visible_servers ||
+               std::find(visible_servers->begin(), visible_servers->end(), server) !=
+                   visible_servers->end();
+    };
     std::string out;
     const auto family = [&out](
                             std::string_view name, std::string_view type, std::string_view help) {
@@ -127,6 +134,9 @@ std::string Metrics::render(const std::vector<std::pair<std::string, std::string
     {
         std::lock_guard lock(tools_mutex_);
         for (const auto& [key, counts] : tools_) {
+            if (!visible(key.first)) {
+                continue;  // a scoped caller must not learn other servers' tool names
+            }
             const std::string labels = "{server=\"" + prometheus_label(key.first) + "\",tool=\"" +
                                        prometheus_label(key.second) + "\"} ";
             out += "scout_tool_calls_total" + labels + std::to_string(counts.calls) + "\n";

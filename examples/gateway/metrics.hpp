@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,10 +33,14 @@ public:
     void record_auth_failure() { auth_failures_.fetch_add(1, std::memory_order_relaxed); }
 
     /// The exposition text. `backends` pairs server names with their state ("starting",
-    /// "active", "degraded", "stopped"); `stats` is the catalog's search statistics.
+    /// "active", "degraded", "stopped"); `stats` is the catalog's search statistics. With
+    /// `visible_servers`, the per-tool series are those of the listed servers only (a series of
+    /// no server, the "(other)" overflow, is dropped too); the backends are the caller's to
+    /// filter, and the aggregate series, which name no server or tool, are always there.
     [[nodiscard]] std::string render(
         const std::vector<std::pair<std::string, std::string>>& backends,
-        const SearchStats& stats) const;
+        const SearchStats& stats,
+        const std::optional<std::vector<std::string>>& visible_servers = std::nullopt) const;
 
 private:
     struct ToolCounts {

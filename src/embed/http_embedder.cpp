@@ -6,7 +6,6 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <random>
 #include <thread>
 
@@ -16,6 +15,7 @@
 
 #include "embed/embeddings_response.hpp"
 #include "embed/http_client.hpp"
+#include "util/file_io.hpp"
 #include "util/printable.hpp"
 
 namespace scout {
@@ -161,8 +161,11 @@ Result<std::shared_ptr<HttpEmbedder>> HttpEmbedder::create(HttpEmbedderOptions o
     if (options.ca_file.empty()) {
         options.ca_file = env_or_empty("SCOUT_CA_BUNDLE");
     }
-    if (!options.ca_file.empty() && !std::ifstream(options.ca_file).good()) {
-        return Status{Errc::invalid_argument, "cannot read the CA bundle " + options.ca_file};
+    if (!options.ca_file.empty()) {
+        // libcurl reads the bundle; a FIFO or a device here would block or never end there.
+        if (Status s = detail::check_readable_file(options.ca_file); !s.ok()) {
+            return Status{Errc::invalid_argument, "cannot read the CA bundle: " + s.message()};
+        }
     }
     detail::HttpClientOptions client_options;
     client_options.ca_file = options.ca_file;

@@ -1,61 +1,21 @@
 // vector_formats.cpp: readers for the word-vector files users bring (word2vec text and binary,
 // fastText .vec, GloVe text) and for the wink-embeddings npm package's JSON, all into a
 // VectorTable. Each reader checks every size against the bytes that are really there.
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <charconv>
 #include <cstring>
-#include <fstream>
 #include <numeric>
+#include <span>
 
 #include "embed/vector_table.hpp"
 #include "embed/word_model.hpp"
+#include "util/file_io.hpp"
 #include "util/utf8.hpp"
 
 namespace scout::detail {
 namespace {
 
 constexpr std::size_t kMaxDim = 65536;
-
-/// A read-only memory map of a whole file; empty on failure.
-class MappedFile {
-public:
-    explicit MappedFile(const std::string& path) {
-        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-        if (fd < 0) {
-            return;
-        }
-        struct stat st {};
-        if (::fstat(fd, &st) == 0 && st.st_size > 0) {
-            void* p = ::mmap(
-                nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
-            if (p != MAP_FAILED) {
-                data_ = static_cast<const char*>(p);
-                size_ = static_cast<std::size_t>(st.st_size);
-            }
-        }
-        opened_ = true;
-        ::close(fd);
-    }
-    ~MappedFile() {
-        if (data_ != nullptr) {
-            ::munmap(const_cast<char*>(data_), size_);
-        }
-    }
-    MappedFile(const MappedFile&) = delete;
-    MappedFile& operator=(const MappedFile&) = delete;
-    [[nodiscard]] bool opened() const { return opened_; }
-    [[nodiscard]] std::string_view view() const { return {data_, size_}; }
-
-private:
-    const char* data_ = nullptr;
-    std::size_t size_ = 0;
-    bool opened_ = false;
-};
 
 bool is_space(char c) {
     return c == ' ' || c == '\t' || c == '\r' || c == '\n';
@@ -361,11 +321,14 @@ Result<VectorTable> read_wink_json(const std::string& path, std::string_view dat
 }  // namespace
 
 Result<VectorTable> read_vectors(const std::string& path) {
-    const MappedFile file(path);
-    if (!file.opened()) {
-        return Status{Errc::io_error, "cannot open " + path};
+    // Mapped (a vector file may be gigabytes), through the reader that refuses FIFOs and
+    // devices before reading a byte.
+    auto file = MappedFile::open(path);
+    if (!file) {
+        return model_file_error(file.status());
     }
-    const std::string_view data = file.view();
+    const std::span<const std::uint8_t> bytes = file->bytes();
+    const std::string_view data(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     if (data.empty()) {
         return Status{Errc::invalid_argument, path + ": empty file"};
     }

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <iterator>
 
 #include "util/byte_io.hpp"
@@ -227,17 +226,12 @@ Status VectorTable::save(const std::string& path) const {
 }
 
 Result<VectorTable> read_scout_vectors(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    if (!f) {
-        return Status{Errc::io_error, "cannot open " + path};
+    // The values are copied into the table, so the file is read whole (a regular file only).
+    auto bytes = read_text_file(path);
+    if (!bytes) {
+        return model_file_error(bytes.status());
     }
-    f.seekg(0, std::ios::end);
-    const std::streamoff file_size = f.tellg();
-    f.seekg(0, std::ios::beg);
-    std::string data(file_size > 0 ? static_cast<std::size_t>(file_size) : 0, '\0');
-    if (file_size < 0 || !f.read(data.data(), static_cast<std::streamsize>(data.size()))) {
-        return Status{Errc::io_error, "cannot read " + path};
-    }
+    const std::string& data = bytes.value();
     const auto corrupt = [&](const std::string& why) {
         return Status{Errc::corrupt, path + ": " + why};
     };

@@ -76,6 +76,13 @@ inline constexpr std::uint32_t kScoutVectorVersion = 2;
 [[nodiscard]] Result<VectorTable> read_vectors(const std::string& path);
 [[nodiscard]] Result<VectorTable> read_scout_vectors(const std::string& path);
 
+/// A model or vector file's read error as these readers report it: io_error, also for a file
+/// that does not exist (the file readers' not_found), with the message naming the file.
+[[nodiscard]] inline Status model_file_error(const Status& read_error) {
+    return read_error.code() == Errc::not_found ? Status{Errc::io_error, read_error.message()}
+                                                : read_error;
+}
+
 /// The checksum that closes .scout vector and static word model files.
 [[nodiscard]] std::uint64_t checksum64(std::string_view data) noexcept;
 

@@ -9,8 +9,10 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <span>
 
 #include "util/byte_io.hpp"
+#include "util/file_io.hpp"
 #include "util/fuzzing_mode.hpp"
 #include "util/half.hpp"
 
@@ -250,19 +252,17 @@ std::string serialize_pq_word_model(const PqWordModel& model) {
 }
 
 Result<WordModel> read_word_model(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    if (!f) {
-        return Status{Errc::io_error, "cannot open " + path};
-    }
-    char magic[8] = {};
-    f.read(magic, sizeof(magic));
-    if (f.gcount() == 8 && std::memcmp(magic, kWordModelMagic, 8) == 0) {
-        f.seekg(0, std::ios::beg);
-        const std::string data{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-        if (f.bad()) {
-            return Status{Errc::io_error, "cannot read " + path};
+    {
+        // Mapped, never streamed: a FIFO or a device is refused before a byte is read.
+        auto file = MappedFile::open(path);
+        if (!file) {
+            return model_file_error(file.status());
         }
-        return parse_word_model(data, path);
+        const std::span<const std::uint8_t> bytes = file->bytes();
+        const std::string_view data(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+        if (data.size() >= 8 && std::memcmp(data.data(), kWordModelMagic, 8) == 0) {
+            return parse_word_model(data, path);
+        }
     }
     auto table = read_vectors(path);
     if (!table) {

@@ -1,6 +1,10 @@
 // templates.cpp: loading operator-edited description templates and rendering placeholders.
-#include <fstream>
-#include <sstream>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include "mcp/internal.hpp"
 
@@ -43,14 +47,61 @@ Result<DescriptionTemplates> parse_templates(std::string_view json_text) {
     return out;
 }
 
-Result<DescriptionTemplates> load_templates(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        return Status{Errc::io_error, "cannot read description templates '" + path + "'"};
+namespace {
+
+/// Templates are a few kilobytes of text; a larger file is not one.
+constexpr std::size_t kMaxTemplatesBytes = std::size_t{1} << 20;
+
+/// The file's text, read bounded: opened with O_NONBLOCK and judged by fstat before any read,
+/// so a FIFO, a device or a directory is refused at once instead of blocking or never ending.
+/// (libscout's own reader is internal to the shared library, so this layer has its own.)
+Result<std::string> read_templates_file(const std::string& path) {
+    const auto fail = [&](const std::string& why) {
+        return Status{Errc::io_error, "cannot read description templates '" + path + "': " + why};
+    };
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        return fail(std::strerror(errno));
     }
-    std::ostringstream text;
-    text << in.rdbuf();
-    auto parsed = parse_templates(text.str());
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return fail("not a regular file");
+    }
+    std::string text;
+    char buf[65536];
+    for (;;) {
+        const ssize_t n = ::read(fd, buf, sizeof(buf));
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n < 0) {
+            const std::string why = std::strerror(errno);
+            ::close(fd);
+            return fail(why);
+        }
+        if (n == 0) {
+            break;
+        }
+        text.append(buf, static_cast<std::size_t>(n));
+        if (text.size() > kMaxTemplatesBytes) {
+            ::close(fd);
+            return fail("larger than the limit of " + std::to_string(kMaxTemplatesBytes) +
+                        " bytes");
+        }
+    }
+    ::close(fd);
+    return text;
+}
+
+}  // namespace
+
+Result<DescriptionTemplates> load_templates(const std::string& path) {
+    auto text = read_templates_file(path);
+    if (!text) {
+        return text.status();
+    }
+    auto parsed = parse_templates(text.value());
     if (!parsed) {
         return Status{parsed.status().code(), path + ": " + parsed.status().message()};
     }

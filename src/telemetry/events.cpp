@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/file_io.hpp"
+
 namespace scout {
 
 const EventValue* Event::find(std::string_view key) const noexcept {
@@ -27,6 +29,11 @@ std::string event_to_json(const Event& event) {
 }
 
 Result<std::shared_ptr<JsonLinesSink>> JsonLinesSink::open_file(const std::filesystem::path& path) {
+    // Appending changes the file in place: an index file a reader has open is refused (its
+    // lock is only checked here; two logs appending to one file stay allowed).
+    if (auto lock = detail::lock_for_writing_in_place(path); !lock) {
+        return lock.status();
+    }
     std::shared_ptr<JsonLinesSink> sink(new JsonLinesSink());
     sink->file_.open(path, std::ios::app | std::ios::binary);
     if (!sink->file_) {

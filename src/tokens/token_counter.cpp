@@ -9,6 +9,12 @@
 #include "util/file_io.hpp"
 
 namespace scout {
+namespace {
+
+/// The rank files are 1.7 MB (cl100k) and 3.6 MB (o200k); a larger file is not one of them.
+constexpr std::size_t kMaxRankFileBytes = std::size_t{64} << 20;
+
+}  // namespace
 
 std::string_view token_encoding_name(TokenEncoding encoding) noexcept {
     return encoding == TokenEncoding::cl100k_base ? "cl100k_base" : "o200k_base";
@@ -27,7 +33,7 @@ std::optional<TokenEncoding> parse_token_encoding(std::string_view text) noexcep
 Result<TokenCounter> TokenCounter::load(TokenEncoding encoding,
                                         const std::filesystem::path& rank_file) {
     try {
-        auto text = detail::read_text_file(rank_file);
+        auto text = detail::read_text_file(rank_file, kMaxRankFileBytes);
         if (!text) {
             return text.status();
         }

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,8 +14,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <utility>
 
 namespace scout::detail {
@@ -28,16 +27,29 @@ Status io_error(std::string_view what, const std::filesystem::path& path) {
     return {Errc::io_error, std::move(message)};
 }
 
-Status check_regular_file(const std::filesystem::path& path) {
-    std::error_code ec;
-    const auto status = std::filesystem::status(path, ec);
-    if (!std::filesystem::exists(status)) {
-        return {Errc::not_found, path.string() + ": no such file"};
+/// Opens `path` for reading without ever waiting on it: O_NONBLOCK, so that opening a FIFO
+/// with no writer returns at once, then fstat on what was opened (no window between a check
+/// and the open), and anything but a regular file is refused before a byte is read.
+/// Reads of a regular file never block, so the flag stays set.
+Result<int> open_regular_file(const std::filesystem::path& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        if (errno == ENOENT || errno == ENOTDIR) {
+            return Status{Errc::not_found, path.string() + ": no such file"};
+        }
+        return io_error("cannot open", path);
     }
-    if (!std::filesystem::is_regular_file(status)) {
-        return {Errc::io_error, path.string() + ": not a regular file"};
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        Status s = io_error("cannot read", path);
+        ::close(fd);
+        return s;
     }
-    return {};
+    if (!S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return Status{Errc::io_error, path.string() + ": not a regular file"};
+    }
+    return fd;
 }
 
 Status too_big(const std::filesystem::path& path, std::size_t max_bytes) {
@@ -47,34 +59,45 @@ Status too_big(const std::filesystem::path& path, std::size_t max_bytes) {
 
 template <typename Bytes>
 Result<Bytes> read_whole(const std::filesystem::path& path, std::size_t max_bytes) {
-    if (Status s = check_regular_file(path); !s.ok()) {
-        return s;
+    auto opened = open_regular_file(path);
+    if (!opened) {
+        return opened.status();
     }
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(path, ec);
-    if (!ec && size > max_bytes) {
+    const int fd = opened.value();
+    struct stat st {};
+    const bool sized = ::fstat(fd, &st) == 0;
+    if (sized && static_cast<std::uintmax_t>(st.st_size) > max_bytes) {
+        ::close(fd);
         return too_big(path, max_bytes);
-    }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        return io_error("cannot open", path);
     }
     // Read in large blocks (a file may still grow or shrink while it is read, so the size is
     // only a first guess, and the limit is checked again on what was read).
     Bytes bytes;
-    std::size_t block = ec ? std::size_t{1} << 16U : static_cast<std::size_t>(size) + 1;
+    std::size_t block = sized ? static_cast<std::size_t>(st.st_size) + 1 : std::size_t{1} << 16U;
     std::size_t used = 0;
-    while (in && used <= max_bytes) {
+    Status failed;
+    while (used <= max_bytes) {
         if (max_bytes - used < block) {
             block = max_bytes - used + 1;  // one byte past the limit tells "too big" apart
         }
         bytes.resize(used + block);
-        in.read(reinterpret_cast<char*>(bytes.data() + used), static_cast<std::streamsize>(block));
-        used += static_cast<std::size_t>(in.gcount());
+        const ssize_t n = ::read(fd, bytes.data() + used, block);
+        if (n < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            failed = io_error("cannot read", path);
+            break;
+        }
+        if (n == 0) {
+            break;
+        }
+        used += static_cast<std::size_t>(n);
         block = std::max<std::size_t>(block, std::size_t{1} << 16U);
     }
-    if (in.bad()) {
-        return io_error("cannot read", path);
+    ::close(fd);
+    if (!failed.ok()) {
+        return failed;
     }
     if (used > max_bytes) {
         return too_big(path, max_bytes);
@@ -142,12 +165,18 @@ Result<std::vector<std::uint8_t>> read_binary_file(const std::filesystem::path& 
 }
 
 Result<MappedFile> MappedFile::open(const std::filesystem::path& path) {
-    if (Status s = check_regular_file(path); !s.ok()) {
-        return s;
+    auto opened = open_regular_file(path);
+    if (!opened) {
+        return opened.status();
     }
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        return io_error("cannot open", path);
+    const int fd = opened.value();
+    // A shared lock for as long as the mapping lives: scout's writers that would change a file
+    // in place take LOCK_EX first and refuse (lock_for_writing_in_place). A file system without
+    // flock (ENOLCK, EOPNOTSUPP) is mapped unlocked, as before.
+    if (::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+        ::close(fd);
+        return Status{Errc::io_error,
+                      path.string() + ": being written in place by another process; try again"};
     }
     struct stat st {};
     if (::fstat(fd, &st) != 0) {
@@ -157,35 +186,92 @@ Result<MappedFile> MappedFile::open(const std::filesystem::path& path) {
     }
     const auto size = static_cast<std::size_t>(st.st_size);
     if (size == 0) {
-        ::close(fd);
-        return MappedFile(nullptr, 0);  // nothing to map; an empty span
+        return MappedFile(nullptr, 0, fd);  // nothing to map; an empty span
     }
     void* data = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    ::close(fd);  // the mapping keeps the file open
     if (data == MAP_FAILED) {
-        return io_error("cannot map", path);
+        Status s = io_error("cannot map", path);
+        ::close(fd);
+        return s;
     }
-    return MappedFile(static_cast<const std::uint8_t*>(data), size);
+    return MappedFile(static_cast<const std::uint8_t*>(data), size, fd);
 }
 
 MappedFile::MappedFile(MappedFile&& other) noexcept
-    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+    : data_(std::exchange(other.data_, nullptr)),
+      size_(std::exchange(other.size_, 0)),
+      fd_(std::exchange(other.fd_, -1)) {}
 
 MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
     if (this != &other) {
-        if (data_ != nullptr) {
-            ::munmap(const_cast<std::uint8_t*>(data_), size_);
-        }
+        release();
         data_ = std::exchange(other.data_, nullptr);
         size_ = std::exchange(other.size_, 0);
+        fd_ = std::exchange(other.fd_, -1);
     }
     return *this;
 }
 
 MappedFile::~MappedFile() {
+    release();
+}
+
+void MappedFile::release() noexcept {
     if (data_ != nullptr) {
         ::munmap(const_cast<std::uint8_t*>(data_), size_);
+        data_ = nullptr;
     }
+    if (fd_ >= 0) {
+        ::close(fd_);  // drops the shared lock
+        fd_ = -1;
+    }
+}
+
+Status check_readable_file(const std::filesystem::path& path) {
+    auto opened = open_regular_file(path);
+    if (!opened) {
+        return opened.status();
+    }
+    ::close(opened.value());
+    return {};
+}
+
+FileLock::FileLock(FileLock&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+
+FileLock& FileLock::operator=(FileLock&& other) noexcept {
+    if (this != &other) {
+        if (fd_ >= 0) {
+            ::close(fd_);
+        }
+        fd_ = std::exchange(other.fd_, -1);
+    }
+    return *this;
+}
+
+FileLock::~FileLock() {
+    if (fd_ >= 0) {
+        ::close(fd_);
+    }
+}
+
+Result<FileLock> lock_for_writing_in_place(const std::filesystem::path& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        return FileLock{};  // nothing there yet (or unreadable: the write reports it)
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return FileLock{};  // a terminal, a pipe: never an index file
+    }
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+        ::close(fd);
+        return Status{Errc::invalid_argument,
+                      path.string() +
+                          ": open as an index by a reader (it holds a lock on the file); refusing "
+                          "to write it in place"};
+    }
+    return FileLock(fd);
 }
 
 Status check_replaceable(const std::filesystem::path& path) {
@@ -201,13 +287,42 @@ Status check_replaceable(const std::filesystem::path& path) {
     return {};
 }
 
+Result<std::filesystem::path> write_target(const std::filesystem::path& path) {
+    constexpr int kMaxLinks = 40;  // Linux's own limit on links followed in one lookup
+    std::filesystem::path target = path;
+    for (int links = 0;; ++links) {
+        std::error_code ec;
+        if (!std::filesystem::is_symlink(std::filesystem::symlink_status(target, ec))) {
+            return target;
+        }
+        if (links == kMaxLinks) {
+            return Status{Errc::invalid_argument,
+                          path.string() + ": too many levels of symbolic links"};
+        }
+        const std::filesystem::path next = std::filesystem::read_symlink(target, ec);
+        if (ec) {
+            return Status{Errc::io_error,
+                          "cannot read the link '" + target.string() + "': " + ec.message()};
+        }
+        target = next.is_absolute() ? next : target.parent_path() / next;
+    }
+}
+
 Status write_file_atomically(const std::filesystem::path& path, std::string_view bytes) {
     if (Status s = check_replaceable(path); !s.ok()) {
         return s;
     }
-    remove_dead_writers_files(path);
+    auto target = write_target(path);
+    if (!target) {
+        return target.status();
+    }
+    const std::filesystem::path& dest = target.value();
+    if (Status s = check_replaceable(dest); !s.ok()) {
+        return s;
+    }
+    remove_dead_writers_files(dest);
     static std::atomic<std::uint64_t> counter{0};
-    std::filesystem::path tmp = path;
+    std::filesystem::path tmp = dest;
     tmp += std::string(kTempInfix) + std::to_string(::getpid()) + "-" +
            std::to_string(counter.fetch_add(1));
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -221,14 +336,14 @@ Status write_file_atomically(const std::filesystem::path& path, std::string_view
     if (::close(fd) != 0 && s.ok()) {
         s = io_error("cannot close", tmp);
     }
-    if (s.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) {
-        s = io_error("cannot rename into", path);
+    if (s.ok() && ::rename(tmp.c_str(), dest.c_str()) != 0) {
+        s = io_error("cannot rename into", dest);
     }
     if (!s.ok()) {
         ::unlink(tmp.c_str());
         return s;
     }
-    return fsync_directory(path.parent_path());
+    return fsync_directory(dest.parent_path());
 }
 
 std::filesystem::path cache_dir() {

@@ -3,6 +3,8 @@
 // regular files, names with control characters, over-limit values and queries, and degraded
 // reasons that say what really happened.
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -90,6 +92,61 @@ TEST_CASE("index --out refuses a FIFO, a directory and the input catalog", "[cli
     CHECK(fine.code == 0);
 }
 
+TEST_CASE("index --out writes a link's target by rename, never the link, a device or a FIFO",
+          "[cli][hardening]") {
+    scout::test::TempDir dir;
+    const std::string catalog = dir.write("catalog.json", kCatalog);
+    const auto index_to = [&](const std::string& out) {
+        return run(dir, "index --catalog " + catalog + " --embedder none --out " + out);
+    };
+    // A link to an index file: the file it names is replaced, the link stays as it was.
+    dir.write("real.idx", "old bytes");
+    const std::string link = dir.file("link.idx");
+    std::filesystem::create_symlink("real.idx", link);
+    const Run through = index_to(link);
+    INFO(through.err);
+    CHECK(through.code == 0);
+    CHECK(std::filesystem::is_symlink(link));
+    CHECK(std::filesystem::read_symlink(link) == "real.idx");
+    CHECK(read_all(dir.file("real.idx")).rfind("SCOUTIDX", 0) == 0);
+    CHECK(run(dir, "search --index " + link + " --embedder none forecast").code == 0);
+    // A link to a file not there yet: the file is created where the link points.
+    std::filesystem::create_directory(dir.file("sub"));
+    const std::string ahead = dir.file("ahead.idx");
+    std::filesystem::create_symlink("sub/new.idx", ahead);
+    CHECK(index_to(ahead).code == 0);
+    CHECK(std::filesystem::is_symlink(ahead));
+    CHECK(std::filesystem::is_regular_file(dir.file("sub/new.idx")));
+
+    // A device, directly and through a link. As root, a device node of our own (the null
+    // device's numbers) stands in for /dev/null, so a regression cannot replace the real one.
+    std::string device = "/dev/null";
+    if (::geteuid() == 0) {
+        device = dir.file("null");
+        REQUIRE(::mknod(device.c_str(), S_IFCHR | 0666, ::makedev(1, 3)) == 0);
+    }
+    const std::string to_device = dir.file("device.idx");
+    std::filesystem::create_symlink(device, to_device);
+    for (const std::string& out : {device, to_device}) {
+        const Run refused = index_to(out);
+        INFO(out << ": " << refused.err);
+        CHECK(refused.code == 2);
+        CHECK(refused.err.find("not a regular file") != std::string::npos);
+    }
+    CHECK(std::filesystem::is_character_file(device));
+    CHECK(std::filesystem::is_symlink(to_device));
+
+    const std::string fifo = dir.file("fifo");
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    const std::string to_fifo = dir.file("fifo.idx");
+    std::filesystem::create_symlink("fifo", to_fifo);
+    const Run refused = index_to(to_fifo);
+    CHECK(refused.code == 2);
+    CHECK(refused.err.find("not a regular file") != std::string::npos);
+    CHECK(std::filesystem::is_fifo(fifo));
+    CHECK(std::filesystem::is_symlink(to_fifo));
+}
+
 TEST_CASE("a catalog that is not a regular file ends at once with a clear error",
           "[cli][hardening]") {
     scout::test::TempDir dir;
@@ -101,6 +158,45 @@ TEST_CASE("a catalog that is not a regular file ends at once with a clear error"
     const Run from_fifo = run(dir, "search --catalog " + fifo + " --embedder none q");
     CHECK(from_fifo.code == 2);
     CHECK(from_fifo.err.find("not a regular file") != std::string::npos);
+}
+
+TEST_CASE("every file flag refuses a FIFO and a device at once, never reading or waiting",
+          "[cli][hardening]") {
+    // run_cli bounds each run by `timeout 60`: a blocking open of the FIFO (it has no writer) or
+    // an endless read of /dev/zero ends the run with 124 and fails the exit-code checks.
+    scout::test::TempDir dir;
+    const std::string catalog = dir.write("catalog.json", kCatalog);
+    const std::string fifo = dir.file("fifo");
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    for (const std::string& odd : {fifo, std::string("/dev/zero")}) {
+        INFO(odd);
+        // A model that cannot be read turns dense search off with a note naming the file.
+        const Run model =
+            run(dir, "search --catalog " + catalog + " --embedder static:" + odd + " forecast");
+        CHECK(model.code == 0);
+        CHECK(model.err.find(odd + ": not a regular file") != std::string::npos);
+
+        const Run ca = run(dir,
+                           "search --catalog " + catalog +
+                               " --embedder http --embedder-url http://127.0.0.1:9/v1"
+                               " --embedder-model m --embedder-ca " +
+                               odd + " forecast");
+        CHECK(ca.code == 2);
+        CHECK(ca.err.find(odd + ": not a regular file") != std::string::npos);
+
+        const Run queries =
+            run(dir, "eval --catalog " + catalog + " --embedder none --queries " + odd);
+        CHECK(queries.code == 2);
+        CHECK(queries.err.find("not a regular file") != std::string::npos);
+
+        const Run tokens = run(dir, "tokens --file " + odd);
+        CHECK(tokens.code == 2);
+        CHECK(tokens.err.find(odd + ": not a regular file") != std::string::npos);
+
+        const Run index = run(dir, "search --index " + odd + " --embedder none forecast");
+        CHECK(index.code == 2);
+        CHECK(index.err.find("not a regular file") != std::string::npos);
+    }
 }
 
 TEST_CASE("search --embedder none is not degraded, a failed service probe is and says why",

@@ -4,6 +4,7 @@
 // shuts down within 2 s. The liveness bounds are generous (sanitizer builds run them too); they
 // catch hangs and head-of-line blocking, not speed.
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <atomic>
 #include <cerrno>
@@ -577,6 +578,27 @@ TEST_CASE("a config value of the wrong type is a clear error and exit code 2",
         CHECK(WEXITSTATUS(*status) == 2);
         CHECK(gw.stderr_text().find("mcpServers.") != std::string::npos);
         CHECK(gw.stderr_text().find('\x1b') == std::string::npos);
+    }
+}
+
+TEST_CASE("a FIFO or a device given to --templates ends start-up at once with exit code 2",
+          "[gateway][faults]") {
+    TempDir dir;
+    const std::string config =
+        dir.write("servers.json", R"({"mcpServers":{"a":{"command":"unused"}}})");
+    const std::string fifo = dir.file("templates.fifo");
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);  // no writer: a blocking open would never return
+    for (const std::string& odd : {fifo, std::string("/dev/zero")}) {
+        GatewayProcess gw(gateway_path(),
+                          {"--config", config, "--embedder", "none", "--templates", odd},
+                          dir.file("stderr.txt"));
+        // /dev/zero read whole took 16 s and 6 GB; the FIFO hung start-up for good.
+        auto status = gw.wait_exit(milliseconds(5000));
+        INFO(odd << "\nstderr:\n" << gw.stderr_text());
+        REQUIRE(status.has_value());
+        CHECK(WIFEXITED(*status));
+        CHECK(WEXITSTATUS(*status) == 2);
+        CHECK(gw.stderr_text().find(odd + "': not a regular file") != std::string::npos);
     }
 }
 

@@ -1,8 +1,11 @@
 // persistence_test.cpp: index files round-trip exactly, and every kind of damage (truncation at
 // any length, any changed byte, a future format, a different embedder) is refused cleanly.
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +17,7 @@
 
 #include "persist/container.hpp"
 #include "persist/crc32c.hpp"
+#include "util/file_io.hpp"
 
 namespace fs = std::filesystem;
 
@@ -156,6 +160,55 @@ TEST_CASE("a saved catalog opens with identical search results", "[persistence]"
     CHECK(after->searcher().size() == a.size() + spec->servers[0].tools.size());
     // The uncommitted removal did not reach the file.
     CHECK(after->searcher().find(spec->servers[1].name, spec->servers[1].tools[0].name));
+    fs::remove_all(dir);
+}
+
+namespace {
+
+/// Whether another open file description could take LOCK_EX on `path` now (then released).
+int try_exclusive_lock(const fs::path& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    REQUIRE(fd >= 0);
+    const int rc = ::flock(fd, LOCK_EX | LOCK_NB);
+    const int err = rc == 0 ? 0 : errno;
+    ::close(fd);
+    return err;
+}
+
+}  // namespace
+
+TEST_CASE("an open index holds a shared lock that refuses in-place writers until it is gone",
+          "[persistence]") {
+    const fs::path dir = temp_dir();
+    const fs::path path = dir / "c.idx";
+    REQUIRE(small_catalog(nullptr).save(path).ok());
+    REQUIRE(try_exclusive_lock(path) == 0);
+    {
+        auto opened = scout::Catalog::open(path, nullptr);
+        REQUIRE(opened.ok());
+        CHECK(try_exclusive_lock(path) == EWOULDBLOCK);
+        // scout's own in-place writers (an event log, `eval --ranks`, `synth --out`) refuse it.
+        auto in_place = scout::detail::lock_for_writing_in_place(path);
+        REQUIRE_FALSE(in_place.ok());
+        CHECK(in_place.status().code() == scout::Errc::invalid_argument);
+        CHECK(in_place.status().message().find(path.string()) != std::string::npos);
+        CHECK(scout::JsonLinesSink::open_file(path).status().code() ==
+              scout::Errc::invalid_argument);
+    }
+    // Gone with its catalog: the lock is released.
+    CHECK(try_exclusive_lock(path) == 0);
+    CHECK(scout::detail::lock_for_writing_in_place(path).ok());
+    {
+        // Replacing an open index by rename stays allowed: the open catalog keeps the snapshot
+        // it mapped, and the new file is another file, not locked.
+        auto opened = scout::Catalog::open(path, nullptr);
+        REQUIRE(opened.ok());
+        REQUIRE(scout::Catalog::create({}, nullptr)->save(path).ok());
+        CHECK(try_exclusive_lock(path) == 0);
+        auto found = opened->searcher().search("read a file");
+        REQUIRE(found.ok());
+        CHECK_FALSE(found->hits.empty());
+    }
     fs::remove_all(dir);
 }
 

@@ -21,6 +21,7 @@
 #include "cancel_token.hpp"
 #include "config.hpp"
 #include "embedder_choice.hpp"
+#include "gateway.hpp"
 #include "json_rpc.hpp"
 #include "line_reader.hpp"
 #include "line_writer.hpp"
@@ -328,4 +329,44 @@ TEST_CASE("the gateway's embedder choice loads a transformer model directory",
     auto missing = scout::gateway::make_embedder("transformer:/nonexistent/model");
     REQUIRE_FALSE(missing.ok());
     CHECK(missing.status().message().find("not a model directory") != std::string::npos);
+}
+
+TEST_CASE("/metrics scoped to some servers names no other server or tool", "[gateway]") {
+    auto catalog = scout::Catalog::create({}, nullptr);
+    REQUIRE(catalog.ok());
+    std::vector<BackendSpec> backends(2);
+    backends[0].name = "files";
+    backends[0].command = "unused";
+    backends[1].name = "payroll";
+    backends[1].command = "unused";
+    Gateway gw(catalog.value(),
+               std::move(backends),
+               scout::mcp::Connector{},
+               BackendTimings{},
+               [](const std::string&, Gateway::Wait) {});  // never started: nothing to write
+    gw.metrics().record_call("files", "read_file", false);
+    gw.metrics().record_call("payroll", "list_salaries", true);
+    gw.metrics().record_search(std::chrono::milliseconds(2), false);
+    gw.metrics().record_http_request();
+
+    const std::string all = gw.metrics_text();
+    CHECK(all == gw.metrics_text(std::nullopt));
+    CHECK(all.find("server=\"payroll\"") != std::string::npos);
+    CHECK(all.find("list_salaries") != std::string::npos);
+
+    const std::string scoped = gw.metrics_text(std::vector<std::string>{"files"});
+    CHECK(scoped.find("payroll") == std::string::npos);
+    CHECK(scoped.find("list_salaries") == std::string::npos);
+    CHECK(scoped.find("scout_tool_calls_total{server=\"files\",tool=\"read_file\"} 1") !=
+          std::string::npos);
+    CHECK(scoped.find("scout_backend_state{server=\"files\",state=\"starting\"}") !=
+          std::string::npos);
+    // The aggregates name no server and stay.
+    CHECK(scoped.find("scout_tool_search_duration_seconds_count 1") != std::string::npos);
+    CHECK(scoped.find("scout_http_requests_total 1") != std::string::npos);
+
+    const std::string none = gw.metrics_text(std::vector<std::string>{});
+    CHECK(none.find("server=") == std::string::npos);
+    CHECK(none.find("scout_searches_total") != std::string::npos);
+    gw.shutdown();
 }

@@ -1,6 +1,12 @@
 // mcp_meta_tools_test.cpp: the MCP layer: meta-tool definitions from templates, tool_search
 // results, exact-name short-circuit, execute_tool routing and scope checks, conditional
 // tools/list injection. Tool calls go to a fake executor that records what it was asked.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <future>
 #include <set>
 
 #include <catch2/catch.hpp>
@@ -10,6 +16,7 @@
 #include "scout/token_counter.hpp"
 
 #include "support/fixture_skip.hpp"
+#include "support/temp_dir.hpp"
 
 using scout::Catalog;
 using scout::Searcher;
@@ -122,6 +129,37 @@ TEST_CASE("templates parse from JSON and reject bad input", "[mcp]") {
     CHECK_FALSE(scout::mcp::parse_templates("[]").ok());
     CHECK(scout::mcp::load_templates("/nonexistent/templates.json").status().code() ==
           scout::Errc::io_error);
+}
+
+TEST_CASE("templates are read bounded: a FIFO, a device or a directory is refused at once",
+          "[mcp]") {
+    scout::test::TempDir dir;
+    const std::string fifo = dir.file("templates.fifo");
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);  // no writer: a blocking open would never return
+    for (const std::string& path : {fifo, std::string("/dev/zero"), dir.file("")}) {
+        INFO(path);
+        // On a thread, waited for at most 10 s: a load stuck in open() is then released by
+        // opening the FIFO's write end, so a regression fails here instead of hanging.
+        auto loading =
+            std::async(std::launch::async, [path] { return scout::mcp::load_templates(path); });
+        const bool quick = loading.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
+        if (!quick) {
+            const int w = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+            if (w >= 0) {
+                ::close(w);
+            }
+        }
+        CHECK(quick);
+        const auto loaded = loading.get();
+        REQUIRE_FALSE(loaded.ok());
+        CHECK(loaded.status().code() == scout::Errc::io_error);
+        CHECK(loaded.status().message().find(path) != std::string::npos);
+        CHECK(loaded.status().message().find("not a regular file") != std::string::npos);
+    }
+    const std::string big = dir.write("big.json", std::string((1U << 20) + 1, ' '));
+    const auto too_big = scout::mcp::load_templates(big);
+    REQUIRE_FALSE(too_big.ok());
+    CHECK(too_big.status().message().find("larger than") != std::string::npos);
 }
 
 TEST_CASE("tool_search returns text and structured matches", "[mcp]") {

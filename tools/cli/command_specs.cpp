@@ -200,7 +200,12 @@ const CommandSpec& index_spec() {
             "--index` and `eval --index` start without re-embedding.",
             {{"files",
               {{"catalog", "FILE", "", "catalog JSON file to index; required"},
-               {"out", "INDEX", "", "index file to write (atomically); required"}}},
+               {"out",
+                "INDEX",
+                "",
+                "index file to write, atomically (temporary file, then rename); required. A "
+                "symbolic link is kept and the file it points to is replaced; a directory, FIFO "
+                "or device is refused"}}},
              embedder_group(),
              index_option_group(),
              {"output", {json_option("print what was written as JSON"), quiet_option()}}}};

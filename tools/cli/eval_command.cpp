@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -11,6 +12,7 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "eval/evaluation.hpp"
+#include "util/file_io.hpp"
 
 namespace scout::cli {
 namespace {
@@ -130,7 +132,13 @@ int run_eval(int argc, char** argv) {
         return fail(loaded.status().message());
     }
     std::ofstream ranks;
+    detail::FileLock ranks_lock;  // held while the ranks are written (in place, not renamed)
     if (auto file = args->get("ranks")) {
+        auto lock = detail::lock_for_writing_in_place(*file);
+        if (!lock) {
+            return fail("--ranks: " + lock.status().message());
+        }
+        ranks_lock = std::move(lock.value());
         ranks.open(*file, std::ios::trunc);
         if (!ranks) {
             return fail("--ranks: cannot write " + *file);

@@ -16,6 +16,7 @@
 #include "cli/common.hpp"
 #include "eval/dataset_paths.hpp"
 #include "eval/synthetic_catalog.hpp"
+#include "util/file_io.hpp"
 
 namespace scout::cli {
 namespace {
@@ -72,6 +73,10 @@ int run_synth(int argc, char** argv) {
                                "`; servers marked [synthetic] are generated variants";
     const std::string text = eval::catalog_to_json(grown.value(), source);
     if (auto out = args->get("out")) {
+        auto lock = detail::lock_for_writing_in_place(*out);  // held while writing in place
+        if (!lock) {
+            return fail(lock.status().message());
+        }
         std::ofstream file(*out, std::ios::binary);
         if (!(file << text)) {
             return fail(*out + ": cannot write");

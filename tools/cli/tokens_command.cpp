@@ -14,6 +14,12 @@
 #include "util/file_io.hpp"
 
 namespace scout::cli {
+namespace {
+
+/// The text is held whole while it is counted; a larger file is refused, not read.
+constexpr std::size_t kMaxTextBytes = std::size_t{256} << 20;
+
+}  // namespace
 
 int run_tokens(int argc, char** argv) {
     ParsedCommand parsed = parse_command(argc, argv, tokens_spec());
@@ -32,7 +38,7 @@ int run_tokens(int argc, char** argv) {
     if (!path) {
         return fail("--file FILE is required");
     }
-    auto text = detail::read_text_file(*path);
+    auto text = detail::read_text_file(*path, kMaxTextBytes);
     if (!text) {
         return fail(text.status().message());
     }

@@ -69,7 +69,8 @@ struct DescriptionTemplates {
 /// alternatives, max_tokens, scope, execute_tool, tool_name, server_name, arguments) override the
 /// defaults; unknown keys and non-string values are invalid_argument.
 [[nodiscard]] Result<DescriptionTemplates> parse_templates(std::string_view json_text);
-/// Same, from a file (io_error when it cannot be read).
+/// Same, from a file: io_error when it cannot be read, is not a regular file (a FIFO, a device
+/// and a directory are refused at once, never read or waited on) or is over 1 MiB.
 [[nodiscard]] Result<DescriptionTemplates> load_templates(const std::string& path);
 
 enum class Scope : std::uint8_t { my_servers, all_servers };

@@ -29,7 +29,8 @@ Result<std::string> read_file(const fs::path& path, std::uintmax_t limit) {
         return Status{Errc::invalid_argument,
                       path.string() + ": larger than " + std::to_string(limit >> 20) + " MB"};
     }
-    auto bytes = detail::read_text_file(path);
+    // Bounded again while reading: a file that grows after the size check stops at the limit.
+    auto bytes = detail::read_text_file(path, static_cast<std::size_t>(limit));
     if (!bytes && bytes.status().code() == Errc::not_found) {
         return Status{Errc::not_found, path.string() + ": no such file"};
     }
