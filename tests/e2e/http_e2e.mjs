@@ -139,8 +139,12 @@ const scenarios = {
     await search(client, 'echo a message');
     await execute(client, 'echo', 'everything', { message: 'counted' });
     await execute(client, 'trigger-long-running-operation', 'everything', { duration: 'x' });
-    const res = await fetch(`${gw.url}/metrics`, { headers: { Authorization: `Bearer ${TOKENS.other}` } });
+    const res = await fetch(`${gw.url}/metrics`, { headers: { Authorization: `Bearer ${TOKENS.admin}` } });
     const text = await res.text();
+    // A token scoped to `memory` sees that server's series and the aggregates, nothing of others.
+    const scoped = await (await fetch(`${gw.url}/metrics`, { headers: { Authorization: `Bearer ${TOKENS.other}` } })).text();
+    check(/scout_backend_state\{server="memory"/.test(scoped) && !/everything|filesystem/.test(scoped) &&
+      /scout_tool_search_duration_seconds_count [1-9]/.test(scoped), "a scoped token's /metrics names only its servers");
     check(res.status === 200 && /text\/plain/.test(res.headers.get('content-type')), '/metrics answers Prometheus text');
     check(/scout_tool_search_duration_seconds_count [1-9]/.test(text), 'the search latency histogram counted the search');
     check(/scout_tool_calls_total\{server="everything",tool="echo"\} 1\n/.test(text), 'calls per tool are counted');
