@@ -21,6 +21,7 @@ not list in --help, as in front_door_attacks.py.
 """
 import argparse
 import http.client
+import itertools
 import json
 import os
 import subprocess
@@ -85,21 +86,26 @@ def run_attacks(port, seconds):
             if isinstance(r, Exception) or pause:
                 stop.wait(max(pause, 0.05 if isinstance(r, Exception) else 0.0))
 
+    # The body attacks carry a valid token (the nobody caller's), so they reach the body limits
+    # rather than a 401.
+    token = ["Authorization: Bearer " + fda.TOKENS["nobody"]]
+    ids = itertools.count(1)
     jobs = []
     for _ in range(2):
         jobs.append(("chunked_body", lambda: fda.attack_chunked_body(
-            port, 200 * fda.MiB, min(5.0, left()), stop), 0.0))
+            port, 200 * fda.MiB, min(5.0, left()), stop, token), 0.0))
     for style in ("lines", "long"):
         jobs.append(("huge_headers", lambda style=style: fda.attack_huge_headers(
             port, style, 48_000_000, min(5.0, left()), stop), 0.0))
     jobs.append(("content_length_100mb", lambda: fda.attack_content_length(
-        port, 104857600, min(5.0, left()), stop), 0.0))
+        port, 104857600, min(5.0, left()), stop, token), 0.0))
     for _ in range(20):
         jobs.append(("slowloris_head", lambda: fda.dribble(
             port, b"", fda.slow_head(port), min(8.0, left()), 0.2, stop), 0.0))
     for _ in range(5):
         jobs.append(("slowloris_body", lambda: fda.dribble(
-            port, fda.slow_body_head(port), fda.slow_body(), min(8.0, left()), 0.2, stop), 0.0))
+            port, fda.slow_body_head(port, extra=token), fda.slow_body(), min(8.0, left()), 0.2,
+            stop), 0.0))
 
     def session_flood():
         c = fda.McpClient(port, fda.TOKENS["nobody"], timeout=5.0, source=fda.ATTACK_SOURCE)
@@ -127,9 +133,10 @@ def run_attacks(port, seconds):
                 c.close()
         c = fda.McpClient(port, fda.TOKENS["scoped"], timeout=min(8.0, max(0.5, left())),
                           source=fda.ATTACK_SOURCE, session=session_holder[0])
+        call_id = next(ids)
         try:
             status, headers, body = c.post_raw({
-                "jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+                "jsonrpc": "2.0", "id": call_id, "method": "tools/call", "params": {
                     "name": "execute_tool", "arguments": {
                         "tool_name": "hang", "server_name": "one-server", "arguments": {}}}})
         except fda.LegitError as e:
@@ -138,7 +145,7 @@ def run_attacks(port, seconds):
             c.close()
         if status == 200:
             try:
-                m = fda.parse_jsonrpc_body(headers.get("content-type"), body, 7)
+                m = fda.parse_jsonrpc_body(headers.get("content-type"), body, call_id)
                 kind = "JSON-RPC error" if "error" in m else (
                     "isError" if (m.get("result") or {}).get("isError") else "success")
             except fda.LegitError:
@@ -172,7 +179,9 @@ def run_attacks(port, seconds):
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5,
                                           source_address=(fda.ATTACK_SOURCE, 0))
         try:
-            conn.request("GET", "/metrics", headers={"Host": "rebind.evil.example"})
+            conn.request("GET", "/metrics", headers={
+                "Host": "rebind.evil.example",
+                "Authorization": "Bearer " + fda.TOKENS["nobody"]})
             resp = conn.getresponse()
             resp.read()
             return {"status": resp.status}

@@ -558,11 +558,12 @@ def chunked_piece(size=16 * KiB):
     return b"%x\r\n" % size + data + b"\r\n"
 
 
-def attack_chunked_body(port, max_bytes=200 * MiB, seconds=8.0, abort=None):
+def attack_chunked_body(port, max_bytes=200 * MiB, seconds=8.0, abort=None, extra=()):
+    """extra: more header lines (a token, so that the body is what gets refused)."""
     s = attack_socket(port, sndbuf=64 * KiB)
     try:
-        head = http_head("POST", port, body_headers=["Content-Type: application/json",
-                                                     "Transfer-Encoding: chunked"]) + b"\r\n"
+        head = http_head("POST", port, extra, ["Content-Type: application/json",
+                                               "Transfer-Encoding: chunked"]) + b"\r\n"
         return stream_until_answered(s, head, chunked_piece(), max_bytes, now() + seconds, abort)
     finally:
         s.close()
@@ -584,10 +585,10 @@ def attack_huge_headers(port, style="lines", max_bytes=48_000_000, seconds=8.0, 
         s.close()
 
 
-def attack_content_length(port, declared=104857600, seconds=8.0, abort=None):
+def attack_content_length(port, declared=104857600, seconds=8.0, abort=None, extra=()):
     s = attack_socket(port, sndbuf=64 * KiB)
     try:
-        head = http_head("POST", port, body_headers=[
+        head = http_head("POST", port, extra, [
             "Content-Type: application/json", f"Content-Length: {declared}"]) + b"\r\n"
         return stream_until_answered(s, head, b"a" * (16 * KiB), declared, now() + seconds, abort)
     finally:
@@ -646,9 +647,9 @@ def slow_head(port):
             "Accept: application/json, text/event-stream\r\nX-Padding: " + "a" * 2000).encode()
 
 
-def slow_body_head(port, length=4096):
-    return http_head("POST", port, body_headers=["Content-Type: application/json",
-                                                 f"Content-Length: {length}"]) + b"\r\n"
+def slow_body_head(port, length=4096, extra=()):
+    return http_head("POST", port, extra, ["Content-Type: application/json",
+                                           f"Content-Length: {length}"]) + b"\r\n"
 
 
 def slow_body():
