@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# deploy_files_test.sh: what can be checked of the deployment recipes without a container engine
+# or a booted systemd: the unit passes `systemd-analyze verify` (pointed at the built binary), the
+# Dockerfile has the shape docs/gateway.md promises (two Debian 12 stages, an unprivileged user, a
+# health check, exec-form entry point, no downloads outside the package manager). Exits 0 on success, 1 on failure,
+# 77 (skip) when systemd-analyze is missing.
+# Usage: deploy_files_test.sh GATEWAY UNIT_FILE DEPLOY_DIR
+set -uo pipefail
+gateway="$(realpath "$1")"
+unit="$2"
+deploy="$3"
+failed=0
+passed=0
+ok() { echo "ok - $1"; passed=$((passed + 1)); }
+fail() { echo "FAIL - $1"; failed=$((failed + 1)); }
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+if command -v systemd-analyze >/dev/null 2>&1; then
+    # The installed unit names the installed binary; verify a copy that names the built one.
+    sed "s|^ExecStart=[^ ]*|ExecStart=$gateway|" "$unit" > "$work/scout-gateway.service"
+    if out="$(SYSTEMD_LOG_LEVEL=warning timeout 60 systemd-analyze verify "$work/scout-gateway.service" 2>&1)" &&
+        [ -z "$(echo "$out" | grep -v '^$')" ]; then
+        ok "systemd-analyze verify accepts the unit"
+    else
+        fail "systemd-analyze verify: $out"
+    fi
+    for option in DynamicUser=yes ProtectSystem=strict NoNewPrivileges=yes ExecReload= \
+        SystemCallFilter=@system-service CapabilityBoundingSet=; do
+        if grep -q "^$option" "$unit"; then ok "the unit sets $option"; else fail "the unit lacks $option"; fi
+    done
+else
+    echo "SKIP: systemd-analyze is not installed"
+    exit 77
+fi
+
+dockerfile="$deploy/Dockerfile"
+froms="$(grep -c '^FROM ' "$dockerfile")"
+[ "$froms" -ge 2 ] && ok "the Dockerfile has $froms stages" || fail "the Dockerfile is not multi-stage"
+if grep '^FROM ' "$dockerfile" | grep -qv 'debian:12'; then
+    fail "a stage is not Debian 12"
+else
+    ok "every stage is Debian 12"
+fi
+last_user="$(grep '^USER ' "$dockerfile" | tail -1 | awk '{print $2}')"
+case "$last_user" in
+    "" | root | 0 | 0:*) fail "the container runs as root" ;;
+    *) ok "the container runs as user $last_user" ;;
+esac
+grep -A2 '^HEALTHCHECK ' "$dockerfile" | grep -q 'healthz' && ok "a health check probes /healthz" || fail "no HEALTHCHECK on /healthz"
+grep -q '^ENTRYPOINT \[' "$dockerfile" && ok "the entry point is in exec form" || fail "ENTRYPOINT is not in exec form"
+if grep -Eq '^(ADD +https?:|.*(curl|wget)[^|]*\| *(ba)?sh)' "$dockerfile"; then
+    fail "the Dockerfile downloads outside the package manager"
+else
+    ok "nothing is downloaded outside the package manager"
+fi
+installs="$(grep -c 'apt-get install' "$dockerfile")"
+cleans="$(grep -c 'rm -rf /var/lib/apt/lists' "$dockerfile")"
+[ "$installs" -eq "$cleans" ] && ok "each apt-get install removes its package lists" ||
+    fail "$installs apt-get install, $cleans list removals"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
