@@ -102,6 +102,28 @@ mcp::Connector caller_connector(const mcp::Connector& base, const CallerScope& c
     return c;
 }
 
+/// The listener's own series (aggregates: they name no server or tool).
+std::string listener_metrics(const HttpServerCounts& c) {
+    auto line = [](const std::string& name, std::uint64_t v) {
+        return name + " " + std::to_string(v) + "\n";
+    };
+    return "# HELP scout_http_connections_open Connections open on the listener.\n"
+           "# TYPE scout_http_connections_open gauge\n" +
+           line("scout_http_connections_open", c.open_connections) +
+           "# HELP scout_http_connections_total Connections accepted.\n"
+           "# TYPE scout_http_connections_total counter\n" +
+           line("scout_http_connections_total", c.connections) +
+           "# HELP scout_http_evicted_total Idle connections closed to make room for new ones.\n"
+           "# TYPE scout_http_evicted_total counter\n" +
+           line("scout_http_evicted_total", c.evicted) +
+           "# HELP scout_http_refused_total Requests and connections the listener refused.\n"
+           "# TYPE scout_http_refused_total counter\n" +
+           line("scout_http_refused_total{reason=\"busy\"}", c.shed) +
+           line("scout_http_refused_total{reason=\"timeout\"}", c.timeouts) +
+           line("scout_http_refused_total{reason=\"too_large\"}", c.too_large) +
+           line("scout_http_refused_total{reason=\"malformed\"}", c.bad_requests);
+}
+
 /// Whether answering `m` may wait on a backend: anything but the gateway's own methods and
 /// tool_search. Such requests run on the calls pool, under the caller's share of it.
 bool may_wait_on_backend(const Message& m) {
@@ -321,7 +343,8 @@ private:
         if (req.path() == "/metrics") {
             HttpResponse r;
             r.content_type = "text/plain; version=0.0.4";
-            r.body = gateway_.metrics_text(who->tools->connector().allowed_servers);
+            r.body = gateway_.metrics_text(who->tools->connector().allowed_servers) +
+                     listener_metrics(server_.counts());
             respond(std::move(r));
         } else if (req.method == "GET") {
             respond(get(req, *who));

@@ -580,6 +580,10 @@ TEST_CASE("clients that stall or flood cannot hold the HTTP transport", "[gatewa
         CHECK(r->status == 200);
         CHECK(status_of(read_reply(head, 5000)) == 408);
         CHECK(status_of(read_reply(body, 5000)) == 408);
+        auto m = c.Get("/metrics", with_token(kAdminToken));
+        REQUIRE(m);
+        CHECK(m->body.find("scout_http_refused_total{reason=\"timeout\"} 2\n") !=
+              std::string::npos);
         ::close(head);
         ::close(body);
     }
