@@ -19,6 +19,8 @@
 #   gateway_http_rules
 #                   what scout-gateway reads from HTTP peers itself: SSE bodies, Accept,
 #                   Content-Type and Origin headers, remote URLs, --listen addresses
+#   gateway_argument_check
+#                   execute_tool's arguments against a tool's inputSchema (both untrusted)
 #   gateway_modern  scout-gateway's 2026-07-28 rules: _meta envelopes, subscriptions/listen
 #                   filters, Mcp-Name (=?base64?...?=) headers, upstream discover answers
 #   c_abi_json      the JSON the C ABI reads (search options, servers, catalog options)
@@ -44,7 +46,7 @@ for arg in "$@"; do
     index_reader | word_model | safetensors | bert_config | vocab_txt | tokenizer_json | \
       catalog_loader | embeddings_response | search_json | jsonrpc_reader | gateway_config | \
       gateway_embedder_config | c_abi_json | outcome_codec | gateway_auth | gateway_http_rules | \
-      gateway_modern | query_text | json_shape)
+      gateway_modern | gateway_argument_check | query_text | json_shape)
       targets+=("$arg") ;;
     *) echo "fuzz: unknown argument $arg" >&2; exit 2 ;;
   esac
@@ -52,7 +54,8 @@ done
 [ ${#targets[@]} -gt 0 ] ||
   targets=(index_reader word_model safetensors bert_config vocab_txt tokenizer_json catalog_loader
     embeddings_response search_json jsonrpc_reader gateway_config gateway_embedder_config c_abi_json
-    outcome_codec gateway_auth gateway_http_rules gateway_modern query_text json_shape)
+    outcome_codec gateway_auth gateway_http_rules gateway_modern gateway_argument_check query_text
+    json_shape)
 source scripts/lib/asan-build.sh
 configure_asan_build
 cmake --build build-asan -j"$(nproc)" --target scout_cli $(printf 'scout_fuzz_%s ' "${targets[@]}")

@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <thread>
 
+#include "argument_check.hpp"
 #include "log.hpp"
 #include "mcp/internal.hpp"
 #include "modern_protocol.hpp"
+#include "util/json_limits.hpp"
 #include "util/printable.hpp"
 
 namespace scout::gateway {
@@ -461,7 +463,16 @@ Json Gateway::call_tool(const Json& id,
     }
     Json arguments = params.value("arguments", Json::object());
     const bool learn = meta_.connector().outcome_prior;
-    auto executor = [this, &cancel, learn](const ToolKey& key, const Json& args) {
+    // Arguments that break the tool's inputSchema never reach its backend: the call is answered
+    // -32602 naming the field at fault (the executor says so through `invalid`).
+    std::optional<std::string> invalid;
+    auto executor = [this, &cancel, learn, &invalid](const ToolKey& key,
+                                                     const Json& args) -> Result<Json> {
+        if (auto problem = schema_problem(key, args)) {
+            invalid = "Invalid params for " + detail::clipped(key.server + "/" + key.tool, 120) +
+                      ": " + *problem;
+            return Status{Errc::invalid_argument, *invalid};
+        }
         Result<Json> result = execute(key, args, cancel);
         if (learn) {
             outcomes_.record(catalog_, key, result && !result->value("isError", false));
@@ -471,6 +482,9 @@ Json Gateway::call_tool(const Json& id,
     const auto began = std::chrono::steady_clock::now();
     Json answer =
         tools.call_tool(catalog_.searcher(), name->get<std::string>(), arguments, executor);
+    if (invalid) {
+        return make_error(id, kInvalidParams, *invalid);
+    }
     if (*name == mcp::kToolSearch) {
         metrics_.record_search(std::chrono::steady_clock::now() - began, is_error_result(answer));
         if (learn) {
@@ -478,6 +492,18 @@ Json Gateway::call_tool(const Json& id,
         }
     }
     return make_result(id, std::move(answer));
+}
+
+std::optional<std::string> Gateway::schema_problem(const ToolKey& key, const Json& arguments) {
+    const auto tool = catalog_.searcher().find(key.server, key.tool);
+    if (!tool || tool->input_schema.empty()) {
+        return std::nullopt;  // unknown here (the backend answers) or no schema: nothing to hold
+    }
+    auto schema = detail::parse_json(tool->input_schema);
+    if (!schema) {
+        return std::nullopt;
+    }
+    return check_arguments(*schema, arguments);
 }
 
 Result<Json> Gateway::execute(const ToolKey& key,

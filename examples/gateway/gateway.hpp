@@ -162,6 +162,8 @@ private:
     void forward_update(const std::string& server, const std::string& uri);
     /// The backends whose server the scope of `tools` reaches.
     std::vector<Backend*> backends_in_scope(const mcp::MetaTools& tools);
+    /// Why `arguments` break the tool's indexed inputSchema, or nullopt (argument_check.hpp).
+    std::optional<std::string> schema_problem(const ToolKey& key, const Json& arguments);
     Result<Json> execute(const ToolKey& key,
                          const Json& arguments,
                          const std::shared_ptr<CancelToken>& cancel);

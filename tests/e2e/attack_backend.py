@@ -14,10 +14,19 @@ def main():
     prefix = sys.argv[1] if len(sys.argv) > 1 else ""
     lookup = prefix + "lookup_record"
     hang = prefix + "hang"
+    update = prefix + "update_record"
+    updates = 0  # calls that reached this backend
     tools = [
         {"name": lookup,
          "description": "Look up a customer record by its account number",
          "inputSchema": {"type": "object", "properties": {"account": {"type": "string"}}}},
+        {"name": update,
+         "description": "Change the balance of a customer record",
+         "inputSchema": {"type": "object",
+                         "properties": {"account": {"type": "string", "minLength": 1},
+                                        "amount": {"type": "integer", "minimum": 0}},
+                         "required": ["account", "amount"],
+                         "additionalProperties": False}},
         {"name": hang,
          "description": "Wait for a reply from a server that never answers",
          "inputSchema": {"type": "object"}},
@@ -54,6 +63,10 @@ def main():
             if name == lookup:
                 send({"id": m["id"], "result": {
                     "content": [{"type": "text", "text": "record found"}]}})
+            elif name == update:
+                updates += 1
+                send({"id": m["id"], "result": {
+                    "content": [{"type": "text", "text": f"update_record calls: {updates}"}]}})
             elif name == hang:
                 pass  # never answered
             else:

@@ -51,7 +51,7 @@ LEGIT_SOURCE = "127.0.0.1"
 SEARCH_QUERY = "look up a customer record by account number"
 
 SCENARIOS = ["chunked_body", "huge_headers", "slowloris", "idle_flood", "content_length_100mb",
-             "session_flood", "hanging_calls", "metrics_scope", "dns_rebinding"]
+             "session_flood", "hanging_calls", "metrics_scope", "dns_rebinding", "bad_arguments"]
 
 
 class GatewayDied(Exception):
@@ -1409,6 +1409,47 @@ def scenario_dns_rebinding(h):
                 ok = False
         h.check(ok, f"POST /mcp initialize with Host: {host} answers 200 with a session "
                     f"(got {status})")
+
+
+def scenario_bad_arguments(h):
+    """execute_tool with arguments that break the tool's inputSchema: a JSON-RPC -32602 naming
+    the field, at once, and the backend never sees the call."""
+    port = h.start_gateway(auth=True)
+    h.warm_up()
+    c = McpClient(port, TOKENS["admin"])
+    try:
+        c.initialize()
+        first = c.execute("update_record", "one-server", {"account": "a-1", "amount": 5})
+        h.check(first.get("content", [{}])[0].get("text") == "update_record calls: 1",
+                f"a valid call reaches the backend ({json.dumps(first)[:120]})")
+        bad = [({"account": 5, "amount": 1}, "arguments.account"),
+               ({"account": "a-1"}, "\"amount\""),
+               ({"account": "a-1", "amount": -3}, "arguments.amount"),
+               ({"account": "a-1", "amount": 1.5}, "arguments.amount"),
+               ({"account": "", "amount": 1}, "arguments.account"),
+               ({"account": "a-1", "amount": 1, "note": "x"}, "\"note\""),
+               ({"account": [[[[[[[[[["deep"]]]]]]]]]], "amount": 1}, "arguments.account")]
+        for arguments, field in bad:
+            t0 = now()
+            status, headers, body = c.post_raw({
+                "jsonrpc": "2.0", "id": 900, "method": "tools/call",
+                "params": {"name": "execute_tool", "arguments": {
+                    "tool_name": "update_record", "server_name": "one-server",
+                    "arguments": arguments}}})
+            elapsed = now() - t0
+            m = parse_jsonrpc_body(headers.get("content-type"), body, 900)
+            error = m.get("error") or {}
+            h.check(status == 200 and error.get("code") == -32602 and
+                    field in error.get("message", "") and elapsed < 1.0 * h.scale,
+                    f"{json.dumps(arguments)[:60]}: -32602 naming {field} in "
+                    f"{elapsed * 1000:.0f} ms ({error.get('message', body[:120])!r})")
+        last = c.execute("update_record", "one-server", {"account": "a-1", "amount": 0})
+        h.check(last.get("content", [{}])[0].get("text") == "update_record calls: 2",
+                "none of the refused calls reached the backend")
+    except LegitError as e:
+        h.check(False, f"the admin's calls: {e}")
+    finally:
+        c.close()
 
 
 def main(argv):

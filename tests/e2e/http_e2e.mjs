@@ -138,7 +138,11 @@ const scenarios = {
     const client = await connect(gw, TOKENS.admin);
     await search(client, 'echo a message');
     await execute(client, 'echo', 'everything', { message: 'counted' });
-    await execute(client, 'trigger-long-running-operation', 'everything', { duration: 'x' });
+    // Arguments that break the tool's inputSchema are refused before its backend: -32602, no call.
+    const refused = await execute(client, 'trigger-long-running-operation', 'everything', { duration: 'x' })
+      .then(() => null, (e) => e);
+    check(refused?.code === -32602 && /arguments\.duration/.test(refused.message),
+      `arguments against the schema are refused with -32602 naming the field (${refused?.message})`);
     const res = await fetch(`${gw.url}/metrics`, { headers: { Authorization: `Bearer ${TOKENS.admin}` } });
     const text = await res.text();
     // A token scoped to `memory` sees that server's series and the aggregates, nothing of others.
