@@ -136,7 +136,6 @@ public:
     struct Taken {
         std::string data;
         bool finishing = false;
-        bool overflowed = false;
     };
     static bool attach(EventStream& s, std::function<void()> wake, std::size_t max_buffer) {
         std::lock_guard lock(s.mutex_);
@@ -149,8 +148,15 @@ public:
     }
     static Taken take(EventStream& s) {
         std::lock_guard lock(s.mutex_);
-        Taken t{std::move(s.queued_), s.finishing_, s.overflowed_};
+        Taken t;
+        t.data.reserve(s.queued_bytes_);
+        for (const std::string& event : s.queued_) {
+            t.data += event;
+        }
         s.queued_.clear();
+        s.queued_bytes_ = 0;
+        s.wake_pending_ = false;
+        t.finishing = s.finishing_;
         return t;
     }
     static bool finishing(const EventStream& s) {
@@ -180,24 +186,29 @@ EventStream::~EventStream() {
 
 bool EventStream::write(std::string data) {
     std::function<void()> wake;
-    bool overflowed = false;
+    bool dropped = false;
     {
         std::lock_guard lock(mutex_);
-        if (ended_ || finishing_ || overflowed_) {
+        if (ended_ || finishing_) {
             return false;
         }
-        if (queued_.size() + data.size() > max_buffer_) {
-            overflowed_ = true;  // the client is not reading: the stream ends
-            overflowed = true;
-        } else {
-            queued_ += data;
+        queued_bytes_ += data.size();
+        queued_.push_back(std::move(data));
+        // A client reading slower than events come loses the oldest unsent ones, not the stream.
+        while (queued_bytes_ > max_buffer_ && queued_.size() > 1) {
+            queued_bytes_ -= queued_.front().size();
+            queued_.pop_front();
+            dropped = true;
         }
-        wake = wake_;
+        if (!wake_pending_) {
+            wake = wake_;
+            wake_pending_ = wake != nullptr;
+        }
     }
     if (wake) {
         wake();
     }
-    return !overflowed;
+    return !dropped;
 }
 
 void EventStream::finish(std::string last) {
@@ -207,9 +218,15 @@ void EventStream::finish(std::string last) {
         if (ended_ || finishing_) {
             return;
         }
-        queued_ += last;
+        if (!last.empty()) {
+            queued_bytes_ += last.size();
+            queued_.push_back(std::move(last));
+        }
         finishing_ = true;
-        wake = wake_;
+        if (!wake_pending_) {
+            wake = wake_;
+            wake_pending_ = wake != nullptr;
+        }
     }
     if (wake) {
         wake();
@@ -429,9 +446,7 @@ public:
             return;
         }
         auto taken = EventStreamPump::take(*stream_body_);
-        if (taken.overflowed) {
-            close_now();
-        } else if (!taken.data.empty()) {
+        if (!taken.data.empty()) {
             write_chunk(std::move(taken.data));
         } else if (taken.finishing) {
             writing_ = true;

@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -71,7 +72,10 @@ public:
     EventStream& operator=(const EventStream&) = delete;
     ~EventStream();
 
-    /// Queues `data` for the client. False once the stream has ended or is finishing.
+    /// Queues `data` (one whole event) for the client. When the unsent events pass the
+    /// server's max_stream_buffer (a client reading slower than events come), the oldest unsent
+    /// ones are dropped, and write() says so by returning false; a client that stops reading
+    /// altogether is closed at the write timeout. False too once the stream has ended.
     bool write(std::string data);
     /// Ends the stream after what is queued and `last`. Idempotent.
     void finish(std::string last = {});
@@ -81,10 +85,11 @@ private:
     friend class EventStreamPump;
     std::function<void()> on_end_;
     mutable std::mutex mutex_;
-    std::string queued_;
+    std::deque<std::string> queued_;  ///< whole events not yet handed to the connection
+    std::size_t queued_bytes_ = 0;
     std::function<void()> wake_;  ///< set while a connection carries the stream
+    bool wake_pending_ = false;   ///< one wake at a time: a flood of events is one pump
     std::size_t max_buffer_ = 256u << 10;
-    bool overflowed_ = false;  ///< the client fell behind by more than max_buffer_
     bool finishing_ = false;
     bool ended_ = false;
 };

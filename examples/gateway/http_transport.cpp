@@ -907,8 +907,8 @@ private:
     }
 
     /// A resource update to the sessions subscribed to it, on their GET stream (dropped for a
-    /// session without one, as list_changed is). A client that stops reading loses its stream
-    /// once its unsent events pass HttpServerLimits::max_stream_buffer.
+    /// session without one, as list_changed is). A client reading slower than updates come
+    /// loses the oldest unsent ones beyond HttpServerLimits::max_stream_buffer.
     void deliver(const std::vector<std::string>& ids, const std::string& line) {
         std::vector<std::shared_ptr<EventStream>> streams;
         {
@@ -927,8 +927,8 @@ private:
             if (!stream->write(event)) {
                 const std::uint64_t n = ++dropped_updates_;
                 if (n <= 5 || n % 1000 == 0) {
-                    log_line("an event stream fell behind and was ended (" + std::to_string(n) +
-                             " so far)");
+                    log_line("a session's event queue is full; dropped its oldest events (" +
+                             std::to_string(n) + " times so far)");
                 }
             }
         }

@@ -8,8 +8,8 @@
 // with a clear error. "stdio": the stdio client hears updates, the backend subscribed again after
 // a restart keeps sending them, and unsubscribe stops them. "flood": a backend sending 40,000
 // updates in a burst leaves the gateway answering at once, over stdio and to an HTTP session
-// (whose event stream holds no thread and at most 256 KiB unsent: a client that falls further
-// behind loses the stream, tested in gateway_http_test.cpp). Exits 0 on success, 77 (skip) without
+// (whose event stream holds no thread and at most 256 KiB of unsent events: a client that falls
+// further behind loses the oldest, tested in gateway_http_test.cpp). Exits 0 on success, 77 (skip) without
 // the peers, 1 on failure.
 import fs from 'node:fs';
 import path from 'node:path';

@@ -10,8 +10,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <condition_variable>
 #include <cstdio>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -27,6 +30,7 @@
 #include "config.hpp"
 #include "gateway.hpp"
 #include "http_rules.hpp"
+#include "http_server.hpp"
 #include "http_transport.hpp"
 #include "remote_session.hpp"
 #include "support/temp_dir.hpp"
@@ -722,4 +726,84 @@ TEST_CASE("unusable TLS files are refused at bind", "[gateway][http]") {
         CHECK(refused.code() == scout::Errc::invalid_argument);
     }
     gw.shutdown();
+}
+
+TEST_CASE("an event stream drops what a slow client cannot take, and a deaf one is closed",
+          "[gateway][http]") {
+    std::atomic<int> ended{0};
+    std::shared_ptr<EventStream> stream;
+    std::mutex m;
+    std::condition_variable cv;
+    HttpServerOptions o;
+    o.limits.write_timeout = std::chrono::milliseconds(1500);
+    o.limits.max_stream_buffer = 64u << 10;
+    o.handle = [&](HttpRequest, Responder respond) {
+        auto s = std::make_shared<EventStream>([&] { ++ended; });
+        {
+            std::lock_guard lock(m);
+            stream = s;
+        }
+        cv.notify_all();
+        HttpResponse r;
+        r.content_type = "text/event-stream";
+        r.stream = s;
+        respond(std::move(r));
+    };
+    HttpServer server(o);
+    REQUIRE(server.bind().ok());
+    std::thread serving([&] { server.serve(); });
+
+    const int fd = connect_raw(server.port());
+    send_all(fd, "GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    {
+        std::unique_lock lock(m);
+        REQUIRE(cv.wait_for(lock, std::chrono::seconds(5), [&] { return stream != nullptr; }));
+    }
+    // The client reads nothing: once the socket buffers are full, the oldest events are dropped,
+    // and when a write has waited the write timeout, the connection is closed and the stream's
+    // end reported once. (Bounded: 10 s of events at most.)
+    bool dropped = false;
+    const std::string event = "data: " + std::string(1000, 'e') + "\n\n";
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    for (int i = 0; ended.load() == 0 && std::chrono::steady_clock::now() < give_up; ++i) {
+        dropped = !stream->write(event) || dropped;
+        if (i % 64 == 0) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+    }
+    CHECK(dropped);
+    CHECK(ended.load() == 1);
+    CHECK(closed_by_server(fd, 5000));
+    ::close(fd);
+    CHECK_FALSE(stream->write(event));  // an ended stream takes nothing
+
+    // A client that reads gets every event, in order, and the end of the stream.
+    stream.reset();
+    const int reader = connect_raw(server.port());
+    send_all(reader, "GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    {
+        std::unique_lock lock(m);
+        REQUIRE(cv.wait_for(lock, std::chrono::seconds(5), [&] { return stream != nullptr; }));
+    }
+    for (int i = 0; i < 200; ++i) {
+        CHECK(stream->write("data: " + std::to_string(i) + "\n\n"));
+    }
+    stream->finish("data: end\n\n");
+    std::string got;
+    pollfd p{reader, POLLIN, 0};
+    char chunk[4096];
+    while (::poll(&p, 1, 5000) > 0) {
+        const ssize_t n = ::recv(reader, chunk, sizeof chunk, 0);
+        if (n <= 0) {
+            break;
+        }
+        got.append(chunk, static_cast<std::size_t>(n));
+    }
+    ::close(reader);
+    CHECK(got.find("Content-Type: text/event-stream") != std::string::npos);
+    CHECK(got.find("data: 0\n\n") < got.find("data: 199\n\n"));
+    CHECK(got.find("data: end\n\n") != std::string::npos);
+    CHECK(got.find("\r\n0\r\n\r\n") != std::string::npos);  // the last chunk
+    server.stop();
+    serving.join();
 }
