@@ -742,3 +742,39 @@ TEST_CASE("calls beyond the thread, queue and byte limits are refused at once",
         });
     }
 }
+
+TEST_CASE("logging/setLevel reaches the backends that log, and their messages come back",
+          "[gateway][faults]") {
+    TempDir logs;
+    Rig rig(Json{{"loud", backend({"--logging", "--log", logs.file("loud.log")})},
+                 {"quiet", backend({"--log", logs.file("quiet.log")})}});
+    GatewayProcess& gw = *rig.gw;
+    REQUIRE(gw.initialize());
+    REQUIRE(echo_works(gw, "loud", milliseconds(5000)));
+    REQUIRE(echo_works(gw, "quiet", milliseconds(5000)));
+    auto bad = gw.request("logging/setLevel", Json{{"level", "chatty"}}, milliseconds(5000));
+    REQUIRE(bad);
+    CHECK((*bad)["error"]["code"] == -32602);
+    auto r = gw.request("logging/setLevel", Json{{"level", "info"}}, milliseconds(5000));
+    REQUIRE(r);
+    CHECK((*r)["result"] == Json::object());
+    // The backend without the capability is not asked.
+    CHECK(log_shows(logs.file("loud.log"), "logging/setLevel", milliseconds(2000)));
+    CHECK(read_file(logs.file("quiet.log")).find("logging/setLevel") == std::string::npos);
+    // Its warning comes back, named after the server; its debug line is below the level asked.
+    std::vector<Json> messages;
+    const auto deadline = Clock::now() + milliseconds(5000);
+    while (messages.empty() && Clock::now() < deadline) {
+        for (const Json& m : gw.unaddressed()) {
+            if (m.value("method", std::string()) == "notifications/message") {
+                messages.push_back(m["params"]);
+            }
+        }
+        std::this_thread::sleep_for(milliseconds(20));
+    }
+    INFO("stderr:\n" << gw.stderr_text());
+    REQUIRE(messages.size() == 1);
+    CHECK(messages[0] ==
+          Json{{"level", "warning"}, {"logger", "loud/fake"}, {"data", "level info"}});
+    rig.shutdown_cleanly();
+}
