@@ -190,6 +190,12 @@ bool Backend::connect_and_index() {
             }
             return;
         }
+        if (method == "notifications/message") {
+            if (resource_hooks_.message && params.is_object()) {
+                resource_hooks_.message(params);
+            }
+            return;
+        }
         if (method == "notifications/tools/list_changed") {
             {
                 std::lock_guard lock(mutex_);
@@ -261,6 +267,8 @@ bool Backend::connect_and_index() {
         std::lock_guard lock(mutex_);
         list_changed_ = false;  // the listing below is newer than any earlier notification
         subscribable_ = resources.is_object() && resources.value("subscribe", false) == true;
+        const Json capabilities = init->value("capabilities", Json::object());
+        logging_ = capabilities.is_object() && capabilities.contains("logging");
     }
     auto tools = session->list_tools(timings_.request_timeout, timings_.max_listing_bytes);
     if (!tools) {
@@ -282,6 +290,12 @@ bool Backend::connect_and_index() {
 }
 
 void Backend::resubscribe(McpSession& session) {
+    const std::string level = resource_hooks_.log_level ? resource_hooks_.log_level() : "";
+    if (!level.empty() && supports_logging()) {
+        RequestOptions options;
+        options.timeout = timings_.request_timeout;
+        (void)session.request("logging/setLevel", Json{{"level", level}}, options);
+    }
     const std::vector<std::string> uris =
         resource_hooks_.held ? resource_hooks_.held() : std::vector<std::string>();
     if (uris.empty()) {
@@ -421,6 +435,11 @@ const char* Backend::state() {
 bool Backend::accepts_resource_subscriptions() {
     std::lock_guard lock(mutex_);
     return !ready_ || closed_ || subscribable_;
+}
+
+bool Backend::supports_logging() {
+    std::lock_guard lock(mutex_);
+    return logging_;
 }
 
 Result<Json> Backend::call_tool(const std::string& tool,

@@ -43,6 +43,10 @@ struct ResourceHooks {
     std::function<void(const std::string& uri)> updated;
     /// The URIs clients hold on this backend, subscribed again after each (re)start.
     std::function<std::vector<std::string>()> held;
+    /// A notifications/message of the backend (its params), on a reader thread.
+    std::function<void(const Json& params)> message;
+    /// The logging level clients asked for ("" for none), set again after each (re)start.
+    std::function<std::string()> log_level;
 };
 
 /// Thread-safe. The Catalog must outlive the Backend.
@@ -87,6 +91,8 @@ public:
     /// False when the running backend's initialize result lacks resources.subscribe (true
     /// while it is not running: a request then fails as unavailable).
     [[nodiscard]] bool accepts_resource_subscriptions();
+    /// True when the running backend's initialize result has the logging capability.
+    [[nodiscard]] bool supports_logging();
 
 private:
     void run();
@@ -116,6 +122,7 @@ private:
     bool closed_ = false;  ///< session_'s process ended
     bool list_changed_ = false;
     bool subscribable_ = false;     ///< session_'s initialize result has resources.subscribe
+    bool logging_ = false;          ///< ... and logging
     std::uint64_t generation_ = 0;  ///< which session the callbacks belong to
     std::shared_ptr<McpSession> session_;
     std::thread thread_;

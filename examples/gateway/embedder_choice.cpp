@@ -103,4 +103,16 @@ Mode search_mode(const std::shared_ptr<Embedder>& embedder) noexcept {
     return embedder ? Mode::hybrid : Mode::bm25;
 }
 
+std::string describe_embedder(const std::string& spec, const std::shared_ptr<Embedder>& embedder) {
+    if (!embedder) {
+        return "embedder: none: BM25 only (" +
+               std::string(spec == "none" ? "--embedder none"
+                                          : "the " + spec.substr(0, spec.find(':')) +
+                                                " embedder is unavailable, see above") +
+               ")";
+    }
+    return "embedder: " + spec + " model " + embedder->model_id() + ", " +
+           std::to_string(embedder->dim()) + " dimensions";
+}
+
 }  // namespace scout::gateway

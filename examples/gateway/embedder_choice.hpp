@@ -27,4 +27,9 @@ namespace scout::gateway {
 /// running without vectors was the operator's choice.
 [[nodiscard]] Mode search_mode(const std::shared_ptr<Embedder>& embedder) noexcept;
 
+/// The start-up log line of the embedder made from `spec` (its kind and path):
+/// "embedder: <spec> model <model id>, <dim> dimensions", or "embedder: none: BM25 only (<why>)".
+[[nodiscard]] std::string describe_embedder(const std::string& spec,
+                                            const std::shared_ptr<Embedder>& embedder);
+
 }  // namespace scout::gateway

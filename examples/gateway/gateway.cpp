@@ -2,7 +2,10 @@
 #include "gateway.hpp"
 
 #include <algorithm>
+#include <map>
 #include <thread>
+
+#include "scout/events.hpp"
 
 #include "argument_check.hpp"
 #include "log.hpp"
@@ -28,6 +31,38 @@ std::string prefixed_uri(const std::string& server, const std::string& uri) {
     return std::string(kUriScheme) + server + "/" + uri;
 }
 
+/// While a thread answers a caller's tool_search: the catalog's fallback events it saw (-1 when
+/// it is answering none). The catalog's searches also include the gateway's own (the doctor's,
+/// run when a backend is indexed); only callers' searches count in /metrics.
+thread_local int t_caller_fallbacks = -1;
+
+/// MCP's logging levels, least severe first.
+constexpr const char* kLogLevels[] = {
+    "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"};
+
+/// The rank of `level` in kLogLevels, or -1.
+int log_severity(const Json& level) {
+    if (!level.is_string()) {
+        return -1;
+    }
+    for (int i = 0; i < 8; ++i) {
+        if (level.get_ref<const std::string&>() == kLogLevels[i]) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/// The catalog calls emit() on the searching thread, so the thread-local tells whose search it is.
+class CallerFallbackSink final : public EventSink {
+public:
+    void emit(const Event& event) override {
+        if (t_caller_fallbacks >= 0 && event.name == "tool_search_fallback") {
+            ++t_caller_fallbacks;
+        }
+    }
+};
+
 }  // namespace
 
 Gateway::Gateway(Catalog& catalog,
@@ -48,8 +83,14 @@ Gateway::Gateway(Catalog& catalog,
         subscription_locks_.emplace(server, std::make_unique<std::mutex>());
         backends_.back()->set_resource_hooks(
             {[this, server](const std::string& uri) { forward_update(server, uri); },
-             [this, server] { return resource_subs_.held_uris(server); }});
+             [this, server] { return resource_subs_.held_uris(server); },
+             [this, server](const Json& params) { forward_log(server, params); },
+             [this] {
+                 std::lock_guard lock(log_mutex_);
+                 return backend_log_level_;
+             }});
     }
+    catalog_.set_event_sink(std::make_shared<CallerFallbackSink>());
 }
 
 Gateway::~Gateway() {
@@ -191,7 +232,7 @@ void Gateway::handle_line(const std::string& line) {
         return;
     }
     if (m.method == "tools/call" || m.method.rfind("resources/", 0) == 0 ||
-        m.method.rfind("prompts/", 0) == 0) {
+        m.method.rfind("prompts/", 0) == 0 || m.method == "logging/setLevel") {
         start_call(m, line.size());
         return;
     }
@@ -307,9 +348,10 @@ Json Gateway::answer_modern(const Message& m,
                               ")");
     }
     if (m.method == "server/discover") {
-        // Resource subscriptions are passed through in the legacy era only.
+        // Resource subscriptions and logging/setLevel are passed through in the legacy era only.
         Json init = initialize(Json::object());
         init["capabilities"]["resources"].erase("subscribe");
+        init["capabilities"].erase("logging");
         return make_result(m.id, modern::discover_result(init, per_caller));
     }
     Json response = answer(m, tools, cancel);
@@ -394,6 +436,9 @@ Json Gateway::answer(const Message& m,
         wait_started();
         return pass_through(m, tools, cancel, client);
     }
+    if (m.method == "logging/setLevel") {
+        return set_logging_level(m, tools, cancel, client);
+    }
     if (m.method == "initialize") {
         // Each HTTP session initializes on its own; the stdio flags are not this caller's.
         return make_result(m.id, initialize(m.body.value("params", Json::object())));
@@ -415,7 +460,38 @@ std::string Gateway::metrics_text(const std::optional<std::vector<std::string>>&
             states.emplace_back(b->name(), b->state());
         }
     }
-    return metrics_.render(states, catalog_.stats(), visible_servers);
+    return metrics_.render(states, visible_servers);
+}
+
+Gateway::Readiness Gateway::readiness() {
+    std::map<std::string, int> states{
+        {"starting", 0}, {"active", 0}, {"degraded", 0}, {"stopped", 0}};
+    for (auto& b : backends_) {
+        ++states[b->state()];
+    }
+    // As wait_started() decides, without waiting: every first attempt is over, or the start-up
+    // wait has passed and the gateway serves without the slow ones.
+    const bool started = started_.load() || states["starting"] == 0 ||
+                         std::chrono::steady_clock::now() >= startup_deadline_;
+    const Searcher searcher = catalog_.searcher();
+    const char* embedder = "active";
+    if (meta_.connector().mode == Mode::bm25) {
+        embedder = "none";
+    } else if (searcher.size() > 0 && !searcher.has_dense()) {
+        embedder = "degraded";
+    }
+    Json backends = Json::object();
+    for (const auto& [state, n] : states) {
+        backends[state] = n;
+    }
+    Readiness r;
+    r.ready = started;
+    r.body = Json{{"status", started ? "ready" : "starting"},
+                  {"tools", searcher.size()},
+                  {"generation", searcher.generation()},
+                  {"backends", std::move(backends)},
+                  {"embedder", embedder}};
+    return r;
 }
 
 Json Gateway::handle_request(const Message& m) {
@@ -445,7 +521,9 @@ Json Gateway::initialize(const Json& params) {
                  {{"tools", {{"listChanged", true}}},
                   // Advertised whatever the backends offer: a backend without it refuses.
                   {"resources", {{"subscribe", true}}},
-                  {"prompts", Json::object()}}},
+                  {"prompts", Json::object()},
+                  // logging/setLevel goes to the backends that log; their messages come back.
+                  {"logging", Json::object()}}},
                 {"serverInfo",
                  {{"name", "scout-gateway"}, {"title", "scout MCP gateway"}, {"version", "0.1.0"}}},
                 {"instructions",
@@ -479,14 +557,19 @@ Json Gateway::call_tool(const Json& id,
         }
         return result;
     };
+    const bool search = *name == mcp::kToolSearch;
+    t_caller_fallbacks = search ? 0 : -1;
     const auto began = std::chrono::steady_clock::now();
     Json answer =
         tools.call_tool(catalog_.searcher(), name->get<std::string>(), arguments, executor);
+    const bool fell_back = t_caller_fallbacks > 0;
+    t_caller_fallbacks = -1;
     if (invalid) {
         return make_error(id, kInvalidParams, *invalid);
     }
-    if (*name == mcp::kToolSearch) {
-        metrics_.record_search(std::chrono::steady_clock::now() - began, is_error_result(answer));
+    if (search) {
+        metrics_.record_search(
+            std::chrono::steady_clock::now() - began, is_error_result(answer), fell_back);
         if (learn) {
             outcomes_.remember(arguments, answer);
         }
@@ -703,7 +786,83 @@ Json Gateway::change_subscription(const Message& m,
     return make_result(m.id, Json::object());
 }
 
+Json Gateway::set_logging_level(const Message& m,
+                                const mcp::MetaTools& tools,
+                                const std::shared_ptr<CancelToken>& cancel,
+                                const std::string& client) {
+    const Json params = m.body.value("params", Json::object());
+    const Json level = params.is_object() ? params.value("level", Json()) : Json();
+    if (log_severity(level) < 0) {
+        return make_error(m.id,
+                          kInvalidParams,
+                          "logging/setLevel needs params.level: debug, info, notice, warning, "
+                          "error, critical, alert or emergency");
+    }
+    const std::vector<Backend*> in_scope = backends_in_scope(tools);
+    {
+        std::lock_guard lock(log_mutex_);
+        LogClient& c = log_clients_[client];
+        c.level = level.get<std::string>();
+        c.servers.clear();
+        for (Backend* b : in_scope) {
+            c.servers.push_back(b->name());
+        }
+        backend_log_level_ = c.level;
+    }
+    for (Backend* b : in_scope) {
+        if (!b->supports_logging()) {
+            continue;
+        }
+        if (auto r = b->request("logging/setLevel", Json{{"level", level}}, cancel); !r) {
+            log_line(LogLevel::debug,
+                     "logging/setLevel not taken: " + r.status().message(),
+                     {{"server", b->name()}});
+        }
+    }
+    return make_result(m.id, Json::object());
+}
+
+void Gateway::forward_log(const std::string& server, const Json& params) {
+    const int severity = log_severity(params.value("level", Json()));
+    if (severity < 0) {
+        return;
+    }
+    std::vector<std::string> sessions;
+    bool stdio = false;
+    {
+        std::lock_guard lock(log_mutex_);
+        for (const auto& [client, c] : log_clients_) {
+            if (severity < log_severity(Json(c.level)) ||
+                std::find(c.servers.begin(), c.servers.end(), server) == c.servers.end()) {
+                continue;
+            }
+            if (client == kStdioClient) {
+                stdio = true;
+            } else {
+                sessions.push_back(client);
+            }
+        }
+    }
+    if (!stdio && sessions.empty()) {
+        return;
+    }
+    Json relayed = params;  // the logger names the backend: "server" or "server/logger"
+    const Json logger = params.value("logger", Json());
+    relayed["logger"] = logger.is_string() ? server + "/" + logger.get<std::string>() : server;
+    const std::string line = to_line(make_notification("notifications/message", relayed));
+    if (stdio) {
+        write_(line, Wait::never);
+    }
+    if (!sessions.empty() && update_listener_) {
+        update_listener_(sessions, line);
+    }
+}
+
 void Gateway::end_client(const std::string& session) {
+    {
+        std::lock_guard lock(log_mutex_);
+        log_clients_.erase(session);
+    }
     std::vector<ResourceSubscriptions::Resource> orphaned = resource_subs_.end_client(session);
     if (orphaned.empty()) {
         return;

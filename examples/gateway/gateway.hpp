@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -61,6 +62,7 @@ public:
     enum class Wait { allowed, never };
     using Writer = std::function<void(const std::string& line, Wait wait)>;
 
+    /// Takes the catalog's event sink (to tell callers' searches from its own in /metrics).
     Gateway(Catalog& catalog,
             std::vector<BackendSpec> backends,
             mcp::Connector connector,
@@ -123,6 +125,15 @@ public:
     [[nodiscard]] std::string metrics_text(
         const std::optional<std::vector<std::string>>& visible_servers);
     [[nodiscard]] Metrics& metrics() noexcept { return metrics_; }
+    /// /readyz: ready once the start-up is over (every backend's first start attempt ended, or
+    /// the start-up wait passed), with a body that names no server: the catalog's tool count and
+    /// index generation, how many backends are in each state, and the embedder's state ("active",
+    /// "degraded": tools indexed without vectors, or "none": BM25 only). Never waits.
+    struct Readiness {
+        bool ready = false;
+        Json body;
+    };
+    [[nodiscard]] Readiness readiness();
     /// Answers a client line that was dropped for being longer than `limit` bytes.
     void handle_oversized(std::size_t bytes, std::size_t limit);
     /// Stops every backend at once (bounded by StopGraces), which ends the calls in flight
@@ -158,6 +169,15 @@ private:
                              const std::string& uri,
                              const std::string& client,
                              const std::shared_ptr<CancelToken>& cancel);
+    /// logging/setLevel from `client`: remembered (the backend's messages at that level and
+    /// above, from the servers in its scope, go to it) and sent to the backends in scope that
+    /// have the logging capability (and again after each restart).
+    Json set_logging_level(const Message& m,
+                           const mcp::MetaTools& tools,
+                           const std::shared_ptr<CancelToken>& cancel,
+                           const std::string& client);
+    /// A backend's notifications/message, to the clients that asked for its level.
+    void forward_log(const std::string& server, const Json& params);
     /// A backend's notifications/resources/updated, to the clients subscribed to it.
     void forward_update(const std::string& server, const std::string& uri);
     /// The backends whose server the scope of `tools` reaches.
@@ -183,6 +203,15 @@ private:
     /// Per server: held while a subscription's first holder comes or last one goes, so the
     /// backend's subscribe and unsubscribe follow the registry in order. Filled at construction.
     std::unordered_map<std::string, std::unique_ptr<std::mutex>> subscription_locks_;
+    /// Clients that sent logging/setLevel (kStdioClient or an HTTP session id): the level they
+    /// asked for and the servers in their scope.
+    struct LogClient {
+        std::string level;
+        std::vector<std::string> servers;
+    };
+    std::mutex log_mutex_;
+    std::map<std::string, LogClient> log_clients_;
+    std::string backend_log_level_;  ///< the last level asked, sent to restarted backends
     Metrics metrics_;
     CallPool pool_;
 

@@ -326,6 +326,7 @@ struct Responder::State {
     std::weak_ptr<HttpServer::Core> core;
     std::weak_ptr<ConnectionBase> connection;
     std::atomic<bool> used{false};
+    std::function<void(HttpResponse&)> before;  ///< set before the Responder is shared
 
     State(std::weak_ptr<HttpServer::Core> c, std::weak_ptr<ConnectionBase> conn)
         : core(std::move(c)), connection(std::move(conn)) {}
@@ -338,6 +339,9 @@ struct Responder::State {
     }
 
     void send(HttpResponse response) const {
+        if (before) {
+            before(response);
+        }
         auto c = core.lock();
         if (!c) {
             if (response.stream) {
@@ -359,6 +363,10 @@ void Responder::operator()(HttpResponse response) const {
     if (!state_->used.exchange(true)) {
         state_->send(std::move(response));
     }
+}
+
+void Responder::on_send(std::function<void(HttpResponse&)> before) const {
+    state_->before = std::move(before);
 }
 
 // ---------------------------------------------------------------------------------------------

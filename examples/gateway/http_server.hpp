@@ -115,6 +115,10 @@ public:
     struct State;
     explicit Responder(std::shared_ptr<State> state) : state_(std::move(state)) {}
     void operator()(HttpResponse response) const;
+    /// Runs `before` on the response (this one's or a copy's, the 500 of a dropped one too)
+    /// just before it is sent: e.g. to stamp a request id. Set it before the Responder is
+    /// handed to another thread.
+    void on_send(std::function<void(HttpResponse&)> before) const;
 
 private:
     std::shared_ptr<State> state_;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <map>
 #include <mutex>
 #include <random>
@@ -35,6 +36,17 @@ std::string random_session_id() {
         }
     }
     return id;
+}
+
+/// A request's id: 64 random bits in hex, for X-Request-Id and the log lines about it.
+std::string random_request_id() {
+    thread_local std::mt19937_64 bits{[] {
+        std::random_device rd;
+        return (std::uint64_t{rd()} << 32) ^ rd();
+    }()};
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(bits()));
+    return buf;
 }
 
 bool supported_version(const std::string& v) {
@@ -135,7 +147,7 @@ bool may_wait_on_backend(const Message& m) {
         return !(params.is_object() && params.value("name", Json()) == "tool_search");
     }
     return m.method.rfind("resources/", 0) == 0 || m.method.rfind("prompts/", 0) == 0 ||
-           m.method == "completion/complete";
+           m.method == "completion/complete" || m.method == "logging/setLevel";
 }
 
 }  // namespace
@@ -305,11 +317,21 @@ private:
                 r.set_header("Allow", "GET, POST, DELETE");
                 return r;
             }
-        } else if (path == "/metrics") {
+        } else if (path == "/metrics" || path == "/healthz" || path == "/readyz") {
             if (head.method != "GET") {
                 HttpResponse r = json_error(405, nullptr, kInvalidRequest, "Method not allowed");
                 r.set_header("Allow", "GET");
                 return r;
+            }
+            // The probes need no token and say nothing of any caller's scope.
+            if (path == "/healthz") {
+                HttpResponse r;
+                r.content_type = kJson;
+                r.body = R"({"status":"alive"})";
+                return r;
+            }
+            if (path == "/readyz") {
+                return std::nullopt;  // answered on a worker: the backends' states take locks
             }
         } else {
             return json_error(404, nullptr, kInvalidRequest, "Not found: the endpoint is /mcp");
@@ -330,8 +352,29 @@ private:
     }
 
     void serve_request(const HttpRequest& req, const Responder& respond) {
+        // Every answer carries the request's id; a failed one is logged with it.
+        respond.on_send(
+            [id = random_request_id(), method = req.method, path = req.path()](HttpResponse& r) {
+                r.set_header("X-Request-Id", id);
+                const LogLevel level = r.status >= 500 ? LogLevel::warn : LogLevel::debug;
+                if (log_enabled(level)) {
+                    log_line(level,
+                             "HTTP " + detail::printable(method) + " " + detail::clipped(path, 80) +
+                                 " answered " + std::to_string(r.status),
+                             {{"request_id", id}});
+                }
+            });
         if (is_stopping()) {
             respond(busy(503, nullptr, "Server stopping"));
+            return;
+        }
+        if (req.path() == "/readyz") {
+            const Gateway::Readiness readiness = gateway_.readiness();
+            HttpResponse r;
+            r.status = readiness.ready ? 200 : 503;
+            r.content_type = kJson;
+            r.body = to_line(readiness.body);
+            respond(std::move(r));
             return;
         }
         std::optional<HttpResponse> refusal;

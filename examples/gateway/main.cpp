@@ -67,7 +67,8 @@ constexpr const char* kUsage =
     "  --learn                  learn from executions: record each execute_tool outcome with\n"
     "                           the query that offered the tool, and re-rank tool_search with it\n"
     "  --listen HOST:PORT       serve MCP Streamable HTTP on http://HOST:PORT/mcp (and\n"
-    "                           /metrics) instead of stdio; loopback only without --auth-file\n"
+    "                           /metrics, /healthz, /readyz) instead of stdio; loopback only\n"
+    "                           without --auth-file\n"
     "  --auth-file FILE         bearer tokens and their scopes (docs/gateway.md)\n"
     "  --allowed-origin ORIGIN  a browser origin besides loopback ones that may call (repeatable)\n"
     "  --tls-cert FILE          serve HTTPS (TLS 1.2+) with this PEM certificate chain ...\n"
@@ -87,6 +88,8 @@ constexpr const char* kUsage =
     "  --max-streams-per-caller N   (default 16)\n"
     "  --max-calls N            backend calls in flight, every caller (default 256)\n"
     "  --max-calls-per-caller N backend calls in flight per caller (default 16; 429 beyond)\n"
+    "  --log-format text|json   stderr lines as text (default) or one JSON object each\n"
+    "  --log-level error|warn|info|debug   lines at this level and above (default info)\n"
     "Every FILE must be a regular file: a FIFO, a device or a directory is refused at once.\n"
     "Logs go to stderr; on stdio, stdout carries only JSON-RPC.\n";
 
@@ -96,7 +99,7 @@ constexpr std::size_t kMaxQueuedOutput = 64u << 20;
 constexpr std::chrono::milliseconds kOutputFlushGrace{500};
 
 int usage_error(const std::string& message) {
-    scout::gateway::log_line(message);
+    scout::gateway::log_line(scout::gateway::LogLevel::error, message);
     std::cerr << kUsage;
     return 2;
 }
@@ -290,6 +293,18 @@ int main(int argc, char** argv) {
         const std::string value = argv[++i];
         if (arg == "--config") {
             config_path = value;
+        } else if (arg == "--log-format") {
+            const auto format = gateway::parse_log_format(value);
+            if (!format) {
+                return usage_error("--log-format must be text or json");
+            }
+            gateway::set_log_format(*format);
+        } else if (arg == "--log-level") {
+            const auto level = gateway::parse_log_level(value);
+            if (!level) {
+                return usage_error("--log-level must be error, warn, info or debug");
+            }
+            gateway::set_log_level(*level);
         } else if (arg == "--expose") {
             if (value != "search" && value != "all") {
                 return usage_error("--expose must be search or all");
@@ -426,6 +441,7 @@ int main(int argc, char** argv) {
         return usage_error(embedder.status().message());
     }
     connector.mode = gateway::search_mode(embedder.value());
+    gateway::log_line(gateway::describe_embedder(embedder_settings.spec, embedder.value()));
     auto catalog = Catalog::create({}, embedder.value());
     if (!catalog) {
         return usage_error(catalog.status().to_string());

@@ -35,7 +35,7 @@ std::string prometheus_label(const std::string& value) {
     return out;
 }
 
-void Metrics::record_search(std::chrono::nanoseconds took, bool failed) {
+void Metrics::record_search(std::chrono::nanoseconds took, bool failed, bool fell_back) {
     const double seconds = std::chrono::duration<double>(took).count();
     std::size_t b = 0;
     while (b < kLatencyBounds.size() && seconds > kLatencyBounds[b]) {
@@ -46,6 +46,11 @@ void Metrics::record_search(std::chrono::nanoseconds took, bool failed) {
     search_nanos_.fetch_add(static_cast<std::uint64_t>(took.count()), std::memory_order_relaxed);
     if (failed) {
         search_failures_.fetch_add(1, std::memory_order_relaxed);
+    } else {
+        search_answers_.fetch_add(1, std::memory_order_relaxed);
+    }
+    if (fell_back) {
+        search_fallbacks_.fetch_add(1, std::memory_order_relaxed);
     }
 }
 
@@ -66,7 +71,6 @@ void Metrics::record_call(const std::string& server, const std::string& tool, bo
 }
 
 std::string Metrics::render(const std::vector<std::pair<std::string, std::string>>& backends,
-                            const SearchStats& stats,
                             const std::optional<std::vector<std::string>>& visible_servers) const {
     const auto visible = [&visible_servers](const std::string& server) {
         return !visible_servers ||
@@ -108,18 +112,21 @@ std::string Metrics::render(const std::vector<std::pair<std::string, std::string
            "counter",
            "tool_search calls answered with isError.",
            count(search_failures_));
+    const std::uint64_t searches = search_answers_.load(std::memory_order_relaxed);
+    const std::uint64_t fallbacks = search_fallbacks_.load(std::memory_order_relaxed);
     single("scout_searches_total",
            "counter",
-           "Searches the catalog answered.",
-           std::to_string(stats.searches));
+           "Callers' tool_search calls the catalog answered.",
+           std::to_string(searches));
     single("scout_search_fallbacks_total",
            "counter",
-           "Searches that degraded to BM25 or found an empty catalog.",
-           std::to_string(stats.fallbacks));
+           "Callers' searches that degraded to BM25 or found an empty catalog.",
+           std::to_string(fallbacks));
     single("scout_search_fallback_ratio",
            "gauge",
            "Fallbacks over searches since start.",
-           number(stats.fallback_rate));
+           number(searches == 0 ? 0.0
+                                : static_cast<double>(fallbacks) / static_cast<double>(searches)));
     family("scout_backend_state", "gauge", "1 for the state each backend is in.");
     for (const auto& [name, state] : backends) {
         for (const char* s : {"starting", "active", "degraded", "stopped"}) {

@@ -1,6 +1,6 @@
 // metrics.hpp: what an operator scrapes from the gateway's /metrics: the tool_search latency
-// histogram, calls and errors per routed tool, and (filled in when rendered) the catalog's search
-// fallback rate and the backends' states. Prometheus text exposition format 0.0.4.
+// histogram, the callers' searches and their fallbacks, calls and errors per routed tool, and
+// (filled in when rendered) the backends' states. Prometheus text exposition format 0.0.4.
 #pragma once
 
 #include <array>
@@ -14,8 +14,6 @@
 #include <utility>
 #include <vector>
 
-#include "scout/events.hpp"
-
 namespace scout::gateway {
 
 /// Thread-safe: counters are atomics, the per-tool map takes a short lock.
@@ -25,7 +23,10 @@ public:
     static constexpr std::array<double, 12> kLatencyBounds = {
         0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0};
 
-    void record_search(std::chrono::nanoseconds took, bool failed);
+    /// One caller's tool_search: `failed` when answered with isError, `fell_back` when the
+    /// catalog degraded to BM25 (or found nothing indexed) for it. The catalog's own count would
+    /// also hold the searches the gateway makes itself (the doctor's, when a backend is indexed).
+    void record_search(std::chrono::nanoseconds took, bool failed, bool fell_back = false);
     /// One routed tool call (through execute_tool or a pinned tool); `failed` when the backend
     /// answered with an error or isError.
     void record_call(const std::string& server, const std::string& tool, bool failed);
@@ -33,13 +34,12 @@ public:
     void record_auth_failure() { auth_failures_.fetch_add(1, std::memory_order_relaxed); }
 
     /// The exposition text. `backends` pairs server names with their state ("starting",
-    /// "active", "degraded", "stopped"); `stats` is the catalog's search statistics. With
+    /// "active", "degraded", "stopped"). With
     /// `visible_servers`, the per-tool series are those of the listed servers only (a series of
     /// no server, the "(other)" overflow, is dropped too); the backends are the caller's to
     /// filter, and the aggregate series, which name no server or tool, are always there.
     [[nodiscard]] std::string render(
         const std::vector<std::pair<std::string, std::string>>& backends,
-        const SearchStats& stats,
         const std::optional<std::vector<std::string>>& visible_servers = std::nullopt) const;
 
 private:
@@ -50,6 +50,8 @@ private:
     std::array<std::atomic<std::uint64_t>, kLatencyBounds.size() + 1> buckets_{};
     std::atomic<std::uint64_t> search_count_{0};
     std::atomic<std::uint64_t> search_failures_{0};
+    std::atomic<std::uint64_t> search_answers_{0};  ///< tool_search calls without isError
+    std::atomic<std::uint64_t> search_fallbacks_{0};
     std::atomic<std::uint64_t> search_nanos_{0};
     std::atomic<std::uint64_t> http_requests_{0};
     std::atomic<std::uint64_t> auth_failures_{0};

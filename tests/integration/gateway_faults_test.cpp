@@ -3,12 +3,14 @@
 // gateway stays up, answers with a clear error within a bounded time, keeps answering ping, and
 // shuts down within 2 s. The liveness bounds are generous (sanitizer builds run them too); they
 // catch hangs and head-of-line blocking, not speed.
+#include <httplib.h>
 #include <signal.h>
 #include <sys/stat.h>
 
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
+#include <mutex>
 #include <regex>
 #include <set>
 
@@ -741,4 +743,107 @@ TEST_CASE("calls beyond the thread, queue and byte limits are refused at once",
             CHECK(small->contains("result"));
         });
     }
+}
+
+TEST_CASE("logging/setLevel reaches the backends that log, and their messages come back",
+          "[gateway][faults]") {
+    TempDir logs;
+    Rig rig(Json{{"loud", backend({"--logging", "--log", logs.file("loud.log")})},
+                 {"quiet", backend({"--log", logs.file("quiet.log")})}});
+    GatewayProcess& gw = *rig.gw;
+    REQUIRE(gw.initialize());
+    REQUIRE(echo_works(gw, "loud", milliseconds(5000)));
+    REQUIRE(echo_works(gw, "quiet", milliseconds(5000)));
+    auto bad = gw.request("logging/setLevel", Json{{"level", "chatty"}}, milliseconds(5000));
+    REQUIRE(bad);
+    CHECK((*bad)["error"]["code"] == -32602);
+    auto r = gw.request("logging/setLevel", Json{{"level", "info"}}, milliseconds(5000));
+    REQUIRE(r);
+    CHECK((*r)["result"] == Json::object());
+    // The backend without the capability is not asked.
+    CHECK(log_shows(logs.file("loud.log"), "logging/setLevel", milliseconds(2000)));
+    CHECK(read_file(logs.file("quiet.log")).find("logging/setLevel") == std::string::npos);
+    // Its warning comes back, named after the server; its debug line is below the level asked.
+    std::vector<Json> messages;
+    const auto deadline = Clock::now() + milliseconds(5000);
+    while (messages.empty() && Clock::now() < deadline) {
+        for (const Json& m : gw.unaddressed()) {
+            if (m.value("method", std::string()) == "notifications/message") {
+                messages.push_back(m["params"]);
+            }
+        }
+        std::this_thread::sleep_for(milliseconds(20));
+    }
+    INFO("stderr:\n" << gw.stderr_text());
+    REQUIRE(messages.size() == 1);
+    CHECK(messages[0] ==
+          Json{{"level", "warning"}, {"logger", "loud/fake"}, {"data", "level info"}});
+    rig.shutdown_cleanly();
+}
+
+TEST_CASE("over HTTP, logging/setLevel brings a backend's messages to the session's stream",
+          "[gateway][faults]") {
+    Rig rig(Json{{"loud", backend({"--logging"})}}, {"--listen", "127.0.0.1:0"});
+    GatewayProcess& gw = *rig.gw;
+    int port = 0;
+    const auto deadline = Clock::now() + milliseconds(10000);
+    while (Clock::now() < deadline) {
+        const std::string err = gw.stderr_text();
+        std::smatch found;
+        if (std::regex_search(err, found, std::regex(R"(\(port (\d+),)")) &&
+            err.find("'loud' ACTIVE") != std::string::npos) {
+            port = std::stoi(found[1].str());
+            break;
+        }
+        std::this_thread::sleep_for(milliseconds(20));
+    }
+    INFO("stderr:\n" << gw.stderr_text());
+    REQUIRE(port != 0);
+    httplib::Client c("127.0.0.1", port);
+    c.set_read_timeout(10, 0);
+    auto init = c.Post("/mcp",
+                       {{"Accept", "application/json, text/event-stream"}},
+                       R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{)"
+                       R"("protocolVersion":"2025-11-25","capabilities":{},)"
+                       R"("clientInfo":{"name":"t","version":"1"}}})",
+                       "application/json");
+    REQUIRE(init);
+    REQUIRE(init->status == 200);
+    const std::string session = init->get_header_value("Mcp-Session-Id");
+    std::mutex mutex;
+    std::string events;
+    std::thread reader([&] {
+        httplib::Client s("127.0.0.1", port);
+        s.set_read_timeout(30, 0);
+        (void)s.Get("/mcp",
+                    {{"Accept", "text/event-stream"}, {"Mcp-Session-Id", session}},
+                    [&](const char* data, std::size_t n) {
+                        std::lock_guard lock(mutex);
+                        events.append(data, n);
+                        return true;
+                    });
+    });
+    const auto has_message = [&] {
+        std::lock_guard lock(mutex);
+        return events.find("notifications/message") != std::string::npos;
+    };
+    // The stream may open after the first setLevel: each one makes the backend log again.
+    for (int attempt = 0; attempt < 20 && !has_message(); ++attempt) {
+        auto r =
+            c.Post("/mcp",
+                   {{"Accept", "application/json, text/event-stream"}, {"Mcp-Session-Id", session}},
+                   R"({"jsonrpc":"2.0","id":2,"method":"logging/setLevel",)"
+                   R"("params":{"level":"info"}})",
+                   "application/json");
+        REQUIRE(r);
+        CHECK(r->status == 200);
+        CHECK(r->body.find(R"("result":{})") != std::string::npos);
+        std::this_thread::sleep_for(milliseconds(200));
+    }
+    ::kill(gw.pid(), SIGTERM);  // ends the stream
+    reader.join();
+    REQUIRE(gw.wait_exit(kShutdownBound).has_value());
+    CHECK(events.find(R"("logger":"loud/fake")") != std::string::npos);
+    CHECK(events.find(R"("data":"level info")") != std::string::npos);
+    CHECK(events.find("chatter") == std::string::npos);  // debug: below the level asked
 }

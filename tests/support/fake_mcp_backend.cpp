@@ -42,6 +42,7 @@ struct Options {
     bool big_annotation = false;
     bool helper = false;
     long endless_pages = 0;
+    bool logging = false;  ///< advertise logging; answer logging/setLevel with two messages
 };
 
 std::mutex out_mutex;
@@ -187,6 +188,8 @@ int main(int argc, char** argv) {
             o.big_annotation = true;
         } else if (arg == "--endless-pages") {
             o.endless_pages = std::atol(value().c_str());
+        } else if (arg == "--logging") {
+            o.logging = true;
         } else if (arg == "--helper-holding-stdout") {
             o.helper = true;
         } else {
@@ -221,12 +224,28 @@ int main(int argc, char** argv) {
             send_garbage();
         }
         if (method == "initialize") {
+            Json capabilities{{"tools", {{"listChanged", true}}}};
+            if (o.logging) {
+                capabilities["logging"] = Json::object();
+            }
             send(Json{{"jsonrpc", "2.0"},
                       {"id", id},
                       {"result",
                        {{"protocolVersion", "2025-06-18"},
-                        {"capabilities", {{"tools", {{"listChanged", true}}}}},
+                        {"capabilities", capabilities},
                         {"serverInfo", {{"name", "fake"}, {"version", "1"}}}}}});
+        } else if (method == "logging/setLevel" && o.logging) {
+            const Json params = m.value("params", Json::object());
+            const std::string level = params.is_object() ? params.value("level", "") : "";
+            send(Json{{"jsonrpc", "2.0"}, {"id", id}, {"result", Json::object()}});
+            // One message below any level a client would ask for but debug, one above.
+            send(Json{{"jsonrpc", "2.0"},
+                      {"method", "notifications/message"},
+                      {"params", {{"level", "debug"}, {"data", "chatter"}}}});
+            Json warning{{"level", "warning"}, {"logger", "fake"}, {"data", "level " + level}};
+            send(Json{{"jsonrpc", "2.0"},
+                      {"method", "notifications/message"},
+                      {"params", std::move(warning)}});
         } else if (method == "tools/list" && o.endless_pages > 0) {
             const Json params = m.value("params", Json::object());
             const std::string cursor =

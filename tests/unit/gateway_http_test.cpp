@@ -806,4 +806,41 @@ TEST_CASE("an event stream drops what a slow client cannot take, and a deaf one 
     CHECK(got.find("\r\n0\r\n\r\n") != std::string::npos);  // the last chunk
     server.stop();
     serving.join();
+TEST_CASE("/healthz and /readyz answer without a token", "[gateway][http]") {
+    Served s;
+    auto c = s.client();
+    auto r = c.Get("/healthz");
+    REQUIRE(r);
+    CHECK(r->status == 200);
+    CHECK(Json::parse(r->body) == Json{{"status", "alive"}});
+    r = c.Get("/readyz");
+    REQUIRE(r);
+    CHECK(r->status == 200);  // no backends: the start-up is over at once
+    const Json ready = Json::parse(r->body);
+    CHECK(ready["status"] == "ready");
+    CHECK(ready["tools"] == 0);
+    CHECK(ready["generation"].is_number_unsigned());
+    CHECK(ready["backends"] ==
+          Json{{"active", 0}, {"degraded", 0}, {"starting", 0}, {"stopped", 0}});
+    CHECK(ready.contains("embedder"));
+    CHECK(c.Post("/healthz", "{}", "application/json")->status == 405);
+    CHECK(c.Post("/readyz", "{}", "application/json")->status == 405);
+    CHECK(c.Get("/metrics")->status == 401);  // the probes' exemption is theirs alone
+
+    // Requests served past the head carry a request id, a fresh one each.
+    auto first = c.Post("/mcp", with_token(kAdminToken), kInitialize, "application/json");
+    auto second = c.Get("/metrics", with_token(kAdminToken));
+    REQUIRE(first);
+    REQUIRE(second);
+    const std::string id = first->get_header_value("X-Request-Id");
+    CHECK(id.size() == 16);
+    CHECK(id.find_first_not_of("0123456789abcdef") == std::string::npos);
+    CHECK(second->get_header_value("X-Request-Id").size() == 16);
+    CHECK(second->get_header_value("X-Request-Id") != id);
+
+    Served open({}, /*with_auth=*/false);
+    auto o = open.client();
+    CHECK(o.Get("/healthz")->status == 200);
+    CHECK(o.Get("/healthz", {{"Host", "rebind.evil.example"}})->status == 403);
+    CHECK(o.Get("/readyz", {{"Host", "rebind.evil.example"}})->status == 403);
 }

@@ -15,6 +15,7 @@
 #include <catch2/catch.hpp>
 
 #include "scout/catalog.hpp"
+#include "scout/doctor.hpp"
 #include "scout/mcp/meta_tools.hpp"
 
 #include "call_pool.hpp"
@@ -25,6 +26,7 @@
 #include "json_rpc.hpp"
 #include "line_reader.hpp"
 #include "line_writer.hpp"
+#include "log.hpp"
 
 using namespace scout::gateway;
 using scout::Status;
@@ -369,4 +371,125 @@ TEST_CASE("/metrics scoped to some servers names no other server or tool", "[gat
     CHECK(none.find("server=") == std::string::npos);
     CHECK(none.find("scout_searches_total") != std::string::npos);
     gw.shutdown();
+}
+
+TEST_CASE("/metrics counts callers' searches, not the doctor's", "[gateway]") {
+    auto catalog = scout::Catalog::create({}, nullptr);
+    REQUIRE(catalog.ok());
+    scout::ServerSpec server;
+    server.name = "files";
+    server.tools.push_back(
+        scout::ToolSpec{"read_file", "", "Read a file from disk", R"({"type":"object"})", ""});
+    server.tools.push_back(
+        scout::ToolSpec{"write_file", "", "Write a file to disk", R"({"type":"object"})", ""});
+    REQUIRE(catalog->upsert_server(server).ok());
+    REQUIRE(catalog->commit().ok());
+    // Hybrid without vectors: every search falls back, the doctor's as well as the callers'.
+    scout::mcp::Connector connector;
+    connector.mode = scout::Mode::hybrid;
+    Gateway gw(
+        catalog.value(), {}, connector, BackendTimings{}, [](const std::string&, Gateway::Wait) {});
+    // What a backend's indexing runs: the doctor searches the catalog for every tool.
+    const auto doctor = [&] {
+        REQUIRE(scout::diagnose(scout::CatalogSpec{{server}}, catalog->searcher()).ok());
+    };
+    doctor();
+    const scout::mcp::MetaTools tools(gw.connector());
+    const Message search =
+        classify(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"tool_search",)"
+                 R"("arguments":{"query":"read a file"}}})");
+    constexpr int kSearches = 3;
+    for (int i = 0; i < kSearches; ++i) {
+        Json answer = gw.answer(search, tools, std::make_shared<CancelToken>());
+        CHECK(answer["result"]["structuredContent"]["matches"][0]["tool"] == "read_file");
+        doctor();
+    }
+    REQUIRE(catalog->stats().searches > kSearches);  // the catalog counts the doctor's too
+    const std::string text = gw.metrics_text();
+    CHECK(text.find("\nscout_searches_total 3\n") != std::string::npos);
+    CHECK(text.find("\nscout_search_fallbacks_total 3\n") != std::string::npos);
+    CHECK(text.find("\nscout_search_fallback_ratio 1\n") != std::string::npos);
+    CHECK(text.find("\nscout_tool_search_duration_seconds_count 3\n") != std::string::npos);
+    gw.shutdown();
+}
+
+TEST_CASE("readiness waits for the backends' first start and names no server", "[gateway]") {
+    auto catalog = scout::Catalog::create({}, nullptr);
+    REQUIRE(catalog.ok());
+    std::vector<BackendSpec> backends(1);
+    backends[0].name = "secret-payroll";
+    backends[0].command = "sleep";  // never answers initialize
+    backends[0].args = {"60"};
+    scout::mcp::Connector connector;
+    connector.mode = scout::Mode::bm25;
+    Gateway gw(catalog.value(),
+               std::move(backends),
+               connector,
+               BackendTimings{},
+               [](const std::string&, Gateway::Wait) {});
+    gw.start(std::chrono::minutes(5));
+    const Gateway::Readiness starting = gw.readiness();
+    CHECK_FALSE(starting.ready);
+    CHECK(starting.body["status"] == "starting");
+    CHECK(starting.body["backends"]["starting"] == 1);
+    CHECK(starting.body["tools"] == 0);
+    CHECK(starting.body["embedder"] == "none");
+    CHECK(starting.body.dump().find("payroll") == std::string::npos);
+    gw.shutdown();
+    const Gateway::Readiness stopped = gw.readiness();
+    CHECK(stopped.body["backends"]["stopped"] == 1);
+}
+
+TEST_CASE("the start-up log names the embedder, or why there is none", "[gateway]") {
+    auto hashing = make_embedder("hashing:64");
+    REQUIRE(hashing.ok());
+    const std::string line = describe_embedder("hashing:64", hashing.value());
+    CHECK(line.rfind("embedder: hashing:64 model ", 0) == 0);
+    CHECK(line.find(hashing.value()->model_id()) != std::string::npos);
+    CHECK(line.find(", 64 dimensions") != std::string::npos);
+    CHECK(describe_embedder("none", nullptr) == "embedder: none: BM25 only (--embedder none)");
+    CHECK(describe_embedder("static:/no/such/file", nullptr) ==
+          "embedder: none: BM25 only (the static embedder is unavailable, see above)");
+}
+
+TEST_CASE("log lines are text or one JSON object each", "[gateway]") {
+    using namespace std::chrono;
+    const system_clock::time_point when{milliseconds(1767225600123)};  // 2026-01-01T00:00:00.123Z
+    CHECK(format_log_line(LogFormat::text, LogLevel::info, "serving on stdio", {}, when) ==
+          "scout-gateway: serving on stdio");
+    CHECK(format_log_line(LogFormat::text,
+                          LogLevel::warn,
+                          "HTTP POST /mcp answered 503",
+                          {{"request_id", "00ff"}},
+                          when) == "scout-gateway: HTTP POST /mcp answered 503 (request_id=00ff)");
+
+    const std::string line = format_log_line(
+        LogFormat::json, LogLevel::warn, "backend down", {{"server", "files"}}, when);
+    CHECK(line.rfind(R"({"ts":"2026-01-01T00:00:00.123Z","level":"warn","msg":"backend down")",
+                     0) == 0);
+    CHECK(line.find('\n') == std::string::npos);
+    const Json parsed = Json::parse(line);
+    CHECK(parsed["server"] == "files");
+
+    // Control characters are escaped and invalid UTF-8 replaced: the line always parses.
+    const std::string nasty = std::string("a\nb\tc\x01\"q\"\\ ") + "\xff\xfe caf\xc3\xa9";
+    const std::string escaped =
+        format_log_line(LogFormat::json, LogLevel::error, nasty, {{"request_id", "\x80"}}, when);
+    CHECK(escaped.find('\n') == std::string::npos);
+    CHECK(escaped.find('\x01') == std::string::npos);
+    const Json back = Json::parse(escaped);
+    CHECK(back["level"] == "error");
+    CHECK(back["msg"] == "a\nb\tc\x01\"q\"\\ \xef\xbf\xbd\xef\xbf\xbd caf\xc3\xa9");
+    CHECK(back["request_id"] == "\xef\xbf\xbd");
+
+    CHECK(parse_log_level("debug") == LogLevel::debug);
+    CHECK_FALSE(parse_log_level("verbose").has_value());
+    CHECK(parse_log_format("json") == LogFormat::json);
+    CHECK_FALSE(parse_log_format("xml").has_value());
+    set_log_level(LogLevel::warn);
+    CHECK(log_enabled(LogLevel::error));
+    CHECK_FALSE(log_enabled(LogLevel::info));
+    set_log_level(LogLevel::info);
+    CHECK(log_enabled(LogLevel::info));
+    CHECK_FALSE(log_enabled(LogLevel::debug));
 }
