@@ -1,8 +1,10 @@
 // auth.hpp: the callers the HTTP listener accepts. An auth file names each caller, its bearer
 // token and its scope (the servers it may use, an environment label):
 //   {"callers": [{"name": "ci", "token": "...", "servers": ["filesystem"], "environment": "dev"},
-//                {"name": "admin", "token": "..."}]}
+//                {"name": "admin", "token_sha256": "<64 hex digits>"}]}
 // A caller without "servers" may use every server; without "environment", every environment.
+// "token_sha256" (the SHA-256 of the token, hex) keeps the token itself out of the file; a caller
+// gives exactly one of "token" and "token_sha256".
 #pragma once
 
 #include <optional>
@@ -29,8 +31,8 @@ inline constexpr std::size_t kMaxTokenBytes = 4096;
 class AuthTable {
 public:
     /// The caller whose token `authorization` (an Authorization header value, "Bearer <token>")
-    /// carries, or nullptr. Every token is compared in full, in time that depends only on the
-    /// lengths, so the answer's timing says nothing about how much of a token matched.
+    /// carries, or nullptr. The token is hashed (SHA-256) and compared with every entry's digest
+    /// in full, so the answer's timing says nothing about how much of a token matched.
     [[nodiscard]] const CallerScope* authenticate(std::string_view authorization) const;
     [[nodiscard]] std::size_t size() const noexcept { return entries_.size(); }
     [[nodiscard]] const std::vector<CallerScope>& callers() const;
@@ -42,7 +44,7 @@ public:
 
 private:
     struct Entry {
-        std::string token;
+        std::string digest;  ///< SHA-256 of the token, 32 bytes
         CallerScope scope;
     };
     std::vector<Entry> entries_;

@@ -229,6 +229,59 @@ TEST_CASE("the auth file is parsed and tokens compared in full", "[gateway][http
     CHECK(AuthTable::load("/nonexistent/auth.json").status().code() == scout::Errc::not_found);
 }
 
+TEST_CASE("auth file errors name the key path", "[gateway][http]") {
+    const std::vector<std::pair<const char*, const char*>> cases = {
+        {R"({"callers": [{"name": "a", "token": "0123456789abcdef"}], "caller": 1})",
+         "caller: unknown key"},
+        {R"({"callers": [{"name": "a", "token": "0123456789abcdef"},
+                         {"name": "b", "token": "0123456789abcdeg", "sevrers": []}]})",
+         "callers[1].sevrers: unknown key"},
+        {R"({"callers": [{"name": "a", "token": "0123456789abcdef", "servers": ["x", 2]}]})",
+         "callers[0].servers[1]: must be a server name (got number)"},
+        {R"({"callers": [{"name": 5, "token": "0123456789abcdef"}]})",
+         "callers[0].name: must be a string"},
+        {R"({"callers": "all"})", "callers: must be a non-empty array (got string)"},
+        {R"({"callers": [{"name": "a", "token": "0123456789abcdef",
+                          "token_sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"}]})",
+         "callers[0]: give either \"token\" or \"token_sha256\", not both"},
+        {R"({"callers": [{"name": "a", "token_sha256": "abc"}]})",
+         "callers[0].token_sha256: must be the token's SHA-256 as 64 hex digits"},
+        {R"({"callers": [{"name": "a"}]})", "\"token\" or \"token_sha256\" is required"},
+    };
+    for (const auto& [text, expected] : cases) {
+        INFO(text);
+        auto r = AuthTable::parse(text);
+        REQUIRE_FALSE(r.ok());
+        CHECK(r.status().message().find(expected) != std::string::npos);
+    }
+}
+
+TEST_CASE("a caller may be given by its token's SHA-256", "[gateway][http]") {
+    // SHA-256("test-token-0123456789") from `printf %s test-token-0123456789 | sha256sum`.
+    constexpr const char* kToken = "test-token-0123456789";
+    const std::string digest = "93b01915ef217ed9eb776b2e473270b00418b7bfc8c89d30696ece5eb5d91240";
+    auto parsed = AuthTable::parse(R"({"callers": [{"name": "hashed", "token_sha256": ")" + digest +
+                                   R"("}, {"name": "plain", "token": "plain-token-0123456789"}]})");
+    REQUIRE(parsed.ok());
+    const CallerScope* hashed = parsed->authenticate(std::string("Bearer ") + kToken);
+    REQUIRE(hashed != nullptr);
+    CHECK(hashed->name == "hashed");
+    const CallerScope* plain = parsed->authenticate("Bearer plain-token-0123456789");
+    REQUIRE(plain != nullptr);
+    CHECK(plain->name == "plain");
+    CHECK(parsed->authenticate("Bearer " + digest) == nullptr);  // the digest is no token
+    CHECK(parsed->authenticate(std::string("Bearer ") + kToken + "x") == nullptr);
+    // Upper-case hex is the same digest; a hash of another caller's token is a duplicate.
+    std::string upper = digest;
+    std::transform(upper.begin(), upper.end(), upper.begin(), [](char c) {
+        return static_cast<char>(c >= 'a' && c <= 'f' ? c - 'a' + 'A' : c);
+    });
+    auto dup = AuthTable::parse(R"({"callers": [{"name": "a", "token_sha256": ")" + upper +
+                                R"("}, {"name": "b", "token": ")" + kToken + R"("}]})");
+    REQUIRE_FALSE(dup.ok());
+    CHECK(dup.status().message().find("callers[1].token: the same token") != std::string::npos);
+}
+
 TEST_CASE("the gateway's files are read bounded: a FIFO or directory is refused, never waited on",
           "[gateway][http]") {
     scout::test::TempDir dir;
