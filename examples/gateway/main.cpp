@@ -32,6 +32,9 @@ namespace {
 constexpr const char* kUsage =
     "usage: scout-gateway --config servers.json [options]\n"
     "  --config FILE            backends, as {\"mcpServers\": {name: {command, args, env}}}\n"
+    "  --check-config           check the config, auth file, templates and embedder settings\n"
+    "                           given, start nothing, print \"config ok\" (exit 0) or every\n"
+    "                           error (exit 2)\n"
     "  --expose search|all      serve the two meta-tools (default) or every tool, prefixed\n"
     "  --embedder static[:PATH]|glove|transformer:DIR|http|hashing[:DIM]|none\n"
     "                           dense branch embedder (default static; BM25 only when the static\n"
@@ -155,6 +158,59 @@ bool parse_ms(const std::string& text, std::chrono::milliseconds& out) {
     return true;
 }
 
+/// --check-config: every file given is read and checked as a start would, but no backend is
+/// started, no model loaded, no service contacted and no port bound. 0 when all is well, else
+/// 2 with every error on stderr (one per file: each parser stops at its first).
+int check_configuration(const std::string& config_path,
+                        const std::string& auth_path,
+                        const std::string& templates_path,
+                        const std::vector<std::pair<std::string, std::string>>& embedder_args) {
+    using namespace scout;
+    std::vector<std::string> errors;
+    std::size_t servers = 0;
+    if (auto config = gateway::load_gateway_config(config_path); !config) {
+        errors.push_back(config.status().message());
+    } else {
+        servers = config->backends.size();
+        gateway::EmbedderSettings embedder;
+        Status s = gateway::load_embedder_config(config_path, embedder);
+        for (const auto& [name, value] : embedder_args) {
+            if (s.ok()) {
+                s = gateway::apply_embedder_option(name, value, embedder);
+            }
+        }
+        if (s.ok()) {
+            s = gateway::check_embedder_settings(embedder);
+        }
+        if (!s.ok()) {
+            errors.push_back(s.message());
+        }
+    }
+    std::string callers = "no auth file";
+    if (!auth_path.empty()) {
+        if (auto auth = gateway::AuthTable::load(auth_path); !auth) {
+            errors.push_back(auth.status().message());
+        } else {
+            callers = std::to_string(auth->size()) + (auth->size() == 1 ? " caller" : " callers");
+        }
+    }
+    if (!templates_path.empty()) {
+        if (auto templates = mcp::load_templates(templates_path); !templates) {
+            errors.push_back(templates.status().message());
+        }
+    }
+    if (!errors.empty()) {
+        for (const std::string& e : errors) {
+            std::cerr << "error: " << e << "\n";
+        }
+        std::cerr << errors.size() << (errors.size() == 1 ? " error\n" : " errors\n");
+        return 2;
+    }
+    std::cout << "config ok: " << servers << (servers == 1 ? " server" : " servers") << " enabled, "
+              << callers << std::endl;
+    return 0;
+}
+
 /// Serves the client on stdin/stdout until stdin closes or the wake pipe is woken (a signal).
 void serve_stdio(scout::gateway::Gateway& gw,
                  std::size_t max_message_bytes,
@@ -270,6 +326,7 @@ int main(int argc, char** argv) {
     std::string auth_path;
     gateway::HttpOptions http;
     gateway::TlsFiles tls;
+    bool check_only = false;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--help" || arg == "-h") {
@@ -282,6 +339,10 @@ int main(int argc, char** argv) {
         }
         if (arg == "--learn") {
             connector.outcome_prior = true;
+            continue;
+        }
+        if (arg == "--check-config") {
+            check_only = true;
             continue;
         }
         if (i + 1 >= argc) {
@@ -368,6 +429,9 @@ int main(int argc, char** argv) {
     }
     if (config_path.empty()) {
         return usage_error("--config FILE is required");
+    }
+    if (check_only) {
+        return check_configuration(config_path, auth_path, templates_path, embedder_args);
     }
     auto config = gateway::load_gateway_config(config_path);
     if (!config) {
