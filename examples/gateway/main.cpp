@@ -71,7 +71,8 @@ constexpr const char* kUsage =
     "                           the query that offered the tool, and re-rank tool_search with it\n"
     "  --listen HOST:PORT       serve MCP Streamable HTTP on http://HOST:PORT/mcp (and\n"
     "                           /metrics) instead of stdio; loopback only without --auth-file\n"
-    "  --auth-file FILE         bearer tokens and their scopes (docs/gateway.md)\n"
+    "  --auth-file FILE         bearer tokens and their scopes (docs/gateway.md); SIGHUP\n"
+    "                           reloads it\n"
     "  --allowed-origin ORIGIN  a browser origin besides loopback ones that may call (repeatable)\n"
     "  --tls-cert FILE          serve HTTPS (TLS 1.2+) with this PEM certificate chain ...\n"
     "  --tls-key FILE           ... and this PEM private key\n"
@@ -244,12 +245,13 @@ void serve_stdio(scout::gateway::Gateway& gw,
     }
 }
 
-/// Lets the signal thread stop the HTTP transport, whether the signal comes before it serves,
-/// while it serves or after.
+/// Lets the signal thread stop the HTTP transport, or hand it a reloaded auth table, whether the
+/// signal comes before it serves, while it serves or after.
 struct HttpStopSwitch {
     std::mutex mutex;
     bool stop_requested = false;
     scout::gateway::HttpTransport* transport = nullptr;
+    std::shared_ptr<const scout::gateway::AuthTable> reloaded;  ///< for a transport yet to come
 
     void stop() {
         std::lock_guard lock(mutex);
@@ -258,7 +260,40 @@ struct HttpStopSwitch {
             transport->stop();
         }
     }
+
+    scout::Status reload_auth(std::shared_ptr<const scout::gateway::AuthTable> auth) {
+        std::lock_guard lock(mutex);
+        if (transport != nullptr) {
+            return transport->reload_auth(std::move(auth));
+        }
+        reloaded = std::move(auth);
+        return {};
+    }
 };
+
+/// SIGHUP: reads the auth file again. A file that does not parse leaves the callers as they were
+/// (and says why); a good one replaces them at once.
+void reload_auth_file(const std::string& auth_path, HttpStopSwitch& http_stop) {
+    using namespace scout;
+    if (auth_path.empty()) {
+        gateway::log_line("SIGHUP: no --auth-file to reload; ignored");
+        return;
+    }
+    auto auth = gateway::AuthTable::load(auth_path);
+    if (!auth) {
+        gateway::log_line("SIGHUP: the auth file was not reloaded, the previous callers stay: " +
+                          auth.status().message());
+        return;
+    }
+    const std::size_t callers = auth->size();
+    if (Status s = http_stop.reload_auth(
+            std::make_shared<const gateway::AuthTable>(std::move(auth.value())));
+        !s.ok()) {
+        gateway::log_line("SIGHUP: the auth file was not reloaded: " + s.message());
+        return;
+    }
+    gateway::log_line("SIGHUP: auth file reloaded, " + std::to_string(callers) + " callers");
+}
 
 /// Serves Streamable HTTP until the switch is thrown (SIGTERM or SIGINT). stdin is not read.
 int serve_http(scout::gateway::Gateway& gw,
@@ -290,6 +325,10 @@ int serve_http(scout::gateway::Gateway& gw,
             return 0;
         }
         stop_switch.transport = &transport;
+        if (stop_switch.reloaded) {  // a SIGHUP while the backends started
+            (void)transport.reload_auth(std::move(stop_switch.reloaded));
+            stop_switch.reloaded.reset();
+        }
     }
     gateway::log_line(std::string("serving Streamable HTTP on ") + (tls ? "https://" : "http://") +
                       where + "/mcp (port " + std::to_string(transport.port()) + ", " +
@@ -307,12 +346,14 @@ int serve_http(scout::gateway::Gateway& gw,
 
 int main(int argc, char** argv) {
     using namespace scout;
-    // SIGTERM and SIGINT are taken by one thread (sigwait) that starts an orderly shutdown; every
-    // thread created from here on inherits the mask (children get it cleared before exec).
+    // SIGTERM and SIGINT are taken by one thread (sigwait) that starts an orderly shutdown, and
+    // SIGHUP by the same thread, which reloads the auth file; every thread created from here on
+    // inherits the mask (children get it cleared before exec).
     sigset_t stop_signals;
     ::sigemptyset(&stop_signals);
     ::sigaddset(&stop_signals, SIGTERM);
     ::sigaddset(&stop_signals, SIGINT);
+    ::sigaddset(&stop_signals, SIGHUP);
     ::pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
     std::string config_path;
     std::vector<std::pair<std::string, std::string>> embedder_args;  // over the config's
@@ -521,6 +562,10 @@ int main(int argc, char** argv) {
             int sig = 0;
             if (::sigwait(&stop_signals, &sig) != 0 || exiting.load()) {
                 return;
+            }
+            if (sig == SIGHUP) {
+                reload_auth_file(auth_path, http_stop);
+                continue;
             }
             gateway::log_line(std::string(sig == SIGINT ? "SIGINT" : "SIGTERM") +
                               "; shutting down");

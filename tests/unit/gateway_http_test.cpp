@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <optional>
@@ -280,6 +281,88 @@ TEST_CASE("a caller may be given by its token's SHA-256", "[gateway][http]") {
                                 R"("}, {"name": "b", "token": ")" + kToken + R"("}]})");
     REQUIRE_FALSE(dup.ok());
     CHECK(dup.status().message().find("callers[1].token: the same token") != std::string::npos);
+}
+
+TEST_CASE("the auth table is reloaded atomically while requests run",
+          "[gateway][http][concurrency]") {
+    Served served;
+    auto admin_client = served.client();
+    auto files_client = served.client();
+    const std::string files_session = open_session(files_client, kFilesToken);
+    const std::string ping = R"({"jsonrpc":"2.0","id":2,"method":"ping"})";
+
+    // Callers that stay (admin keeps its token) loop over their own sessions while the table is
+    // replaced under them: none of their requests may fail.
+    std::atomic<bool> done{false};
+    std::atomic<int> answered{0};
+    std::atomic<int> failed{0};
+    std::vector<std::thread> loops;
+    for (int t = 0; t < 3; ++t) {
+        loops.emplace_back([&] {
+            auto c = served.client();
+            auto r = c.Post("/mcp", with_token(kAdminToken), kInitialize, "application/json");
+            if (!r || r->status != 200) {
+                ++failed;
+                return;
+            }
+            const std::string id = r->get_header_value("Mcp-Session-Id");
+            while (!done.load()) {
+                auto p = c.Post("/mcp",
+                                with_token(kAdminToken, {{"Mcp-Session-Id", id}}),
+                                ping,
+                                "application/json");
+                if (!p || p->status != 200) {
+                    ++failed;
+                } else {
+                    ++answered;
+                }
+            }
+        });
+    }
+    constexpr const char* kNewToken = "newbie-token-0123456789";
+    auto replaced = AuthTable::parse(std::string(R"({"callers": [
+        {"name": "admin", "token": ")") +
+                                     kAdminToken + R"("}, {"name": "newbie", "token": ")" +
+                                     kNewToken + R"(", "servers": ["filesystem"]}]})");
+    REQUIRE(replaced.ok());
+    auto table = std::make_shared<const AuthTable>(std::move(replaced.value()));
+    while (answered.load() < 20 && failed.load() == 0) {
+        std::this_thread::yield();
+    }
+    REQUIRE(served.transport->reload_auth(table).ok());
+    // Right after the reload: the removed token is refused, its session too; the new one works.
+    auto removed = files_client.Post("/mcp",
+                                     with_token(kFilesToken, {{"Mcp-Session-Id", files_session}}),
+                                     ping,
+                                     "application/json");
+    REQUIRE(removed);
+    CHECK(removed->status == 401);
+    CHECK(removed->get_header_value("WWW-Authenticate").find("invalid_token") != std::string::npos);
+    auto newbie = served.client();
+    const std::string newbie_session = open_session(newbie, kNewToken);
+    auto newbie_ping = newbie.Post("/mcp",
+                                   with_token(kNewToken, {{"Mcp-Session-Id", newbie_session}}),
+                                   ping,
+                                   "application/json");
+    REQUIRE(newbie_ping);
+    CHECK(newbie_ping->status == 200);
+    // More reloads of the same table under load change nothing for the callers that stay.
+    for (int i = 0; i < 20; ++i) {
+        REQUIRE(served.transport->reload_auth(table).ok());
+    }
+    const int before = answered.load();
+    while (answered.load() < before + 20 && failed.load() == 0) {
+        std::this_thread::yield();
+    }
+    done.store(true);
+    for (auto& t : loops) {
+        t.join();
+    }
+    CHECK(failed.load() == 0);
+    CHECK(answered.load() >= 40);
+    // A transport built without an auth table has nothing to reload.
+    Served open(HttpLimits{}, false);
+    CHECK(open.transport->reload_auth(table).code() == scout::Errc::invalid_argument);
 }
 
 TEST_CASE("the gateway's files are read bounded: a FIFO or directory is refused, never waited on",
