@@ -93,6 +93,45 @@ bool valid_name(const std::string& s) {
     return true;
 }
 
+/// The "rate" object of a caller: {"requests_per_second": R > 0, "burst": B >= 1 (default
+/// max(1, R))}.
+Status parse_rate(const std::string& where, const Json& value, RateLimit& out) {
+    if (!value.is_object()) {
+        return bad(where,
+                   "must be an object {\"requests_per_second\": R, \"burst\": B}" + got(value));
+    }
+    bool has_rate = false;
+    bool has_burst = false;
+    for (const auto& [key, v] : value.items()) {
+        if (key == "requests_per_second") {
+            if (!v.is_number() || !(v.get<double>() > 0) || v.get<double>() > 1e6) {
+                return bad(
+                    where + ".requests_per_second",
+                    "must be a number above 0 and at most 1000000" + (v.is_number() ? "" : got(v)));
+            }
+            out.requests_per_second = v.get<double>();
+            has_rate = true;
+        } else if (key == "burst") {
+            if (!v.is_number() || !(v.get<double>() >= 1) || v.get<double>() > 1e6) {
+                return bad(where + ".burst",
+                           "must be a number from 1 to 1000000" + (v.is_number() ? "" : got(v)));
+            }
+            out.burst = v.get<double>();
+            has_burst = true;
+        } else {
+            return bad(where + "." + detail::clipped(key),
+                       "unknown key (known: requests_per_second, burst)");
+        }
+    }
+    if (!has_rate) {
+        return bad(where + ".requests_per_second", "is required");
+    }
+    if (!has_burst) {
+        out.burst = out.requests_per_second > 1 ? out.requests_per_second : 1;
+    }
+    return {};
+}
+
 }  // namespace
 
 bool constant_time_equal(std::string_view a, std::string_view b) noexcept {
@@ -229,9 +268,16 @@ Result<AuthTable> AuthTable::parse(std::string_view json_text) {
                                    (value.is_string() ? "" : got(value)));
                 }
                 entry.scope.environment = value.get<std::string>();
+            } else if (key == "rate") {
+                RateLimit rate;
+                if (Status s = parse_rate(where + ".rate", value, rate); !s.ok()) {
+                    return s;
+                }
+                entry.scope.rate = rate;
             } else {
                 return bad(where + "." + detail::clipped(key),
-                           "unknown key (known: name, token, token_sha256, servers, environment)");
+                           "unknown key (known: name, token, token_sha256, servers, environment, "
+                           "rate)");
             }
         }
         if (entry.scope.name.empty()) {

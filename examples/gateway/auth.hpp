@@ -4,7 +4,8 @@
 //                {"name": "admin", "token_sha256": "<64 hex digits>"}]}
 // A caller without "servers" may use every server; without "environment", every environment.
 // "token_sha256" (the SHA-256 of the token, hex) keeps the token itself out of the file; a caller
-// gives exactly one of "token" and "token_sha256".
+// gives exactly one of "token" and "token_sha256". "rate": {"requests_per_second": R, "burst": B}
+// bounds how often the caller may ask.
 #pragma once
 
 #include <optional>
@@ -16,11 +17,18 @@
 
 namespace scout::gateway {
 
+/// A token bucket's parameters: `requests_per_second` on average, `burst` at once.
+struct RateLimit {
+    double requests_per_second = 0;
+    double burst = 1;
+};
+
 /// What one authenticated caller may see and run.
 struct CallerScope {
     std::string name;
     std::optional<std::vector<std::string>> servers;  ///< nullopt: every server
     std::string environment;                          ///< empty: the process-wide one
+    std::optional<RateLimit> rate;                    ///< nullopt: the gateway's default
 };
 
 /// Tokens are printable ASCII without spaces, 16 to 4096 bytes.

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <map>
 #include <mutex>
 #include <random>
@@ -16,6 +17,7 @@
 #include "call_pool.hpp"
 #include "log.hpp"
 #include "modern_protocol.hpp"
+#include "rate_limiter.hpp"
 #include "util/printable.hpp"
 
 namespace scout::gateway {
@@ -73,6 +75,13 @@ HttpResponse status_only(int status) {
     HttpResponse r;
     r.status = status;
     return r;
+}
+
+/// A rate for a message: "0.5", "10".
+std::string rate_text(double per_second) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", per_second);
+    return text;
 }
 
 std::string sse_event(const std::string& line) {
@@ -294,6 +303,7 @@ private:
         std::string name;  ///< the token's name ("" without auth)
         std::string key;   ///< whose share of sessions, streams and calls this request uses
         std::shared_ptr<const mcp::MetaTools> tools;
+        std::optional<RateLimit> rate;  ///< the caller's own, or the gateway's default
     };
 
     HttpServerOptions server_options() {
@@ -369,6 +379,19 @@ private:
             respond(std::move(*refusal));
             return;
         }
+        if (who->rate) {
+            if (const std::uint64_t wait = rates_.acquire(who->key, *who->rate); wait != 0) {
+                HttpResponse r =
+                    json_error(429,
+                               nullptr,
+                               kServerBusy,
+                               "Too many requests: this caller's rate limit is " +
+                                   rate_text(who->rate->requests_per_second) + " per second");
+                r.set_header("Retry-After", std::to_string(wait));
+                respond(std::move(r));
+                return;
+            }
+        }
         if (req.path() == "/metrics") {
             HttpResponse r;
             r.content_type = "text/plain; version=0.0.4";
@@ -385,7 +408,7 @@ private:
 
     std::optional<Who> authenticate(const HttpRequest& req, std::optional<HttpResponse>& refusal) {
         if (!options_.auth) {
-            return Who{"", req.peer_address, open_tools_};
+            return Who{"", req.peer_address, open_tools_, options_.limits.rate};
         }
         const std::string header = req.header("Authorization");
         // Held for the whole request: one in flight during a reload finishes on its table.
@@ -403,7 +426,10 @@ private:
             refusal = std::move(r);
             return std::nullopt;
         }
-        return Who{caller->name, caller->name, callers->tools.at(caller->name)};
+        return Who{caller->name,
+                   caller->name,
+                   callers->tools.at(caller->name),
+                   caller->rate ? caller->rate : options_.limits.rate};
     }
 
     bool is_stopping() {
@@ -981,6 +1007,7 @@ private:
     std::map<std::uint64_t, std::shared_ptr<Listen>> listens_;
     std::uint64_t listen_count_ = 0;
     std::atomic<std::uint64_t> dropped_updates_{0};
+    RateLimiter rates_;
     CallPool searches_;  ///< searches, listings, session requests: never wait on a backend
     CallPool calls_;     ///< requests that may wait on a backend
     // Last: destroyed first, while the streams' end callbacks can still reach the above.

@@ -40,6 +40,9 @@ struct HttpLimits {
     std::size_t max_calls_per_caller = 16;
     std::size_t max_calls = 256;
     std::size_t search_threads = 4;  ///< threads for searches, listings and session requests
+    /// Requests per caller (token bucket) for callers without their own "rate" in the auth file,
+    /// and per client address without an auth file; nullopt: none. 429 with Retry-After beyond.
+    std::optional<RateLimit> rate;
 };
 
 struct HttpOptions {

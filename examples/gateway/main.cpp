@@ -91,6 +91,9 @@ constexpr const char* kUsage =
     "  --max-streams-per-caller N   (default 16)\n"
     "  --max-calls N            backend calls in flight, every caller (default 256)\n"
     "  --max-calls-per-caller N backend calls in flight per caller (default 16; 429 beyond)\n"
+    "  --rate-limit R[:B]       R requests per second, bursts of B (default max(1, R)), per\n"
+    "                           caller without its own \"rate\" (per address without\n"
+    "                           --auth-file); 429 with Retry-After beyond\n"
     "Every FILE must be a regular file: a FIFO, a device or a directory is refused at once.\n"
     "Logs go to stderr; on stdio, stdout carries only JSON-RPC.\n";
 
@@ -147,6 +150,27 @@ std::chrono::milliseconds* http_ms_flag(scout::gateway::HttpServerLimits& l,
         }
     }
     return nullptr;
+}
+
+/// "R" or "R:B" of --rate-limit: R > 0 requests per second, a burst B >= 1 (default max(1, R)).
+bool parse_rate(const std::string& text, scout::gateway::RateLimit& out) {
+    const std::size_t colon = text.find(':');
+    const std::string r = text.substr(0, colon);
+    double rate = 0;
+    auto [ptr, ec] = std::from_chars(r.data(), r.data() + r.size(), rate);
+    if (ec != std::errc() || ptr != r.data() + r.size() || !(rate > 0) || rate > 1e6) {
+        return false;
+    }
+    double burst = rate > 1 ? rate : 1;
+    if (colon != std::string::npos) {
+        const std::string b = text.substr(colon + 1);
+        auto [bptr, bec] = std::from_chars(b.data(), b.data() + b.size(), burst);
+        if (bec != std::errc() || bptr != b.data() + b.size() || !(burst >= 1) || burst > 1e6) {
+            return false;
+        }
+    }
+    out = scout::gateway::RateLimit{rate, burst};
+    return true;
 }
 
 bool parse_ms(const std::string& text, std::chrono::milliseconds& out) {
@@ -460,6 +484,14 @@ int main(int argc, char** argv) {
             if (!parse_ms(value, *ms) || ms->count() == 0) {
                 return usage_error(arg + " needs a positive whole number of milliseconds");
             }
+        } else if (arg == "--rate-limit") {
+            scout::gateway::RateLimit rate;
+            if (!parse_rate(value, rate)) {
+                return usage_error(
+                    "--rate-limit needs R or R:B (R > 0 requests per second, a "
+                    "burst B >= 1)");
+            }
+            http.limits.rate = rate;
         } else if (arg == "--restart-backoff-ms") {
             if (!parse_ms(value, timings.initial_backoff) || timings.initial_backoff.count() == 0) {
                 return usage_error("--restart-backoff-ms needs a positive whole number");
@@ -485,8 +517,8 @@ int main(int argc, char** argv) {
         }
         http.address = *address;
     } else if (!auth_path.empty() || !http.allowed_origins.empty() ||
-               !tls.certificate_chain.empty() || !tls.private_key.empty()) {
-        return usage_error("--auth-file, --allowed-origin and --tls-* need --listen");
+               !tls.certificate_chain.empty() || !tls.private_key.empty() || http.limits.rate) {
+        return usage_error("--auth-file, --allowed-origin, --rate-limit and --tls-* need --listen");
     }
     if (tls.certificate_chain.empty() != tls.private_key.empty()) {
         return usage_error("--tls-cert and --tls-key go together");

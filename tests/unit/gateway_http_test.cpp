@@ -29,6 +29,7 @@
 #include "gateway.hpp"
 #include "http_rules.hpp"
 #include "http_transport.hpp"
+#include "rate_limiter.hpp"
 #include "remote_session.hpp"
 #include "support/temp_dir.hpp"
 #include "support/tls_identity.hpp"
@@ -363,6 +364,81 @@ TEST_CASE("the auth table is reloaded atomically while requests run",
     // A transport built without an auth table has nothing to reload.
     Served open(HttpLimits{}, false);
     CHECK(open.transport->reload_auth(table).code() == scout::Errc::invalid_argument);
+}
+
+TEST_CASE("a token bucket per caller bounds its requests", "[gateway][http]") {
+    RateLimiter limiter(2);
+    const RateLimit two_per_second{2, 3};
+    const auto t0 = RateLimiter::Clock::now();
+    for (int i = 0; i < 3; ++i) {  // the burst
+        CHECK(limiter.acquire("a", two_per_second, t0) == 0);
+    }
+    CHECK(limiter.acquire("a", two_per_second, t0) == 1);  // half a second to the next token
+    CHECK(limiter.acquire("b", two_per_second, t0) == 0);  // another caller's bucket is its own
+    CHECK(limiter.acquire("a", two_per_second, t0 + std::chrono::milliseconds(500)) == 0);
+    CHECK(limiter.acquire("a", two_per_second, t0 + std::chrono::milliseconds(500)) == 1);
+    const RateLimit slow{0.1, 1};
+    CHECK(limiter.acquire("c", slow, t0) == 0);
+    CHECK(limiter.acquire("c", slow, t0) == 10);  // Retry-After: the seconds to the next token
+    // Bounded memory: a third key drops the buckets that are full again.
+    CHECK(limiter.acquire("d", slow, t0 + std::chrono::seconds(60)) == 0);
+
+    auto parsed = AuthTable::parse(R"({"callers": [
+        {"name": "a", "token": "0123456789abcdef", "rate": {"requests_per_second": 0.5}},
+        {"name": "b", "token": "0123456789abcdeg", "rate": {"requests_per_second": 5, "burst": 20}},
+        {"name": "c", "token": "0123456789abcdeh"}]})");
+    REQUIRE(parsed.ok());
+    REQUIRE(parsed->callers()[0].rate);
+    CHECK(parsed->callers()[0].rate->requests_per_second == 0.5);
+    CHECK(parsed->callers()[0].rate->burst == 1);
+    CHECK(parsed->callers()[1].rate->burst == 20);
+    CHECK_FALSE(parsed->callers()[2].rate);
+    for (const auto& [rate, expected] : std::vector<std::pair<const char*, const char*>>{
+             {R"("fast")", "callers[0].rate: must be an object"},
+             {R"({"requests_per_second": 0})", "callers[0].rate.requests_per_second"},
+             {R"({"requests_per_second": "1"})", "callers[0].rate.requests_per_second"},
+             {R"({"burst": 2})", "callers[0].rate.requests_per_second: is required"},
+             {R"({"requests_per_second": 1, "burst": 0.5})", "callers[0].rate.burst"},
+             {R"({"requests_per_second": 1, "per": "minute"})", "callers[0].rate.per: unknown"},
+         }) {
+        auto r = AuthTable::parse(std::string(R"({"callers": [{"name": "a", "token":
+            "0123456789abcdef", "rate": )") +
+                                  rate + "}]}");
+        INFO(rate);
+        REQUIRE_FALSE(r.ok());
+        CHECK(r.status().message().find(expected) != std::string::npos);
+    }
+}
+
+TEST_CASE("a caller over its rate gets 429 with Retry-After before any work", "[gateway][http]") {
+    HttpLimits limits;
+    limits.rate = RateLimit{0.01, 2};  // the default: the admin and files callers
+    Served served(limits);
+    auto c = served.client();
+    const std::string ping = R"({"jsonrpc":"2.0","id":2,"method":"ping"})";
+    const std::string session = open_session(c, kAdminToken);  // the first of the burst of 2
+    auto second = c.Post(
+        "/mcp", with_token(kAdminToken, {{"Mcp-Session-Id", session}}), ping, "application/json");
+    REQUIRE(second);
+    CHECK(second->status == 200);
+    auto third = c.Post(
+        "/mcp", with_token(kAdminToken, {{"Mcp-Session-Id", session}}), ping, "application/json");
+    REQUIRE(third);
+    CHECK(third->status == 429);
+    CHECK(std::stoi(third->get_header_value("Retry-After")) >= 1);
+    CHECK(json_error_code(third->body) == -32000);
+    CHECK(third->body.find("rate limit") != std::string::npos);
+    // Another caller's bucket is untouched; a caller's own "rate" replaces the default.
+    open_session(c, kFilesToken);
+    auto own =
+        AuthTable::parse(std::string(R"({"callers": [{"name": "admin", "token": ")") + kAdminToken +
+                         R"(", "rate": {"requests_per_second": 1000000, "burst": 1000000}}]})");
+    REQUIRE(own.ok());
+    REQUIRE(served.transport->reload_auth(std::make_shared<const AuthTable>(std::move(*own))).ok());
+    auto fast = c.Post(
+        "/mcp", with_token(kAdminToken, {{"Mcp-Session-Id", session}}), ping, "application/json");
+    REQUIRE(fast);
+    CHECK(fast->status == 200);
 }
 
 TEST_CASE("the gateway's files are read bounded: a FIFO or directory is refused, never waited on",
