@@ -1,10 +1,12 @@
-// auth.cpp: see auth.hpp. Every key is type-checked before use: a wrong type is a message
-// naming it, never an exception.
+// auth.cpp: see auth.hpp. Every key is type-checked before use: a wrong type or an unknown key is
+// a message naming its path (callers[1].servers[0]), never an exception.
 #include "auth.hpp"
 
+#include <array>
 #include <set>
 
 #include <nlohmann/json.hpp>
+#include <openssl/evp.h>
 
 #include "scout/catalog.hpp"
 
@@ -33,6 +35,51 @@ bool valid_token(std::string_view t) {
     return true;
 }
 
+std::string got(const Json& value) {
+    return " (got " + std::string(value.type_name()) + ")";
+}
+
+/// The SHA-256 of `text` as 32 raw bytes ("" should OpenSSL fail, which matches no entry).
+std::string sha256(std::string_view text) {
+    std::array<unsigned char, EVP_MAX_MD_SIZE> md{};
+    unsigned int length = 0;
+    if (EVP_Digest(text.data(), text.size(), md.data(), &length, EVP_sha256(), nullptr) != 1 ||
+        length != 32) {
+        return {};
+    }
+    return std::string(reinterpret_cast<const char*>(md.data()), length);
+}
+
+int hex_value(char c) {
+    if (c >= '0' && c <= '9') {
+        return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+        return c - 'a' + 10;
+    }
+    if (c >= 'A' && c <= 'F') {
+        return c - 'A' + 10;
+    }
+    return -1;
+}
+
+/// 64 hex digits as 32 raw bytes, or "" when `hex` is not that.
+std::string from_hex_sha256(std::string_view hex) {
+    if (hex.size() != 64) {
+        return {};
+    }
+    std::string out;
+    for (std::size_t i = 0; i < hex.size(); i += 2) {
+        const int hi = hex_value(hex[i]);
+        const int lo = hex_value(hex[i + 1]);
+        if (hi < 0 || lo < 0) {
+            return {};
+        }
+        out += static_cast<char>((hi << 4) | lo);
+    }
+    return out;
+}
+
 bool valid_name(const std::string& s) {
     if (s.empty() || s.size() > kMaxNameBytes) {
         return false;
@@ -44,6 +91,45 @@ bool valid_name(const std::string& s) {
         }
     }
     return true;
+}
+
+/// The "rate" object of a caller: {"requests_per_second": R > 0, "burst": B >= 1 (default
+/// max(1, R))}.
+Status parse_rate(const std::string& where, const Json& value, RateLimit& out) {
+    if (!value.is_object()) {
+        return bad(where,
+                   "must be an object {\"requests_per_second\": R, \"burst\": B}" + got(value));
+    }
+    bool has_rate = false;
+    bool has_burst = false;
+    for (const auto& [key, v] : value.items()) {
+        if (key == "requests_per_second") {
+            if (!v.is_number() || !(v.get<double>() > 0) || v.get<double>() > 1e6) {
+                return bad(
+                    where + ".requests_per_second",
+                    "must be a number above 0 and at most 1000000" + (v.is_number() ? "" : got(v)));
+            }
+            out.requests_per_second = v.get<double>();
+            has_rate = true;
+        } else if (key == "burst") {
+            if (!v.is_number() || !(v.get<double>() >= 1) || v.get<double>() > 1e6) {
+                return bad(where + ".burst",
+                           "must be a number from 1 to 1000000" + (v.is_number() ? "" : got(v)));
+            }
+            out.burst = v.get<double>();
+            has_burst = true;
+        } else {
+            return bad(where + "." + detail::clipped(key),
+                       "unknown key (known: requests_per_second, burst)");
+        }
+    }
+    if (!has_rate) {
+        return bad(where + ".requests_per_second", "is required");
+    }
+    if (!has_burst) {
+        out.burst = out.requests_per_second > 1 ? out.requests_per_second : 1;
+    }
+    return {};
 }
 
 }  // namespace
@@ -82,9 +168,15 @@ const CallerScope* AuthTable::authenticate(std::string_view authorization) const
     while (!token.empty() && token.back() == ' ') {
         token.remove_suffix(1);
     }
+    if (token.empty()) {
+        return nullptr;
+    }
+    // Every entry holds a digest: the presented token is hashed once and compared with each in
+    // full, so neither where a token differs nor which entry it is says anything in the timing.
+    const std::string digest = sha256(token);
     const CallerScope* found = nullptr;
-    for (const Entry& e : entries_) {  // no early exit: every token costs the same
-        if (constant_time_equal(e.token, token) && found == nullptr) {
+    for (const Entry& e : entries_) {  // no early exit: every entry costs the same
+        if (constant_time_equal(e.digest, digest) && found == nullptr && !digest.empty()) {
             found = &e.scope;
         }
     }
@@ -105,29 +197,35 @@ Result<AuthTable> AuthTable::parse(std::string_view json_text) {
     }
     for (const auto& [key, value] : doc->items()) {
         if (key != "callers") {
-            return bad("auth", "unknown key \"" + detail::clipped(key) + "\"");
+            return bad(detail::clipped(key), "unknown key (known: callers)");
         }
     }
     auto callers = doc->find("callers");
-    if (callers == doc->end() || !callers->is_array() || callers->empty()) {
-        return bad("auth", "\"callers\" must be a non-empty array");
+    if (callers == doc->end()) {
+        return bad("callers", "is required (a non-empty array of callers)");
+    }
+    if (!callers->is_array() || callers->empty()) {
+        return bad("callers", "must be a non-empty array" + got(*callers));
     }
     AuthTable table;
     std::set<std::string> names;
-    std::set<std::string> tokens;
+    std::set<std::string> digests;
     std::size_t index = 0;
     for (const Json& c : *callers) {
-        const std::string where = "auth.callers[" + std::to_string(index++) + "]";
+        const std::string where = "callers[" + std::to_string(index++) + "]";
         if (!c.is_object()) {
-            return bad(where, "must be an object");
+            return bad(where, "must be an object" + got(c));
         }
         Entry entry;
+        bool has_token = false;
+        bool has_digest = false;
         for (const auto& [key, value] : c.items()) {
             if (key == "name") {
                 if (!value.is_string() || !valid_name(value.get<std::string>())) {
                     return bad(where + ".name",
                                "must be a string of 1 to " + std::to_string(kMaxNameBytes) +
-                                   " bytes without control characters");
+                                   " bytes without control characters" +
+                                   (value.is_string() ? "" : got(value)));
                 }
                 entry.scope.name = value.get<std::string>();
             } else if (key == "token") {
@@ -135,17 +233,30 @@ Result<AuthTable> AuthTable::parse(std::string_view json_text) {
                     return bad(where + ".token",
                                "must be printable ASCII without spaces, " +
                                    std::to_string(kMinTokenBytes) + " to " +
-                                   std::to_string(kMaxTokenBytes) + " bytes");
+                                   std::to_string(kMaxTokenBytes) + " bytes" +
+                                   (value.is_string() ? "" : got(value)));
                 }
-                entry.token = value.get<std::string>();
+                entry.digest = sha256(value.get_ref<const std::string&>());
+                has_token = true;
+            } else if (key == "token_sha256") {
+                std::string digest =
+                    value.is_string() ? from_hex_sha256(value.get_ref<const std::string&>()) : "";
+                if (digest.empty()) {
+                    return bad(where + ".token_sha256",
+                               "must be the token's SHA-256 as 64 hex digits" +
+                                   (value.is_string() ? "" : got(value)));
+                }
+                entry.digest = std::move(digest);
+                has_digest = true;
             } else if (key == "servers") {
                 if (!value.is_array()) {
-                    return bad(where + ".servers", "must be an array of server names");
+                    return bad(where + ".servers", "must be an array of server names" + got(value));
                 }
                 std::vector<std::string> servers;
                 for (const Json& s : value) {
                     if (!s.is_string() || !valid_name(s.get<std::string>())) {
-                        return bad(where + ".servers", "must be an array of server names");
+                        return bad(where + ".servers[" + std::to_string(servers.size()) + "]",
+                                   "must be a server name" + (s.is_string() ? "" : got(s)));
                     }
                     servers.push_back(s.get<std::string>());
                 }
@@ -153,24 +264,36 @@ Result<AuthTable> AuthTable::parse(std::string_view json_text) {
             } else if (key == "environment") {
                 if (!value.is_string() || !valid_name(value.get<std::string>())) {
                     return bad(where + ".environment",
-                               "must be a non-empty string without control characters");
+                               "must be a non-empty string without control characters" +
+                                   (value.is_string() ? "" : got(value)));
                 }
                 entry.scope.environment = value.get<std::string>();
+            } else if (key == "rate") {
+                RateLimit rate;
+                if (Status s = parse_rate(where + ".rate", value, rate); !s.ok()) {
+                    return s;
+                }
+                entry.scope.rate = rate;
             } else {
-                return bad(where, "unknown key \"" + detail::clipped(key) + "\"");
+                return bad(where + "." + detail::clipped(key),
+                           "unknown key (known: name, token, token_sha256, servers, environment, "
+                           "rate)");
             }
         }
         if (entry.scope.name.empty()) {
             return bad(where + ".name", "is required");
         }
-        if (entry.token.empty()) {
-            return bad(where + ".token", "is required");
+        if (has_token == has_digest) {
+            return bad(where,
+                       has_token ? "give either \"token\" or \"token_sha256\", not both"
+                                 : "\"token\" or \"token_sha256\" is required");
         }
         if (!names.insert(entry.scope.name).second) {
             return bad(where + ".name", "'" + entry.scope.name + "' is named twice");
         }
-        if (!tokens.insert(entry.token).second) {
-            return bad(where + ".token", "the same token is given to two callers");
+        if (!digests.insert(entry.digest).second) {
+            return bad(where + (has_token ? ".token" : ".token_sha256"),
+                       "the same token is given to two callers");
         }
         table.scopes_.push_back(entry.scope);
         table.entries_.push_back(std::move(entry));

@@ -1,6 +1,9 @@
 // config.cpp: see config.hpp. Every key is type-checked before use, so a wrong type is a
-// message naming it, never an exception.
+// message naming it by its path (mcpServers.github.args[2]), never an exception; a key the
+// gateway does not know is an error too, since a misspelt one would otherwise be ignored.
 #include "config.hpp"
+
+#include <algorithm>
 
 #include "scout/catalog.hpp"
 #include "scout/catalog_loader.hpp"
@@ -32,6 +35,30 @@ bool has_nul(std::string_view s) {
     return s.find('\0') != std::string_view::npos;
 }
 
+/// The first key of `object` that is not in `known`, as an error at `where`.KEY, or ok.
+template <std::size_t N>
+Status unknown_keys(const std::string& where, const Json& object, const char* const (&known)[N]) {
+    for (const auto& [key, value] : object.items()) {
+        (void)value;
+        if (std::find_if(std::begin(known), std::end(known), [&](const char* k) {
+                return key == k;
+            }) == std::end(known)) {
+            std::string list;
+            for (const char* k : known) {
+                list += list.empty() ? "" : ", ";
+                list += k;
+            }
+            return bad((where.empty() ? "" : where + ".") + detail::clipped(key),
+                       "unknown key (known: " + list + ")");
+        }
+    }
+    return {};
+}
+
+std::string got(const Json& value) {
+    return " (got " + std::string(value.type_name()) + ")";
+}
+
 Status parse_server(const std::string& name, const Json& entry, GatewayConfig& config) {
     std::vector<BackendSpec>& out = config.backends;
     const std::string where = "mcpServers." + detail::clipped(name);
@@ -43,7 +70,12 @@ Status parse_server(const std::string& name, const Json& entry, GatewayConfig& c
         return bad(where, "a server name must not contain control characters");
     }
     if (!entry.is_object()) {
-        return bad(where, "must be an object");
+        return bad(where, "must be an object" + got(entry));
+    }
+    static const char* const kServerKeys[] = {
+        "command", "args", "env", "url", "headers", "environment", "disabled", "pin"};
+    if (Status s = unknown_keys(where, entry, kServerKeys); !s.ok()) {
+        return s;
     }
     if (auto disabled = entry.find("disabled"); disabled != entry.end()) {
         if (!disabled->is_boolean()) {
@@ -69,13 +101,13 @@ Status parse_server(const std::string& name, const Json& entry, GatewayConfig& c
         spec.url = url->get<std::string>();
         if (auto headers = entry.find("headers"); headers != entry.end()) {
             if (!headers->is_object()) {
-                return bad(where + ".headers", "must be an object of strings");
+                return bad(where + ".headers", "must be an object of strings" + got(*headers));
             }
             for (const auto& [k, v] : headers->items()) {
                 if (!v.is_string() || k.empty() || has_control_character(k) ||
                     k.find_first_of(" :") != std::string::npos ||
                     has_control_character(v.get_ref<const std::string&>())) {
-                    return bad(where + ".headers",
+                    return bad(where + ".headers." + detail::clipped(k),
                                "must map header names (no spaces, ':' or control characters) to "
                                "strings without control characters");
                 }
@@ -83,6 +115,9 @@ Status parse_server(const std::string& name, const Json& entry, GatewayConfig& c
             }
         }
     } else {
+        if (entry.contains("headers")) {
+            return bad(where + ".headers", "only a \"url\" (remote) server takes headers");
+        }
         if (command == entry.end() || !command->is_string() ||
             command->get_ref<const std::string&>().empty()) {
             return bad(where + ".command",
@@ -95,23 +130,28 @@ Status parse_server(const std::string& name, const Json& entry, GatewayConfig& c
     }
     if (auto args = entry.find("args"); args != entry.end()) {
         if (!args->is_array()) {
-            return bad(where + ".args", "must be an array of strings");
+            return bad(where + ".args", "must be an array of strings" + got(*args));
         }
         for (const auto& a : *args) {
-            if (!a.is_string() || has_nul(a.get_ref<const std::string&>())) {
-                return bad(where + ".args", "must be an array of strings without NUL characters");
+            const std::string at = where + ".args[" + std::to_string(spec.args.size()) + "]";
+            if (!a.is_string()) {
+                return bad(at, "must be a string" + got(a));
+            }
+            if (has_nul(a.get_ref<const std::string&>())) {
+                return bad(at, "must not contain a NUL character");
             }
             spec.args.push_back(a.get<std::string>());
         }
     }
     if (auto env = entry.find("env"); env != entry.end()) {
         if (!env->is_object()) {
-            return bad(where + ".env", "must be an object of strings");
+            return bad(where + ".env", "must be an object of strings" + got(*env));
         }
         for (const auto& [k, v] : env->items()) {
             if (!v.is_string() || k.empty() || k.find('=') != std::string::npos || has_nul(k) ||
                 has_nul(v.get_ref<const std::string&>())) {
-                return bad(where + ".env", "must map variable names (no '=', no NUL) to strings");
+                return bad(where + ".env." + detail::clipped(k),
+                           "must map variable names (no '=', no NUL) to strings");
             }
             spec.env[k] = v.get<std::string>();
         }
@@ -127,7 +167,7 @@ Status parse_server(const std::string& name, const Json& entry, GatewayConfig& c
     }
     if (auto pin = entry.find("pin"); pin != entry.end()) {
         if (!pin->is_boolean()) {
-            return bad(where + ".pin", "must be true or false");
+            return bad(where + ".pin", "must be true or false" + got(*pin));
         }
         if (pin->get<bool>()) {
             config.pinned.servers.push_back(name);
@@ -139,11 +179,13 @@ Status parse_server(const std::string& name, const Json& entry, GatewayConfig& c
 
 Status parse_pinned(const Json& pinned, GatewayConfig& config) {
     if (!pinned.is_array()) {
-        return bad("config.pinned", "must be an array of \"server/tool\" strings");
+        return bad("pinned", "must be an array of \"server/tool\" strings" + got(pinned));
     }
+    std::size_t index = 0;
     for (const Json& p : pinned) {
+        const std::string where = "pinned[" + std::to_string(index++) + "]";
         if (!p.is_string()) {
-            return bad("config.pinned", "must be an array of \"server/tool\" strings");
+            return bad(where, "must be a \"server/tool\" string" + got(p));
         }
         const std::string& text = p.get_ref<const std::string&>();
         // The server is the longest configured name that prefixes the entry (names may hold '/').
@@ -159,7 +201,7 @@ Status parse_pinned(const Json& pinned, GatewayConfig& config) {
             std::string what = detail::clipped(text);  // appended, not "'" + ...: GCC 12 -Wrestrict
             what.insert(what.begin(), '\'');
             what += "' does not start with an enabled server's name and '/'";
-            return bad("config.pinned", what);
+            return bad(where, what);
         }
         const std::string_view tool = std::string_view(text).substr(owner->name.size() + 1);
         config.pinned.tools.push_back(ToolKey{owner->name, std::string(tool)});
@@ -177,9 +219,16 @@ Result<GatewayConfig> parse_gateway_config(std::string_view json_text) {
     if (!doc->is_object()) {
         return bad("config", "not a JSON object");
     }
+    static const char* const kTopKeys[] = {"mcpServers", "pinned", "embedder"};
+    if (Status s = unknown_keys("", *doc, kTopKeys); !s.ok()) {
+        return s;
+    }
     auto servers = doc->find("mcpServers");
-    if (servers == doc->end() || !servers->is_object()) {
-        return bad("config", "\"mcpServers\" must be an object of servers");
+    if (servers == doc->end()) {
+        return bad("mcpServers", "is required (an object of servers)");
+    }
+    if (!servers->is_object()) {
+        return bad("mcpServers", "must be an object of servers" + got(*servers));
     }
     GatewayConfig out;
     try {

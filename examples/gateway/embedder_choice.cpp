@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <thread>
 
 #include "scout/embedder.hpp"
@@ -20,7 +21,8 @@ std::shared_ptr<Embedder> cached(std::shared_ptr<Embedder> inner) {
     return std::make_shared<CachingEmbedder>(std::move(inner), kQueryCache);
 }
 
-Result<std::shared_ptr<Embedder>> http_embedder(HttpEmbedderOptions options) {
+/// The http settings' own faults, found without contacting the service.
+Status check_http(const HttpEmbedderOptions& options) {
     if (options.base_url.empty() || (options.model.empty() && options.api_version.empty())) {
         return Status{Errc::invalid_argument,
                       "--embedder http needs --embedder-url URL and --embedder-model NAME (or "
@@ -30,6 +32,34 @@ Result<std::shared_ptr<Embedder>> http_embedder(HttpEmbedderOptions options) {
         return Status{Errc::invalid_argument,
                       "--embedder-url: the API key would go in cleartext over http:// to a host "
                       "that is not loopback; use https://, or --embedder-allow-cleartext-key"};
+    }
+    return {};
+}
+
+/// The dimension of a "hashing[:DIM]" spec, or 0 when it is malformed.
+std::size_t hashing_dimension(const std::string& spec) {
+    std::size_t dim = 256;
+    if (spec.size() > 7) {
+        const char* first = spec.data() + 8;
+        const char* last = spec.data() + spec.size();
+        auto [ptr, ec] = std::from_chars(first, last, dim);
+        if (spec[7] != ':' || ec != std::errc() || ptr != last || dim == 0 || dim > 65536) {
+            return 0;
+        }
+    }
+    return dim;
+}
+
+Status unknown_spec(const std::string& spec) {
+    return Status{
+        Errc::invalid_argument,
+        "unknown embedder '" + spec +
+            "' (expected static[:PATH], glove, transformer:DIR, http, hashing[:DIM] or none)"};
+}
+
+Result<std::shared_ptr<Embedder>> http_embedder(HttpEmbedderOptions options) {
+    if (Status s = check_http(options); !s.ok()) {
+        return s;
     }
     auto made = HttpEmbedder::create(std::move(options));
     if (!made && made.status().code() == Errc::unavailable) {
@@ -81,22 +111,38 @@ Result<std::shared_ptr<Embedder>> make_embedder(const EmbedderSettings& settings
         return cached(std::move(loaded.value()));
     }
     if (spec.rfind("hashing", 0) == 0) {
-        std::size_t dim = 256;
-        if (spec.size() > 7) {
-            const char* first = spec.data() + 8;
-            const char* last = spec.data() + spec.size();
-            auto [ptr, ec] = std::from_chars(first, last, dim);
-            if (spec[7] != ':' || ec != std::errc() || ptr != last || dim == 0 || dim > 65536) {
-                return Status{Errc::invalid_argument,
-                              "--embedder hashing:DIM needs 1 <= DIM <= 65536"};
-            }
+        const std::size_t dim = hashing_dimension(spec);
+        if (dim == 0) {
+            return Status{Errc::invalid_argument, "--embedder hashing:DIM needs 1 <= DIM <= 65536"};
         }
         return cached(std::make_shared<HashingEmbedder>(dim));
     }
-    return Status{
-        Errc::invalid_argument,
-        "unknown embedder '" + spec +
-            "' (expected static[:PATH], glove, transformer:DIR, http, hashing[:DIM] or none)"};
+    return unknown_spec(spec);
+}
+
+Status check_embedder_settings(const EmbedderSettings& settings) {
+    const std::string& spec = settings.spec;
+    if (spec == "http") {
+        return check_http(settings.http);
+    }
+    if (spec == "none" || spec == "static" || spec.rfind("static:", 0) == 0 || spec == "glove") {
+        return {};  // a missing static model is BM25 alone at start, not an error
+    }
+    if (spec.rfind("transformer:", 0) == 0) {
+        std::error_code ec;
+        if (!std::filesystem::is_directory(spec.substr(12), ec)) {
+            return Status{Errc::invalid_argument,
+                          "--embedder " + spec + ": not a directory (a model directory is needed)"};
+        }
+        return {};
+    }
+    if (spec.rfind("hashing", 0) == 0) {
+        if (hashing_dimension(spec) == 0) {
+            return Status{Errc::invalid_argument, "--embedder hashing:DIM needs 1 <= DIM <= 65536"};
+        }
+        return {};
+    }
+    return unknown_spec(spec);
 }
 
 Mode search_mode(const std::shared_ptr<Embedder>& embedder) noexcept {

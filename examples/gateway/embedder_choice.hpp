@@ -22,6 +22,11 @@ namespace scout::gateway {
 /// make_embedder with `spec` and no http settings.
 [[nodiscard]] Result<std::shared_ptr<Embedder>> make_embedder(const std::string& spec);
 
+/// What make_embedder would refuse, found without loading a model or contacting a service (for
+/// --check-config): an unknown spec, a malformed hashing dimension, a transformer path that is
+/// not a directory, http settings that are missing or would send a key in cleartext.
+[[nodiscard]] Status check_embedder_settings(const EmbedderSettings& settings);
+
 /// The search mode that fits `embedder`: BM25 alone without one. Hybrid search without a dense
 /// index would fall back to BM25 on every query and report each search as degraded, when
 /// running without vectors was the operator's choice.

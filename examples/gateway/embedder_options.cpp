@@ -31,6 +31,10 @@ Status parse_dimensions(const std::string& text, std::size_t& out) {
     return {};
 }
 
+std::string got(const Json& value) {
+    return " (got " + std::string(value.type_name()) + ")";
+}
+
 /// The string at `key` of `object` into `out`; absent leaves `out` as it is.
 Status read_string(const Json& object, const char* key, std::string& out) {
     auto it = object.find(key);
@@ -76,24 +80,27 @@ Status parse_object(const Json& e, EmbedderSettings& settings) {
     if (auto d = e.find("dimensions"); d != e.end()) {
         if (!d->is_number_unsigned() || d->get<std::uint64_t>() == 0 ||
             d->get<std::uint64_t>() > 65536) {
-            return bad("embedder.dimensions", "must be a whole number in 1..65536");
+            return bad("embedder.dimensions",
+                       "must be a whole number in 1..65536" + (d->is_number() ? "" : got(*d)));
         }
         http.dimensions = d->get<std::size_t>();
     }
     if (auto h = e.find("headers"); h != e.end()) {
         if (!h->is_object()) {
-            return bad("embedder.headers", "must be an object of header names to strings");
+            return bad("embedder.headers",
+                       "must be an object of header names to strings" + got(*h));
         }
         for (const auto& [name, value] : h->items()) {
             if (!value.is_string()) {
-                return bad("embedder.headers." + detail::clipped(name), "must be a string");
+                return bad("embedder.headers." + detail::clipped(name),
+                           "must be a string" + got(value));
             }
             http.headers.push_back(name + ": " + value.get<std::string>());
         }
     }
     if (auto a = e.find("allow_cleartext_key"); a != e.end()) {
         if (!a->is_boolean()) {
-            return bad("embedder.allow_cleartext_key", "must be true or false");
+            return bad("embedder.allow_cleartext_key", "must be true or false" + got(*a));
         }
         http.allow_cleartext_key = a->get<bool>();
     }
@@ -178,7 +185,7 @@ Status parse_embedder_config(std::string_view json_text, EmbedderSettings& setti
             return {};
         }
         if (!e->is_object()) {
-            return bad("embedder", "must be a spec string or an object");
+            return bad("embedder", "must be a spec string or an object" + got(*e));
         }
         return parse_object(*e, settings);
     } catch (const std::exception& ex) {  // every access is checked; a slip is still no crash

@@ -17,6 +17,7 @@
 #include "call_pool.hpp"
 #include "log.hpp"
 #include "modern_protocol.hpp"
+#include "rate_limiter.hpp"
 #include "util/printable.hpp"
 
 namespace scout::gateway {
@@ -85,6 +86,13 @@ HttpResponse status_only(int status) {
     HttpResponse r;
     r.status = status;
     return r;
+}
+
+/// A rate for a message: "0.5", "10".
+std::string rate_text(double per_second) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", per_second);
+    return text;
 }
 
 std::string sse_event(const std::string& line) {
@@ -162,10 +170,7 @@ public:
           calls_(std::max<std::size_t>(options_.limits.max_calls, 1), 1024),
           server_(server_options()) {
         if (options_.auth) {
-            for (const CallerScope& c : options_.auth->callers()) {
-                caller_tools_[c.name] =
-                    std::make_shared<mcp::MetaTools>(caller_connector(gateway.connector(), c));
-            }
+            callers_ = make_callers(options_.auth);
         }
         // The gateway outlives this transport and its backends may still re-index after it is
         // gone: the listener reaches it through a link that the destructor cuts.
@@ -206,6 +211,40 @@ public:
     }
 
     [[nodiscard]] int port() const { return server_.port(); }
+
+    Status reload_auth(std::shared_ptr<const AuthTable> auth) {
+        if (!options_.auth) {
+            return Status{Errc::invalid_argument,
+                          "the transport was started without an auth file: nothing to reload"};
+        }
+        if (!auth) {
+            return Status{Errc::invalid_argument, "no auth table"};
+        }
+        // Built before the swap, so requests never wait on it; from the swap on, every request
+        // (of an existing session too) authenticates against the new table.
+        auto fresh = make_callers(std::move(auth));
+        std::vector<std::shared_ptr<Session>> ended;
+        {
+            std::lock_guard lock(callers_mutex_);
+            callers_ = fresh;
+        }
+        {
+            // The sessions of callers that are gone end now, their event streams with them.
+            std::lock_guard lock(mutex_);
+            for (auto it = sessions_.begin(); it != sessions_.end();) {
+                if (fresh->tools.count(it->second->caller) == 0) {
+                    ended.push_back(it->second);
+                    it = sessions_.erase(it);
+                } else {
+                    ++it;
+                }
+            }
+        }
+        for (auto& e : ended) {
+            close_session(*e);
+        }
+        return {};
+    }
 
     void serve() { server_.serve(); }
 
@@ -257,7 +296,6 @@ private:
     struct Session {
         std::string id;
         std::string caller;  ///< who opened it (token name, or address without auth)
-        std::shared_ptr<const mcp::MetaTools> tools;
         std::mutex mutex;
         std::unordered_map<std::string, std::shared_ptr<CancelToken>> calls;  ///< by id text
         std::shared_ptr<EventStream> stream;  ///< the GET stream, while open
@@ -272,11 +310,33 @@ private:
         std::shared_ptr<EventStream> stream;
     };
 
+    /// The callers of one auth table and their scoped meta-tools, replaced whole on a reload.
+    struct Callers {
+        std::shared_ptr<const AuthTable> auth;
+        std::map<std::string, std::shared_ptr<const mcp::MetaTools>> tools;
+    };
+
+    std::shared_ptr<const Callers> make_callers(std::shared_ptr<const AuthTable> auth) const {
+        auto callers = std::make_shared<Callers>();
+        for (const CallerScope& c : auth->callers()) {
+            callers->tools[c.name] =
+                std::make_shared<mcp::MetaTools>(caller_connector(gateway_.connector(), c));
+        }
+        callers->auth = std::move(auth);
+        return callers;
+    }
+
+    std::shared_ptr<const Callers> current_callers() {
+        std::lock_guard lock(callers_mutex_);
+        return callers_;
+    }
+
     /// Who is calling: the caller's name and scope.
     struct Who {
         std::string name;  ///< the token's name ("" without auth)
         std::string key;   ///< whose share of sessions, streams and calls this request uses
         std::shared_ptr<const mcp::MetaTools> tools;
+        std::optional<RateLimit> rate;  ///< the caller's own, or the gateway's default
     };
 
     HttpServerOptions server_options() {
@@ -383,6 +443,19 @@ private:
             respond(std::move(*refusal));
             return;
         }
+        if (who->rate) {
+            if (const std::uint64_t wait = rates_.acquire(who->key, *who->rate); wait != 0) {
+                HttpResponse r =
+                    json_error(429,
+                               nullptr,
+                               kServerBusy,
+                               "Too many requests: this caller's rate limit is " +
+                                   rate_text(who->rate->requests_per_second) + " per second");
+                r.set_header("Retry-After", std::to_string(wait));
+                respond(std::move(r));
+                return;
+            }
+        }
         if (req.path() == "/metrics") {
             HttpResponse r;
             r.content_type = "text/plain; version=0.0.4";
@@ -400,10 +473,12 @@ private:
 
     std::optional<Who> authenticate(const HttpRequest& req, std::optional<HttpResponse>& refusal) {
         if (!options_.auth) {
-            return Who{"", req.peer_address, open_tools_};
+            return Who{"", req.peer_address, open_tools_, options_.limits.rate};
         }
         const std::string header = req.header("Authorization");
-        const CallerScope* caller = options_.auth->authenticate(header);
+        // Held for the whole request: one in flight during a reload finishes on its table.
+        const std::shared_ptr<const Callers> callers = current_callers();
+        const CallerScope* caller = callers->auth->authenticate(header);
         if (caller == nullptr) {
             gateway_.metrics().record_auth_failure();
             HttpResponse r = json_error(
@@ -416,7 +491,10 @@ private:
             refusal = std::move(r);
             return std::nullopt;
         }
-        return Who{caller->name, caller->name, caller_tools_.at(caller->name)};
+        return Who{caller->name,
+                   caller->name,
+                   callers->tools.at(caller->name),
+                   caller->rate ? caller->rate : options_.limits.rate};
     }
 
     bool is_stopping() {
@@ -468,7 +546,6 @@ private:
         auto s = std::make_shared<Session>();
         s->id = random_session_id();
         s->caller = who.key;
-        s->tools = who.tools;
         std::vector<std::shared_ptr<Session>> ended;
         {
             std::lock_guard lock(mutex_);
@@ -651,8 +728,9 @@ private:
                 return;
             }
         }
-        auto work = [this, m, session, token, key, new_session, accept]() {
-            Json answer = gateway_.answer(*m, *session->tools, token, session->id);
+        // The scope of this request's authentication: after a reload, the caller's new one.
+        auto work = [this, m, session, token, key, new_session, accept, tools = who.tools]() {
+            Json answer = gateway_.answer(*m, *tools, token, session->id);
             bool ended = false;
             {
                 std::lock_guard lock(session->mutex);
@@ -981,7 +1059,8 @@ private:
     HttpOptions options_;
     std::shared_ptr<Link> link_ = make_link(this);
     std::shared_ptr<const mcp::MetaTools> open_tools_;  ///< the scope without auth
-    std::map<std::string, std::shared_ptr<const mcp::MetaTools>> caller_tools_;
+    std::mutex callers_mutex_;                          ///< guards callers_ alone
+    std::shared_ptr<const Callers> callers_;            ///< null without an auth file
     std::mutex mutex_;  ///< guards everything below (before any Session::mutex)
     std::unordered_map<std::string, std::shared_ptr<Session>> sessions_;
     std::size_t open_streams_ = 0;
@@ -993,6 +1072,7 @@ private:
     std::map<std::uint64_t, std::shared_ptr<Listen>> listens_;
     std::uint64_t listen_count_ = 0;
     std::atomic<std::uint64_t> dropped_updates_{0};
+    RateLimiter rates_;
     CallPool searches_;  ///< searches, listings, session requests: never wait on a backend
     CallPool calls_;     ///< requests that may wait on a backend
     // Last: destroyed first, while the streams' end callbacks can still reach the above.
@@ -1012,6 +1092,10 @@ Status HttpTransport::bind() {
 
 int HttpTransport::port() const {
     return impl_->port();
+}
+
+Status HttpTransport::reload_auth(std::shared_ptr<const AuthTable> auth) {
+    return impl_->reload_auth(std::move(auth));
 }
 
 void HttpTransport::serve() {

@@ -40,6 +40,9 @@ struct HttpLimits {
     std::size_t max_calls_per_caller = 16;
     std::size_t max_calls = 256;
     std::size_t search_threads = 4;  ///< threads for searches, listings and session requests
+    /// Requests per caller (token bucket) for callers without their own "rate" in the auth file,
+    /// and per client address without an auth file; nullopt: none. 429 with Retry-After beyond.
+    std::optional<RateLimit> rate;
 };
 
 struct HttpOptions {
@@ -66,6 +69,11 @@ public:
     [[nodiscard]] Status bind();
     /// The bound port (useful with port 0 in tests).
     [[nodiscard]] int port() const;
+    /// Replaces the callers (tokens and scopes) at once, from any thread: requests that already
+    /// authenticated finish with the old table, every later one (of an existing session too)
+    /// authenticates with `auth` and gets its caller's new scope; the sessions of callers no
+    /// longer in it end. invalid_argument when the transport was built without an auth table.
+    [[nodiscard]] Status reload_auth(std::shared_ptr<const AuthTable> auth);
     /// Serves until stop(). Call once, after bind().
     void serve();
     /// Ends event streams, cancels calls in flight and stops serving. Idempotent.

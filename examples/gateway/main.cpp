@@ -32,6 +32,9 @@ namespace {
 constexpr const char* kUsage =
     "usage: scout-gateway --config servers.json [options]\n"
     "  --config FILE            backends, as {\"mcpServers\": {name: {command, args, env}}}\n"
+    "  --check-config           check the config, auth file, templates and embedder settings\n"
+    "                           given, start nothing, print \"config ok\" (exit 0) or every\n"
+    "                           error (exit 2)\n"
     "  --expose search|all      serve the two meta-tools (default) or every tool, prefixed\n"
     "  --embedder static[:PATH]|glove|transformer:DIR|http|hashing[:DIM]|none\n"
     "                           dense branch embedder (default static; BM25 only when the static\n"
@@ -69,7 +72,8 @@ constexpr const char* kUsage =
     "  --listen HOST:PORT       serve MCP Streamable HTTP on http://HOST:PORT/mcp (and\n"
     "                           /metrics, /healthz, /readyz) instead of stdio; loopback only\n"
     "                           without --auth-file\n"
-    "  --auth-file FILE         bearer tokens and their scopes (docs/gateway.md)\n"
+    "  --auth-file FILE         bearer tokens and their scopes (docs/gateway.md); SIGHUP\n"
+    "                           reloads it\n"
     "  --allowed-origin ORIGIN  a browser origin besides loopback ones that may call (repeatable)\n"
     "  --tls-cert FILE          serve HTTPS (TLS 1.2+) with this PEM certificate chain ...\n"
     "  --tls-key FILE           ... and this PEM private key\n"
@@ -90,6 +94,9 @@ constexpr const char* kUsage =
     "  --max-calls-per-caller N backend calls in flight per caller (default 16; 429 beyond)\n"
     "  --log-format text|json   stderr lines as text (default) or one JSON object each\n"
     "  --log-level error|warn|info|debug   lines at this level and above (default info)\n"
+    "  --rate-limit R[:B]       R requests per second, bursts of B (default max(1, R)), per\n"
+    "                           caller without its own \"rate\" (per address without\n"
+    "                           --auth-file); 429 with Retry-After beyond\n"
     "Every FILE must be a regular file: a FIFO, a device or a directory is refused at once.\n"
     "Logs go to stderr; on stdio, stdout carries only JSON-RPC.\n";
 
@@ -148,6 +155,27 @@ std::chrono::milliseconds* http_ms_flag(scout::gateway::HttpServerLimits& l,
     return nullptr;
 }
 
+/// "R" or "R:B" of --rate-limit: R > 0 requests per second, a burst B >= 1 (default max(1, R)).
+bool parse_rate(const std::string& text, scout::gateway::RateLimit& out) {
+    const std::size_t colon = text.find(':');
+    const std::string r = text.substr(0, colon);
+    double rate = 0;
+    auto [ptr, ec] = std::from_chars(r.data(), r.data() + r.size(), rate);
+    if (ec != std::errc() || ptr != r.data() + r.size() || !(rate > 0) || rate > 1e6) {
+        return false;
+    }
+    double burst = rate > 1 ? rate : 1;
+    if (colon != std::string::npos) {
+        const std::string b = text.substr(colon + 1);
+        auto [bptr, bec] = std::from_chars(b.data(), b.data() + b.size(), burst);
+        if (bec != std::errc() || bptr != b.data() + b.size() || !(burst >= 1) || burst > 1e6) {
+            return false;
+        }
+    }
+    out = scout::gateway::RateLimit{rate, burst};
+    return true;
+}
+
 bool parse_ms(const std::string& text, std::chrono::milliseconds& out) {
     long long v = 0;
     auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
@@ -156,6 +184,59 @@ bool parse_ms(const std::string& text, std::chrono::milliseconds& out) {
     }
     out = std::chrono::milliseconds(v);
     return true;
+}
+
+/// --check-config: every file given is read and checked as a start would, but no backend is
+/// started, no model loaded, no service contacted and no port bound. 0 when all is well, else
+/// 2 with every error on stderr (one per file: each parser stops at its first).
+int check_configuration(const std::string& config_path,
+                        const std::string& auth_path,
+                        const std::string& templates_path,
+                        const std::vector<std::pair<std::string, std::string>>& embedder_args) {
+    using namespace scout;
+    std::vector<std::string> errors;
+    std::size_t servers = 0;
+    if (auto config = gateway::load_gateway_config(config_path); !config) {
+        errors.push_back(config.status().message());
+    } else {
+        servers = config->backends.size();
+        gateway::EmbedderSettings embedder;
+        Status s = gateway::load_embedder_config(config_path, embedder);
+        for (const auto& [name, value] : embedder_args) {
+            if (s.ok()) {
+                s = gateway::apply_embedder_option(name, value, embedder);
+            }
+        }
+        if (s.ok()) {
+            s = gateway::check_embedder_settings(embedder);
+        }
+        if (!s.ok()) {
+            errors.push_back(s.message());
+        }
+    }
+    std::string callers = "no auth file";
+    if (!auth_path.empty()) {
+        if (auto auth = gateway::AuthTable::load(auth_path); !auth) {
+            errors.push_back(auth.status().message());
+        } else {
+            callers = std::to_string(auth->size()) + (auth->size() == 1 ? " caller" : " callers");
+        }
+    }
+    if (!templates_path.empty()) {
+        if (auto templates = mcp::load_templates(templates_path); !templates) {
+            errors.push_back(templates.status().message());
+        }
+    }
+    if (!errors.empty()) {
+        for (const std::string& e : errors) {
+            std::cerr << "error: " << e << "\n";
+        }
+        std::cerr << errors.size() << (errors.size() == 1 ? " error\n" : " errors\n");
+        return 2;
+    }
+    std::cout << "config ok: " << servers << (servers == 1 ? " server" : " servers") << " enabled, "
+              << callers << std::endl;
+    return 0;
 }
 
 /// Serves the client on stdin/stdout until stdin closes or the wake pipe is woken (a signal).
@@ -191,12 +272,13 @@ void serve_stdio(scout::gateway::Gateway& gw,
     }
 }
 
-/// Lets the signal thread stop the HTTP transport, whether the signal comes before it serves,
-/// while it serves or after.
+/// Lets the signal thread stop the HTTP transport, or hand it a reloaded auth table, whether the
+/// signal comes before it serves, while it serves or after.
 struct HttpStopSwitch {
     std::mutex mutex;
     bool stop_requested = false;
     scout::gateway::HttpTransport* transport = nullptr;
+    std::shared_ptr<const scout::gateway::AuthTable> reloaded;  ///< for a transport yet to come
 
     void stop() {
         std::lock_guard lock(mutex);
@@ -205,7 +287,40 @@ struct HttpStopSwitch {
             transport->stop();
         }
     }
+
+    scout::Status reload_auth(std::shared_ptr<const scout::gateway::AuthTable> auth) {
+        std::lock_guard lock(mutex);
+        if (transport != nullptr) {
+            return transport->reload_auth(std::move(auth));
+        }
+        reloaded = std::move(auth);
+        return {};
+    }
 };
+
+/// SIGHUP: reads the auth file again. A file that does not parse leaves the callers as they were
+/// (and says why); a good one replaces them at once.
+void reload_auth_file(const std::string& auth_path, HttpStopSwitch& http_stop) {
+    using namespace scout;
+    if (auth_path.empty()) {
+        gateway::log_line("SIGHUP: no --auth-file to reload; ignored");
+        return;
+    }
+    auto auth = gateway::AuthTable::load(auth_path);
+    if (!auth) {
+        gateway::log_line("SIGHUP: the auth file was not reloaded, the previous callers stay: " +
+                          auth.status().message());
+        return;
+    }
+    const std::size_t callers = auth->size();
+    if (Status s = http_stop.reload_auth(
+            std::make_shared<const gateway::AuthTable>(std::move(auth.value())));
+        !s.ok()) {
+        gateway::log_line("SIGHUP: the auth file was not reloaded: " + s.message());
+        return;
+    }
+    gateway::log_line("SIGHUP: auth file reloaded, " + std::to_string(callers) + " callers");
+}
 
 /// Serves Streamable HTTP until the switch is thrown (SIGTERM or SIGINT). stdin is not read.
 int serve_http(scout::gateway::Gateway& gw,
@@ -237,6 +352,10 @@ int serve_http(scout::gateway::Gateway& gw,
             return 0;
         }
         stop_switch.transport = &transport;
+        if (stop_switch.reloaded) {  // a SIGHUP while the backends started
+            (void)transport.reload_auth(std::move(stop_switch.reloaded));
+            stop_switch.reloaded.reset();
+        }
     }
     gateway::log_line(std::string("serving Streamable HTTP on ") + (tls ? "https://" : "http://") +
                       where + "/mcp (port " + std::to_string(transport.port()) + ", " +
@@ -254,12 +373,14 @@ int serve_http(scout::gateway::Gateway& gw,
 
 int main(int argc, char** argv) {
     using namespace scout;
-    // SIGTERM and SIGINT are taken by one thread (sigwait) that starts an orderly shutdown; every
-    // thread created from here on inherits the mask (children get it cleared before exec).
+    // SIGTERM and SIGINT are taken by one thread (sigwait) that starts an orderly shutdown, and
+    // SIGHUP by the same thread, which reloads the auth file; every thread created from here on
+    // inherits the mask (children get it cleared before exec).
     sigset_t stop_signals;
     ::sigemptyset(&stop_signals);
     ::sigaddset(&stop_signals, SIGTERM);
     ::sigaddset(&stop_signals, SIGINT);
+    ::sigaddset(&stop_signals, SIGHUP);
     ::pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
     std::string config_path;
     std::vector<std::pair<std::string, std::string>> embedder_args;  // over the config's
@@ -273,6 +394,7 @@ int main(int argc, char** argv) {
     std::string auth_path;
     gateway::HttpOptions http;
     gateway::TlsFiles tls;
+    bool check_only = false;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--help" || arg == "-h") {
@@ -285,6 +407,10 @@ int main(int argc, char** argv) {
         }
         if (arg == "--learn") {
             connector.outcome_prior = true;
+            continue;
+        }
+        if (arg == "--check-config") {
+            check_only = true;
             continue;
         }
         if (i + 1 >= argc) {
@@ -373,6 +499,14 @@ int main(int argc, char** argv) {
             if (!parse_ms(value, *ms) || ms->count() == 0) {
                 return usage_error(arg + " needs a positive whole number of milliseconds");
             }
+        } else if (arg == "--rate-limit") {
+            scout::gateway::RateLimit rate;
+            if (!parse_rate(value, rate)) {
+                return usage_error(
+                    "--rate-limit needs R or R:B (R > 0 requests per second, a "
+                    "burst B >= 1)");
+            }
+            http.limits.rate = rate;
         } else if (arg == "--restart-backoff-ms") {
             if (!parse_ms(value, timings.initial_backoff) || timings.initial_backoff.count() == 0) {
                 return usage_error("--restart-backoff-ms needs a positive whole number");
@@ -383,6 +517,9 @@ int main(int argc, char** argv) {
     }
     if (config_path.empty()) {
         return usage_error("--config FILE is required");
+    }
+    if (check_only) {
+        return check_configuration(config_path, auth_path, templates_path, embedder_args);
     }
     auto config = gateway::load_gateway_config(config_path);
     if (!config) {
@@ -395,8 +532,8 @@ int main(int argc, char** argv) {
         }
         http.address = *address;
     } else if (!auth_path.empty() || !http.allowed_origins.empty() ||
-               !tls.certificate_chain.empty() || !tls.private_key.empty()) {
-        return usage_error("--auth-file, --allowed-origin and --tls-* need --listen");
+               !tls.certificate_chain.empty() || !tls.private_key.empty() || http.limits.rate) {
+        return usage_error("--auth-file, --allowed-origin, --rate-limit and --tls-* need --listen");
     }
     if (tls.certificate_chain.empty() != tls.private_key.empty()) {
         return usage_error("--tls-cert and --tls-key go together");
@@ -473,6 +610,10 @@ int main(int argc, char** argv) {
             int sig = 0;
             if (::sigwait(&stop_signals, &sig) != 0 || exiting.load()) {
                 return;
+            }
+            if (sig == SIGHUP) {
+                reload_auth_file(auth_path, http_stop);
+                continue;
             }
             gateway::log_line(std::string(sig == SIGINT ? "SIGINT" : "SIGTERM") +
                               "; shutting down");

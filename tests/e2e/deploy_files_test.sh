@@ -2,7 +2,8 @@
 # deploy_files_test.sh: what can be checked of the deployment recipes without a container engine
 # or a booted systemd: the unit passes `systemd-analyze verify` (pointed at the built binary), the
 # Dockerfile has the shape docs/gateway.md promises (two Debian 12 stages, an unprivileged user, a
-# health check, exec-form entry point, no downloads outside the package manager). Exits 0 on success, 1 on failure,
+# health check, exec-form entry point, no downloads outside the package manager), and the example
+# configs pass `scout-gateway --check-config`. Exits 0 on success, 1 on failure,
 # 77 (skip) when systemd-analyze is missing.
 # Usage: deploy_files_test.sh GATEWAY UNIT_FILE DEPLOY_DIR
 set -uo pipefail
@@ -59,6 +60,13 @@ installs="$(grep -c 'apt-get install' "$dockerfile")"
 cleans="$(grep -c 'rm -rf /var/lib/apt/lists' "$dockerfile")"
 [ "$installs" -eq "$cleans" ] && ok "each apt-get install removes its package lists" ||
     fail "$installs apt-get install, $cleans list removals"
+
+if out="$(timeout 30 "$gateway" --check-config --config "$deploy/gateway.json" \
+    --auth-file "$deploy/auth.json" --listen 127.0.0.1:8808 2>&1)"; then
+    ok "the example configs pass --check-config: $out"
+else
+    fail "--check-config refuses the example configs: $out"
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

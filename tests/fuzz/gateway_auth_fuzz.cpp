@@ -20,6 +20,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         check(parsed->size() > 0 && parsed->size() == parsed->callers().size());
         for (const auto& c : parsed->callers()) {
             check(!c.name.empty());
+            // A rate the token bucket can run: positive, finite, a burst of at least one.
+            check(!c.rate ||
+                  (c.rate->requests_per_second > 0 && c.rate->requests_per_second <= 1e6 &&
+                   c.rate->burst >= 1 && c.rate->burst <= 1e6));
         }
     }
     // The input as an Authorization header: never a crash, and no match without a table entry.

@@ -32,6 +32,7 @@
 #include "http_rules.hpp"
 #include "http_server.hpp"
 #include "http_transport.hpp"
+#include "rate_limiter.hpp"
 #include "remote_session.hpp"
 #include "support/temp_dir.hpp"
 #include "support/tls_identity.hpp"
@@ -231,6 +232,216 @@ TEST_CASE("the auth file is parsed and tokens compared in full", "[gateway][http
         CHECK(r.status().code() == scout::Errc::invalid_argument);
     }
     CHECK(AuthTable::load("/nonexistent/auth.json").status().code() == scout::Errc::not_found);
+}
+
+TEST_CASE("auth file errors name the key path", "[gateway][http]") {
+    const std::vector<std::pair<const char*, const char*>> cases = {
+        {R"({"callers": [{"name": "a", "token": "0123456789abcdef"}], "caller": 1})",
+         "caller: unknown key"},
+        {R"({"callers": [{"name": "a", "token": "0123456789abcdef"},
+                         {"name": "b", "token": "0123456789abcdeg", "sevrers": []}]})",
+         "callers[1].sevrers: unknown key"},
+        {R"({"callers": [{"name": "a", "token": "0123456789abcdef", "servers": ["x", 2]}]})",
+         "callers[0].servers[1]: must be a server name (got number)"},
+        {R"({"callers": [{"name": 5, "token": "0123456789abcdef"}]})",
+         "callers[0].name: must be a string"},
+        {R"({"callers": "all"})", "callers: must be a non-empty array (got string)"},
+        {R"({"callers": [{"name": "a", "token": "0123456789abcdef",
+                          "token_sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"}]})",
+         "callers[0]: give either \"token\" or \"token_sha256\", not both"},
+        {R"({"callers": [{"name": "a", "token_sha256": "abc"}]})",
+         "callers[0].token_sha256: must be the token's SHA-256 as 64 hex digits"},
+        {R"({"callers": [{"name": "a"}]})", "\"token\" or \"token_sha256\" is required"},
+    };
+    for (const auto& [text, expected] : cases) {
+        INFO(text);
+        auto r = AuthTable::parse(text);
+        REQUIRE_FALSE(r.ok());
+        CHECK(r.status().message().find(expected) != std::string::npos);
+    }
+}
+
+TEST_CASE("a caller may be given by its token's SHA-256", "[gateway][http]") {
+    // SHA-256("test-token-0123456789") from `printf %s test-token-0123456789 | sha256sum`.
+    constexpr const char* kToken = "test-token-0123456789";
+    const std::string digest = "93b01915ef217ed9eb776b2e473270b00418b7bfc8c89d30696ece5eb5d91240";
+    auto parsed = AuthTable::parse(R"({"callers": [{"name": "hashed", "token_sha256": ")" + digest +
+                                   R"("}, {"name": "plain", "token": "plain-token-0123456789"}]})");
+    REQUIRE(parsed.ok());
+    const CallerScope* hashed = parsed->authenticate(std::string("Bearer ") + kToken);
+    REQUIRE(hashed != nullptr);
+    CHECK(hashed->name == "hashed");
+    const CallerScope* plain = parsed->authenticate("Bearer plain-token-0123456789");
+    REQUIRE(plain != nullptr);
+    CHECK(plain->name == "plain");
+    CHECK(parsed->authenticate("Bearer " + digest) == nullptr);  // the digest is no token
+    CHECK(parsed->authenticate(std::string("Bearer ") + kToken + "x") == nullptr);
+    // Upper-case hex is the same digest; a hash of another caller's token is a duplicate.
+    std::string upper = digest;
+    std::transform(upper.begin(), upper.end(), upper.begin(), [](char c) {
+        return static_cast<char>(c >= 'a' && c <= 'f' ? c - 'a' + 'A' : c);
+    });
+    auto dup = AuthTable::parse(R"({"callers": [{"name": "a", "token_sha256": ")" + upper +
+                                R"("}, {"name": "b", "token": ")" + kToken + R"("}]})");
+    REQUIRE_FALSE(dup.ok());
+    CHECK(dup.status().message().find("callers[1].token: the same token") != std::string::npos);
+}
+
+TEST_CASE("the auth table is reloaded atomically while requests run",
+          "[gateway][http][concurrency]") {
+    Served served;
+    auto admin_client = served.client();
+    auto files_client = served.client();
+    const std::string files_session = open_session(files_client, kFilesToken);
+    const std::string ping = R"({"jsonrpc":"2.0","id":2,"method":"ping"})";
+
+    // Callers that stay (admin keeps its token) loop over their own sessions while the table is
+    // replaced under them: none of their requests may fail.
+    std::atomic<bool> done{false};
+    std::atomic<int> answered{0};
+    std::atomic<int> failed{0};
+    std::vector<std::thread> loops;
+    for (int t = 0; t < 3; ++t) {
+        loops.emplace_back([&] {
+            auto c = served.client();
+            auto r = c.Post("/mcp", with_token(kAdminToken), kInitialize, "application/json");
+            if (!r || r->status != 200) {
+                ++failed;
+                return;
+            }
+            const std::string id = r->get_header_value("Mcp-Session-Id");
+            while (!done.load()) {
+                auto p = c.Post("/mcp",
+                                with_token(kAdminToken, {{"Mcp-Session-Id", id}}),
+                                ping,
+                                "application/json");
+                if (!p || p->status != 200) {
+                    ++failed;
+                } else {
+                    ++answered;
+                }
+            }
+        });
+    }
+    constexpr const char* kNewToken = "newbie-token-0123456789";
+    auto replaced = AuthTable::parse(std::string(R"({"callers": [
+        {"name": "admin", "token": ")") +
+                                     kAdminToken + R"("}, {"name": "newbie", "token": ")" +
+                                     kNewToken + R"(", "servers": ["filesystem"]}]})");
+    REQUIRE(replaced.ok());
+    auto table = std::make_shared<const AuthTable>(std::move(replaced.value()));
+    while (answered.load() < 20 && failed.load() == 0) {
+        std::this_thread::yield();
+    }
+    REQUIRE(served.transport->reload_auth(table).ok());
+    // Right after the reload: the removed token is refused, its session too; the new one works.
+    auto removed = files_client.Post("/mcp",
+                                     with_token(kFilesToken, {{"Mcp-Session-Id", files_session}}),
+                                     ping,
+                                     "application/json");
+    REQUIRE(removed);
+    CHECK(removed->status == 401);
+    CHECK(removed->get_header_value("WWW-Authenticate").find("invalid_token") != std::string::npos);
+    auto newbie = served.client();
+    const std::string newbie_session = open_session(newbie, kNewToken);
+    auto newbie_ping = newbie.Post("/mcp",
+                                   with_token(kNewToken, {{"Mcp-Session-Id", newbie_session}}),
+                                   ping,
+                                   "application/json");
+    REQUIRE(newbie_ping);
+    CHECK(newbie_ping->status == 200);
+    // More reloads of the same table under load change nothing for the callers that stay.
+    for (int i = 0; i < 20; ++i) {
+        REQUIRE(served.transport->reload_auth(table).ok());
+    }
+    const int before = answered.load();
+    while (answered.load() < before + 20 && failed.load() == 0) {
+        std::this_thread::yield();
+    }
+    done.store(true);
+    for (auto& t : loops) {
+        t.join();
+    }
+    CHECK(failed.load() == 0);
+    CHECK(answered.load() >= 40);
+    // A transport built without an auth table has nothing to reload.
+    Served open(HttpLimits{}, false);
+    CHECK(open.transport->reload_auth(table).code() == scout::Errc::invalid_argument);
+}
+
+TEST_CASE("a token bucket per caller bounds its requests", "[gateway][http]") {
+    RateLimiter limiter(2);
+    const RateLimit two_per_second{2, 3};
+    const auto t0 = RateLimiter::Clock::now();
+    for (int i = 0; i < 3; ++i) {  // the burst
+        CHECK(limiter.acquire("a", two_per_second, t0) == 0);
+    }
+    CHECK(limiter.acquire("a", two_per_second, t0) == 1);  // half a second to the next token
+    CHECK(limiter.acquire("b", two_per_second, t0) == 0);  // another caller's bucket is its own
+    CHECK(limiter.acquire("a", two_per_second, t0 + std::chrono::milliseconds(500)) == 0);
+    CHECK(limiter.acquire("a", two_per_second, t0 + std::chrono::milliseconds(500)) == 1);
+    const RateLimit slow{0.1, 1};
+    CHECK(limiter.acquire("c", slow, t0) == 0);
+    CHECK(limiter.acquire("c", slow, t0) == 10);  // Retry-After: the seconds to the next token
+    // Bounded memory: a third key drops the buckets that are full again.
+    CHECK(limiter.acquire("d", slow, t0 + std::chrono::seconds(60)) == 0);
+
+    auto parsed = AuthTable::parse(R"({"callers": [
+        {"name": "a", "token": "0123456789abcdef", "rate": {"requests_per_second": 0.5}},
+        {"name": "b", "token": "0123456789abcdeg", "rate": {"requests_per_second": 5, "burst": 20}},
+        {"name": "c", "token": "0123456789abcdeh"}]})");
+    REQUIRE(parsed.ok());
+    REQUIRE(parsed->callers()[0].rate);
+    CHECK(parsed->callers()[0].rate->requests_per_second == 0.5);
+    CHECK(parsed->callers()[0].rate->burst == 1);
+    CHECK(parsed->callers()[1].rate->burst == 20);
+    CHECK_FALSE(parsed->callers()[2].rate);
+    for (const auto& [rate, expected] : std::vector<std::pair<const char*, const char*>>{
+             {R"("fast")", "callers[0].rate: must be an object"},
+             {R"({"requests_per_second": 0})", "callers[0].rate.requests_per_second"},
+             {R"({"requests_per_second": "1"})", "callers[0].rate.requests_per_second"},
+             {R"({"burst": 2})", "callers[0].rate.requests_per_second: is required"},
+             {R"({"requests_per_second": 1, "burst": 0.5})", "callers[0].rate.burst"},
+             {R"({"requests_per_second": 1, "per": "minute"})", "callers[0].rate.per: unknown"},
+         }) {
+        auto r = AuthTable::parse(std::string(R"({"callers": [{"name": "a", "token":
+            "0123456789abcdef", "rate": )") +
+                                  rate + "}]}");
+        INFO(rate);
+        REQUIRE_FALSE(r.ok());
+        CHECK(r.status().message().find(expected) != std::string::npos);
+    }
+}
+
+TEST_CASE("a caller over its rate gets 429 with Retry-After before any work", "[gateway][http]") {
+    HttpLimits limits;
+    limits.rate = RateLimit{0.01, 2};  // the default: the admin and files callers
+    Served served(limits);
+    auto c = served.client();
+    const std::string ping = R"({"jsonrpc":"2.0","id":2,"method":"ping"})";
+    const std::string session = open_session(c, kAdminToken);  // the first of the burst of 2
+    auto second = c.Post(
+        "/mcp", with_token(kAdminToken, {{"Mcp-Session-Id", session}}), ping, "application/json");
+    REQUIRE(second);
+    CHECK(second->status == 200);
+    auto third = c.Post(
+        "/mcp", with_token(kAdminToken, {{"Mcp-Session-Id", session}}), ping, "application/json");
+    REQUIRE(third);
+    CHECK(third->status == 429);
+    CHECK(std::stoi(third->get_header_value("Retry-After")) >= 1);
+    CHECK(json_error_code(third->body) == -32000);
+    CHECK(third->body.find("rate limit") != std::string::npos);
+    // Another caller's bucket is untouched; a caller's own "rate" replaces the default.
+    open_session(c, kFilesToken);
+    auto own =
+        AuthTable::parse(std::string(R"({"callers": [{"name": "admin", "token": ")") + kAdminToken +
+                         R"(", "rate": {"requests_per_second": 1000000, "burst": 1000000}}]})");
+    REQUIRE(own.ok());
+    REQUIRE(served.transport->reload_auth(std::make_shared<const AuthTable>(std::move(*own))).ok());
+    auto fast = c.Post(
+        "/mcp", with_token(kAdminToken, {{"Mcp-Session-Id", session}}), ping, "application/json");
+    REQUIRE(fast);
+    CHECK(fast->status == 200);
 }
 
 TEST_CASE("the gateway's files are read bounded: a FIFO or directory is refused, never waited on",

@@ -147,6 +147,65 @@ TEST_CASE("config errors name the key, whatever its type", "[gateway]") {
     CHECK(off->at(0).name == "a");
 }
 
+TEST_CASE("unknown keys and wrong types in the config name their path", "[gateway]") {
+    const std::vector<std::pair<const char*, const char*>> cases = {
+        {R"({"mcpServers":{},"mcpservers":{}})", "mcpservers: unknown key"},
+        {R"({"servers":{}})", "servers: unknown key"},
+        {R"({})", "mcpServers: is required"},
+        {R"({"mcpServers":[]})", "mcpServers: must be an object of servers (got array)"},
+        {R"({"mcpServers":{"github":{"command":"x","argz":[]}}})",
+         "mcpServers.github.argz: unknown key"},
+        {R"({"mcpServers":{"github":{"command":"x","disabled":true,"typo":1}}})",
+         "mcpServers.github.typo: unknown key"},
+        {R"({"mcpServers":{"github":{"command":"x","args":["a","b",3]}}})",
+         "mcpServers.github.args[2]: must be a string (got number)"},
+        {R"({"mcpServers":{"github":{"command":"x","env":{"TOKEN":1}}}})",
+         "mcpServers.github.env.TOKEN"},
+        {R"({"mcpServers":{"r":{"url":"https://h/mcp","headers":{"X-A":2}}}})",
+         "mcpServers.r.headers.X-A"},
+        {R"({"mcpServers":{"a":{"command":"x","headers":{}}}})", "mcpServers.a.headers: only"},
+        {R"({"mcpServers":{"github":"npx"}})", "mcpServers.github: must be an object (got string)"},
+        {R"({"mcpServers":{"a":{"command":"x"}},"pinned":["a/t",7]})",
+         "pinned[1]: must be a \"server/tool\" string (got number)"},
+        {R"({"mcpServers":{"a":{"command":"x"}},"pinned":["b/t"]})", "pinned[0]:"},
+    };
+    for (const auto& [text, expected] : cases) {
+        INFO(text);
+        auto r = parse_gateway_config(text);
+        REQUIRE_FALSE(r.ok());
+        CHECK(r.status().code() == scout::Errc::invalid_argument);
+        CHECK(r.status().message().find(expected) != std::string::npos);
+    }
+    // Every documented key is accepted, the "embedder" among them.
+    CHECK(parse_gateway_config(
+              R"({"mcpServers":{"a":{"command":"x","args":[],"env":{},"environment":"prod",
+                  "disabled":false,"pin":true},"r":{"url":"https://h/mcp","headers":{}}},
+                  "pinned":["a/t"],"embedder":"none"})")
+              .ok());
+    // A syntax error carries the parser's line and column.
+    auto syntax = parse_gateway_config("{\n  \"mcpServers\": {\n    \"a\": {,}\n  }\n}");
+    REQUIRE_FALSE(syntax.ok());
+    CHECK(syntax.status().message().find("line 3") != std::string::npos);
+}
+
+TEST_CASE("unknown keys and wrong types in the embedder settings name their path", "[gateway]") {
+    const std::vector<std::pair<const char*, const char*>> cases = {
+        {R"({"embedder":{"type":"http","modle":"m"}})", "embedder.modle: unknown key"},
+        {R"({"embedder":{"type":7}})", "embedder.type: must be a string (got number)"},
+        {R"({"embedder":{"dimensions":"8"}})", "embedder.dimensions"},
+        {R"({"embedder":{"headers":{"X-Key":1}}})", "embedder.headers.X-Key: must be a string"},
+        {R"({"embedder":{"allow_cleartext_key":"yes"}})", "embedder.allow_cleartext_key"},
+        {R"({"embedder":[]})", "embedder: must be a spec string or an object (got array)"},
+    };
+    for (const auto& [text, expected] : cases) {
+        INFO(text);
+        EmbedderSettings settings;
+        const Status s = parse_embedder_config(text, settings);
+        REQUIRE_FALSE(s.ok());
+        CHECK(s.message().find(expected) != std::string::npos);
+    }
+}
+
 TEST_CASE("lines are split with bounded memory", "[gateway]") {
     LineSplitter lines(10);
     lines.feed("ab\r\ncd\n\nlong-line-over-ten");

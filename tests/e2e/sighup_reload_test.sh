@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# sighup_reload_test.sh: scout-gateway --listen --auth-file reloads the auth file on SIGHUP. A good
+# file replaces the callers at once (a removed token gets 401, a new one is served); a file that
+# does not parse leaves the callers as they were. Needs curl (else SKIP, exit 77).
+set -uo pipefail
+gateway="$1"
+command -v curl >/dev/null || { echo "SKIP: no curl"; exit 77; }
+dir=$(mktemp -d)
+pid=
+cleanup() {
+  [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+echo '{ "mcpServers": {} }' >"$dir/servers.json"
+write_auth() {  # write_auth NAME TOKEN...: an auth file of those callers, written by rename
+  local callers="" sep=""
+  while [ $# -gt 1 ]; do
+    callers="$callers$sep{\"name\": \"$1\", \"token\": \"$2\"}"
+    sep=", "
+    shift 2
+  done
+  echo "{ \"callers\": [ $callers ] }" >"$dir/auth.tmp" && mv "$dir/auth.tmp" "$dir/auth.json"
+}
+write_auth old old-token-0123456789 stays stays-token-0123456789
+
+"$gateway" --config "$dir/servers.json" --listen 127.0.0.1:0 --auth-file "$dir/auth.json" \
+  --embedder none 2>"$dir/stderr" </dev/null &
+pid=$!
+
+wait_log() {  # wait_log PATTERN COUNT: until the log holds COUNT lines matching PATTERN (10 s)
+  for _ in $(seq 1 200); do
+    [ "$(grep -c -- "$1" "$dir/stderr")" -ge "$2" ] && return 0
+    sleep 0.05
+  done
+  return 1
+}
+wait_log "port [0-9]" 1 || { cat "$dir/stderr"; echo "FAIL: the gateway did not serve"; exit 1; }
+port=$(grep -o "port [0-9]*" "$dir/stderr" | head -1 | cut -d' ' -f2)
+
+status() {  # status TOKEN: the HTTP status of an initialize with that token
+  curl -s -o /dev/null -w '%{http_code}' --max-time 10 "http://127.0.0.1:$port/mcp" \
+    -H "Authorization: Bearer $1" -H 'Content-Type: application/json' \
+    -H 'Accept: application/json, text/event-stream' \
+    -d '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
+}
+
+[ "$(status old-token-0123456789)" = 200 ] || fail "the old token before the reload"
+[ "$(status new-token-0123456789)" = 401 ] || fail "the new token before the reload"
+
+write_auth new new-token-0123456789 stays stays-token-0123456789
+kill -HUP "$pid"
+wait_log "auth file reloaded" 1 || fail "no reload logged: $(cat "$dir/stderr")"
+[ "$(status old-token-0123456789)" = 401 ] || fail "the removed token after the reload"
+[ "$(status new-token-0123456789)" = 200 ] || fail "the new token after the reload"
+[ "$(status stays-token-0123456789)" = 200 ] || fail "the token that stays"
+
+echo '{ "callers": [ { "name": "x", "tokn": "whatever-0123456789" } ] }' >"$dir/auth.json"
+kill -HUP "$pid"
+wait_log "not reloaded" 1 || fail "no refusal logged: $(cat "$dir/stderr")"
+grep -q 'callers\[0\].tokn: unknown key' "$dir/stderr" || fail "the refusal names the key"
+[ "$(status new-token-0123456789)" = 200 ] || fail "a bad file kept the previous callers"
+kill -0 "$pid" 2>/dev/null || fail "the gateway exited on SIGHUP"
+
+kill -TERM "$pid"
+for _ in $(seq 1 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+wait "$pid"
+rc=$?
+pid=
+[ "$rc" = 0 ] || fail "exit status $rc after SIGTERM"
+
+if [ "$failures" -ne 0 ]; then
+  cat "$dir/stderr"
+  echo "$failures check(s) failed"
+  exit 1
+fi
+echo "sighup reload: all checks passed"
