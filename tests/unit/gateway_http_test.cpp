@@ -1017,6 +1017,8 @@ TEST_CASE("an event stream drops what a slow client cannot take, and a deaf one 
     CHECK(got.find("\r\n0\r\n\r\n") != std::string::npos);  // the last chunk
     server.stop();
     serving.join();
+}
+
 TEST_CASE("/healthz and /readyz answer without a token", "[gateway][http]") {
     Served s;
     auto c = s.client();
