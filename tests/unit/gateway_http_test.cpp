@@ -962,7 +962,15 @@ TEST_CASE("an event stream drops what a slow client cannot take, and a deaf one 
     };
     HttpServer server(o);
     REQUIRE(server.bind().ok());
-    std::thread serving([&] { server.serve(); });
+    // Stopped and joined however the test ends (a failed REQUIRE throws past the end).
+    struct Serving {
+        HttpServer& server;
+        std::thread thread;
+        ~Serving() {
+            server.stop();
+            thread.join();
+        }
+    } serving{server, std::thread([&] { server.serve(); })};
 
     const int fd = connect_raw(server.port());
     send_all(fd, "GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
@@ -1015,8 +1023,6 @@ TEST_CASE("an event stream drops what a slow client cannot take, and a deaf one 
     CHECK(got.find("data: 0\n\n") < got.find("data: 199\n\n"));
     CHECK(got.find("data: end\n\n") != std::string::npos);
     CHECK(got.find("\r\n0\r\n\r\n") != std::string::npos);  // the last chunk
-    server.stop();
-    serving.join();
 }
 
 TEST_CASE("/healthz and /readyz answer without a token", "[gateway][http]") {
