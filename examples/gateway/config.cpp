@@ -38,8 +38,8 @@ bool has_nul(std::string_view s) {
 /// The first key of `object` that is not in `known`, as an error at `where`.KEY, or ok.
 template <std::size_t N>
 Status unknown_keys(const std::string& where, const Json& object, const char* const (&known)[N]) {
-    for (const auto& [key, value] : object.items()) {
-        (void)value;
+    for (const auto& item : object.items()) {
+        const std::string& key = item.key();  // not a structured binding: lambdas capture it
         if (std::find_if(std::begin(known), std::end(known), [&](const char* k) {
                 return key == k;
             }) == std::end(known)) {
