@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "scout/catalog.hpp"
 #include "scout/token_counter.hpp"
 
 #include "config.hpp"
@@ -98,16 +99,22 @@ constexpr const char* kUsage =
     "                           caller without its own \"rate\" (per address without\n"
     "                           --auth-file); 429 with Retry-After beyond\n"
     "Every FILE must be a regular file: a FIFO, a device or a directory is refused at once.\n"
-    "Logs go to stderr; on stdio, stdout carries only JSON-RPC.\n";
+    "  --version                print the version and exit\n"
+    "  --help                   print this and exit\n"
+    "Logs go to stderr; on stdio, stdout carries only JSON-RPC.\n"
+    "Exit codes: 0 served until SIGTERM or SIGINT (or the stdio client left), --check-config\n"
+    "found no error, --help, --version; 2 a bad argument or file, an address that cannot be\n"
+    "bound, or --check-config found errors.\n";
 
 /// Answers waiting for a client that reads slowly; beyond this their writers wait.
 constexpr std::size_t kMaxQueuedOutput = 64u << 20;
 /// How long answers still queued at shutdown may take to reach the client.
 constexpr std::chrono::milliseconds kOutputFlushGrace{500};
 
+/// A bad argument: the message, and where the options are (the whole usage only on --help).
 int usage_error(const std::string& message) {
     scout::gateway::log_line(scout::gateway::LogLevel::error, message);
-    std::cerr << kUsage;
+    std::cerr << "run 'scout-gateway --help' for the options\n";
     return 2;
 }
 
@@ -398,7 +405,11 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--help" || arg == "-h") {
-            std::cerr << kUsage;
+            std::cout << kUsage;
+            return 0;
+        }
+        if (arg == "--version") {
+            std::cout << "scout-gateway " << scout::version() << "\n";
             return 0;
         }
         if (gateway::is_embedder_flag(arg)) {

@@ -68,6 +68,18 @@ run --config "$dir/servers.json" --embedder transformer:/nonexistent/model
 run --config "$dir/servers.json" --embedder hashing:64
 [ "$rc" = 0 ] || fail "hashing:64: $rc $err"
 
+# --version and --help print to stdout and exit 0; a bad argument is one line and a pointer to
+# --help, exit 2, not the whole usage.
+out=$(timeout 20 "$gateway" --version 2>"$dir/err"); rc=$?
+[ "$rc" = 0 ] && grep -Eq '^scout-gateway [0-9]+\.[0-9]+\.[0-9]+$' <<<"$out" || fail "--version: $rc $out"
+out=$(timeout 20 "$gateway" --help 2>"$dir/err"); rc=$?
+[ "$rc" = 0 ] && grep -q -- "--check-config" <<<"$out" && grep -q "^Exit codes:" <<<"$out" ||
+  fail "--help: $rc"
+timeout 20 "$gateway" --no-such-flag x >"$dir/out" 2>"$dir/err"; rc=$?
+err=$(cat "$dir/err")
+[ "$rc" = 2 ] && grep -q "unknown option --no-such-flag" <<<"$err" && grep -q -- "--help" <<<"$err" &&
+  [ "$(wc -l <"$dir/err")" -le 3 ] || fail "an unknown flag: $rc $err"
+
 if [ "$failures" -ne 0 ]; then
   echo "$failures check(s) failed"
   exit 1
