@@ -7,7 +7,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <charconv>
 #include <cstdint>
 #include <iostream>
@@ -110,6 +112,47 @@ constexpr const char* kUsage =
 constexpr std::size_t kMaxQueuedOutput = 64u << 20;
 /// How long answers still queued at shutdown may take to reach the client.
 constexpr std::chrono::milliseconds kOutputFlushGrace{500};
+
+/// " (did you mean --max-calls?)" when an option of the usage text is within two edits of
+/// `arg`, else "".
+std::string did_you_mean(const std::string& arg) {
+    auto distance = [](const std::string& a, const std::string& b) {
+        std::vector<std::size_t> row(b.size() + 1);
+        for (std::size_t j = 0; j <= b.size(); ++j) {
+            row[j] = j;
+        }
+        for (std::size_t i = 1; i <= a.size(); ++i) {
+            std::size_t diagonal = row[0];
+            row[0] = i;
+            for (std::size_t j = 1; j <= b.size(); ++j) {
+                const std::size_t above = row[j];
+                row[j] = std::min(
+                    {row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0U : 1U)});
+                diagonal = above;
+            }
+        }
+        return row[b.size()];
+    };
+    const std::string_view usage = kUsage;
+    std::string best;
+    std::size_t best_distance = 3;
+    for (std::size_t at = usage.find("--"); at != std::string_view::npos;
+         at = usage.find("--", at + 2)) {
+        std::size_t end = at + 2;
+        while (end < usage.size() &&
+               (std::isalnum(static_cast<unsigned char>(usage[end])) != 0 || usage[end] == '-')) {
+            ++end;
+        }
+        const std::string option(usage.substr(at, end - at));
+        if (option.size() > 2 && arg.size() < 64) {
+            if (const std::size_t d = distance(arg, option); d < best_distance) {
+                best_distance = d;
+                best = option;
+            }
+        }
+    }
+    return best.empty() ? "" : " (did you mean " + best + "?)";
+}
 
 /// A bad argument: the message, and where the options are (the whole usage only on --help).
 int usage_error(const std::string& message) {
@@ -523,7 +566,7 @@ int main(int argc, char** argv) {
                 return usage_error("--restart-backoff-ms needs a positive whole number");
             }
         } else {
-            return usage_error("unknown option " + arg);
+            return usage_error("unknown option " + arg + did_you_mean(arg));
         }
     }
     if (config_path.empty()) {

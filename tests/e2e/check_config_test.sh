@@ -79,6 +79,9 @@ timeout 20 "$gateway" --no-such-flag x >"$dir/out" 2>"$dir/err"; rc=$?
 err=$(cat "$dir/err")
 [ "$rc" = 2 ] && grep -q "unknown option --no-such-flag" <<<"$err" && grep -q -- "--help" <<<"$err" &&
   [ "$(wc -l <"$dir/err")" -le 3 ] || fail "an unknown flag: $rc $err"
+timeout 20 "$gateway" --max-call 3 >"$dir/out" 2>"$dir/err"; rc=$?
+err=$(cat "$dir/err")
+[ "$rc" = 2 ] && grep -q "did you mean --max-calls?" <<<"$err" || fail "a misspelt flag: $rc $err"
 
 if [ "$failures" -ne 0 ]; then
   echo "$failures check(s) failed"
