@@ -115,6 +115,23 @@ TEST_CASE("an unknown option is an error that points to --help", "[cli]") {
     CHECK(r.code == 2);
     CHECK(r.out.find("unknown option --frobnicate (see scout search --help)") != std::string::npos);
     CHECK(run("index --top-k 3 --catalog x --out y").code == 2);  // a search option
+    // A word that looks like an option is one, not query text; -- ends the options.
+    const auto dash = run("search --catalog x -k 3 foo");
+    CHECK(dash.code == 2);
+    CHECK(dash.out.find("unknown option -k") != std::string::npos);
+    CHECK(dash.out.find("put -- before") != std::string::npos);
+}
+
+TEST_CASE("an out-of-range --top-k is refused with the valid range", "[cli]") {
+    for (const char* k : {"0", "21", "100"}) {
+        const auto r =
+            run("search --catalog " + catalog() + " --embedder none --top-k " + k + " q");
+        CHECK(r.code == 2);
+        CHECK(r.out.find("--top-k must be 1..20 (got " + std::string(k) + ")") !=
+              std::string::npos);
+    }
+    const auto ok = run("search --catalog " + catalog() + " --embedder none --top-k 20 -- -x pull");
+    CHECK(ok.code == 0);  // a query may start with a dash after --
 }
 
 TEST_CASE("scout index --json describes the file it wrote", "[cli]") {

@@ -113,6 +113,12 @@ std::optional<Args> Args::parse(
                 only_positional = true;
                 continue;
             }
+            // "-k 3" is an option scout does not have, not two words of a query.
+            if (!only_positional && word.size() > 1 && word.front() == '-') {
+                error = "unknown option " + word + " (see " + spec.name +
+                        " --help; put -- before words that start with a dash)";
+                return std::nullopt;
+            }
             args.positional_.push_back(word);
             continue;
         }

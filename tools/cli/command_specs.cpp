@@ -82,7 +82,7 @@ OptionGroup search_group(bool eval) {
             {{"top-k",
               "K",
               std::to_string(d.top_k),
-              "number of results, clamped to 1.." + std::to_string(SearchOptions::kMaxTopK)},
+              "number of results, 1.." + std::to_string(SearchOptions::kMaxTopK)},
              {"mode",
               eval ? "hybrid|bm25|dense|all" : "hybrid|bm25|dense",
               std::string(mode_name(d.mode)),

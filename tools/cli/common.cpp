@@ -283,7 +283,12 @@ Result<SearchOptions> search_options(const Args& args, bool read_mode) {
         if (!parsed) {
             return Status{Errc::invalid_argument, "--top-k needs a whole number"};
         }
-        options.top_k = *parsed;  // clamped to [1, 20] by the searcher
+        if (*parsed < 1 || *parsed > SearchOptions::kMaxTopK) {  // never clamped without a word
+            return Status{Errc::invalid_argument,
+                          "--top-k must be 1.." + std::to_string(SearchOptions::kMaxTopK) +
+                              " (got " + *k + ")"};
+        }
+        options.top_k = *parsed;
     }
     if (auto m = args.get("mode"); m && read_mode) {
         auto mode = parse_mode(*m);
