@@ -97,6 +97,14 @@ TEST_CASE("scout doctor reports a seeded catalog and passes its clean twin", "[c
     CHECK(text.out.find("doctor: 9 tools on 2 servers") == 0);
     CHECK(text.out.find("fix: ") != std::string::npos);
 
+    // --fail-on gates CI: the defects have errors, the clean twin has no finding at all.
+    const std::string bm25 = "doctor --embedder none --mode bm25 --json --catalog ";
+    CHECK(run(bm25 + dir + "defects.json --fail-on error").code == 1);
+    CHECK(run(bm25 + dir + "defects.json --fail-on warning").code == 1);
+    CHECK(run(bm25 + dir + "defects.json --fail-on never").code == 0);
+    CHECK(run(bm25 + dir + "clean.json --fail-on warning").code == 0);
+    CHECK(run(bm25 + dir + "clean.json --fail-on sometimes").code == 2);
+
     CHECK(run("doctor --json").code == 2);  // no catalog
     CHECK(run("doctor --catalog /nonexistent/catalog.json").code == 2);
 }

@@ -147,18 +147,24 @@ const CommandSpec& search_spec() {
 
 const CommandSpec& doctor_spec() {
     static const CommandSpec spec = [] {
-        CommandSpec s{"scout doctor",
-                      "",
-                      "Examine a catalog file: findings per tool and server (each with a fix), the "
-                      "rate at which each tool is found by its own description, and a score per "
-                      "server.",
-                      {{"catalog",
-                        {{"catalog", "FILE", "", "catalog JSON file to examine; required"},
-                         {"events", "FILE", "", "append search events to FILE as JSON lines"}}},
-                       embedder_group(),
-                       search_group(false),
-                       index_option_group(),
-                       {"output", {json_option("print the report as JSON")}}}};
+        CommandSpec s{
+            "scout doctor",
+            "",
+            "Examine a catalog file: findings per tool and server (each with a fix), the "
+            "rate at which each tool is found by its own description, and a score per "
+            "server.",
+            {{"catalog",
+              {{"catalog", "FILE", "", "catalog JSON file to examine; required"},
+               {"events", "FILE", "", "append search events to FILE as JSON lines"}}},
+             embedder_group(),
+             search_group(false),
+             index_option_group(),
+             {"output",
+              {json_option("print the report as JSON"),
+               {"fail-on",
+                "error|warning|never",
+                "never",
+                "exit with code 1 when a finding is this severe or worse (to gate CI)"}}}}};
         return s;
     }();
     static const bool done = (register_command(spec), true);

@@ -1,7 +1,9 @@
-// doctor_command.cpp: `scout doctor --catalog FILE [--json]`: the catalog doctor's report
-// (scout/doctor.hpp) on a catalog file, indexed with the chosen embedder like `scout search`.
+// doctor_command.cpp: `scout doctor --catalog FILE [--json] [--fail-on error|warning|never]`: the
+// catalog doctor's report (scout/doctor.hpp) on a catalog file, indexed with the chosen embedder
+// like `scout search`; with --fail-on, exit code 1 when a finding is that severe or worse.
 #include <cmath>
 #include <iostream>
+#include <optional>
 
 #include "scout/catalog_loader.hpp"
 #include "scout/doctor.hpp"
@@ -39,6 +41,17 @@ int run_doctor(int argc, char** argv) {
         return parsed.exit_code;
     }
     const Args* args = &*parsed.args;
+    // --fail-on: the least severe finding that makes the exit code 1, so CI can gate on it.
+    std::optional<Severity> fail_on;
+    if (auto level = args->get("fail-on"); level && *level != "never") {
+        if (*level == "error") {
+            fail_on = Severity::error;
+        } else if (*level == "warning") {
+            fail_on = Severity::warning;
+        } else {
+            return fail("--fail-on must be error, warning or never (got " + *level + ")");
+        }
+    }
     const auto path = args->get("catalog");
     if (!path || args->has("index")) {
         return fail("doctor needs --catalog FILE (the catalog's own text is examined)");
@@ -65,6 +78,13 @@ int run_doctor(int argc, char** argv) {
         std::cout << doctor_report_json(report.value()) << "\n";
     } else {
         print_text(report.value());
+    }
+    if (fail_on) {
+        for (const Finding& f : report->findings) {
+            if (f.severity >= *fail_on) {
+                return kExitFailure;
+            }
+        }
     }
     return kExitOk;
 }
