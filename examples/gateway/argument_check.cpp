@@ -99,6 +99,23 @@ std::string count_of(std::size_t n, const std::string& one, const std::string& m
     return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
+/// The min/max count keywords of arrays and objects against `size`.
+std::optional<std::string> check_size(const Json& schema,
+                                      const char* min_key,
+                                      const char* max_key,
+                                      std::size_t size,
+                                      const std::string& path,
+                                      const std::string& one,
+                                      const std::string& many) {
+    if (auto min = count_keyword(schema, min_key); min && size < *min) {
+        return path + ": fewer than " + count_of(*min, one, many);
+    }
+    if (auto max = count_keyword(schema, max_key); max && size > *max) {
+        return path + ": more than " + count_of(*max, one, many);
+    }
+    return std::nullopt;
+}
+
 std::string member_path(const std::string& path, const std::string& key) {
     bool plain = !key.empty() && key.size() <= 64;
     for (const char c : key) {
@@ -258,11 +275,9 @@ private:
                                            const Json& value,
                                            const std::string& path,
                                            std::size_t depth) {
-        if (auto min = count_keyword(schema, "minItems"); min && value.size() < *min) {
-            return path + ": fewer than " + count_of(*min, "item", "items");
-        }
-        if (auto max = count_keyword(schema, "maxItems"); max && value.size() > *max) {
-            return path + ": more than " + count_of(*max, "item", "items");
+        if (auto e =
+                check_size(schema, "minItems", "maxItems", value.size(), path, "item", "items")) {
+            return e;
         }
         std::size_t first = 0;
         if (auto prefix = schema.find("prefixItems");
@@ -292,11 +307,14 @@ private:
                                             const Json& value,
                                             const std::string& path,
                                             std::size_t depth) {
-        if (auto min = count_keyword(schema, "minProperties"); min && value.size() < *min) {
-            return path + ": fewer than " + count_of(*min, "property", "properties");
-        }
-        if (auto max = count_keyword(schema, "maxProperties"); max && value.size() > *max) {
-            return path + ": more than " + count_of(*max, "property", "properties");
+        if (auto e = check_size(schema,
+                                "minProperties",
+                                "maxProperties",
+                                value.size(),
+                                path,
+                                "property",
+                                "properties")) {
+            return e;
         }
         if (auto required = schema.find("required");
             required != schema.end() && required->is_array()) {

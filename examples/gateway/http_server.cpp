@@ -184,6 +184,14 @@ EventStream::~EventStream() {
     EventStreamPump::end(*this);  // a stream never carried still reports its end
 }
 
+std::function<void()> EventStream::claim_wake() {
+    if (wake_pending_ || !wake_) {
+        return nullptr;
+    }
+    wake_pending_ = true;
+    return wake_;
+}
+
 bool EventStream::write(std::string data) {
     std::function<void()> wake;
     bool dropped = false;
@@ -200,10 +208,7 @@ bool EventStream::write(std::string data) {
             queued_.pop_front();
             dropped = true;
         }
-        if (!wake_pending_) {
-            wake = wake_;
-            wake_pending_ = wake != nullptr;
-        }
+        wake = claim_wake();
     }
     if (wake) {
         wake();
@@ -223,10 +228,7 @@ void EventStream::finish(std::string last) {
             queued_.push_back(std::move(last));
         }
         finishing_ = true;
-        if (!wake_pending_) {
-            wake = wake_;
-            wake_pending_ = wake != nullptr;
-        }
+        wake = claim_wake();
     }
     if (wake) {
         wake();

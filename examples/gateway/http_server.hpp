@@ -83,6 +83,9 @@ public:
 
 private:
     friend class EventStreamPump;
+    /// The wake to call once the lock is released, or null when one is already pending (a
+    /// flood of events is one pump). Called with mutex_ held.
+    std::function<void()> claim_wake();
     std::function<void()> on_end_;
     mutable std::mutex mutex_;
     std::deque<std::string> queued_;  ///< whole events not yet handed to the connection

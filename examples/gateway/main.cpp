@@ -12,6 +12,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdint>
+#include <initializer_list>
 #include <iostream>
 #include <mutex>
 #include <string>
@@ -166,21 +167,10 @@ bool parse_count(const std::string& text, std::size_t& out) {
     return ec == std::errc() && ptr == text.data() + text.size() && out > 0;
 }
 
-/// The HTTP limit a count flag sets, or nullptr.
-std::size_t* http_count_flag(scout::gateway::HttpLimits& l, const std::string& flag) {
-    const std::pair<const char*, std::size_t*> flags[] = {
-        {"--max-connections", &l.server.max_connections},
-        {"--max-connections-per-address", &l.server.max_connections_per_address},
-        {"--max-header-bytes", &l.server.max_header_bytes},
-        {"--max-body-bytes", &l.server.max_body_bytes},
-        {"--max-sessions", &l.max_sessions},
-        {"--max-sessions-per-caller", &l.max_sessions_per_caller},
-        {"--max-streams", &l.max_streams},
-        {"--max-streams-per-caller", &l.max_streams_per_caller},
-        {"--max-calls", &l.max_calls},
-        {"--max-calls-per-caller", &l.max_calls_per_caller},
-    };
-    for (const auto& [name, field] : flags) {
+/// The field `flag` names in `table`, or nullptr.
+template <class T>
+T* find_flag(std::initializer_list<std::pair<const char*, T*>> table, const std::string& flag) {
+    for (const auto& [name, field] : table) {
         if (flag == name) {
             return field;
         }
@@ -188,21 +178,30 @@ std::size_t* http_count_flag(scout::gateway::HttpLimits& l, const std::string& f
     return nullptr;
 }
 
+/// The HTTP limit a count flag sets, or nullptr.
+std::size_t* http_count_flag(scout::gateway::HttpLimits& l, const std::string& flag) {
+    return find_flag<std::size_t>(
+        {{"--max-connections", &l.server.max_connections},
+         {"--max-connections-per-address", &l.server.max_connections_per_address},
+         {"--max-header-bytes", &l.server.max_header_bytes},
+         {"--max-body-bytes", &l.server.max_body_bytes},
+         {"--max-sessions", &l.max_sessions},
+         {"--max-sessions-per-caller", &l.max_sessions_per_caller},
+         {"--max-streams", &l.max_streams},
+         {"--max-streams-per-caller", &l.max_streams_per_caller},
+         {"--max-calls", &l.max_calls},
+         {"--max-calls-per-caller", &l.max_calls_per_caller}},
+        flag);
+}
+
 /// The HTTP deadline a milliseconds flag sets, or nullptr.
 std::chrono::milliseconds* http_ms_flag(scout::gateway::HttpServerLimits& l,
                                         const std::string& flag) {
-    const std::pair<const char*, std::chrono::milliseconds*> flags[] = {
-        {"--head-timeout-ms", &l.head_timeout},
-        {"--body-timeout-ms", &l.body_timeout},
-        {"--write-timeout-ms", &l.write_timeout},
-        {"--keep-alive-ms", &l.keep_alive},
-    };
-    for (const auto& [name, field] : flags) {
-        if (flag == name) {
-            return field;
-        }
-    }
-    return nullptr;
+    return find_flag<std::chrono::milliseconds>({{"--head-timeout-ms", &l.head_timeout},
+                                                 {"--body-timeout-ms", &l.body_timeout},
+                                                 {"--write-timeout-ms", &l.write_timeout},
+                                                 {"--keep-alive-ms", &l.keep_alive}},
+                                                flag);
 }
 
 /// "R" or "R:B" of --rate-limit: R > 0 requests per second, a burst B >= 1 (default max(1, R)).
