@@ -269,6 +269,7 @@ bool Backend::connect_and_index() {
         subscribable_ = resources.is_object() && resources.value("subscribe", false) == true;
         const Json capabilities = init->value("capabilities", Json::object());
         logging_ = capabilities.is_object() && capabilities.contains("logging");
+        completions_ = capabilities.is_object() && capabilities.contains("completions");
     }
     auto tools = session->list_tools(timings_.request_timeout, timings_.max_listing_bytes);
     if (!tools) {
@@ -440,6 +441,11 @@ bool Backend::accepts_resource_subscriptions() {
 bool Backend::supports_logging() {
     std::lock_guard lock(mutex_);
     return logging_;
+}
+
+bool Backend::supports_completions() {
+    std::lock_guard lock(mutex_);
+    return completions_;
 }
 
 Result<Json> Backend::call_tool(const std::string& tool,

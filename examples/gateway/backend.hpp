@@ -93,6 +93,8 @@ public:
     [[nodiscard]] bool accepts_resource_subscriptions();
     /// True when the running backend's initialize result has the logging capability.
     [[nodiscard]] bool supports_logging();
+    /// True when the running backend's initialize result has the completions capability.
+    [[nodiscard]] bool supports_completions();
 
 private:
     void run();
@@ -123,6 +125,7 @@ private:
     bool list_changed_ = false;
     bool subscribable_ = false;     ///< session_'s initialize result has resources.subscribe
     bool logging_ = false;          ///< ... and logging
+    bool completions_ = false;      ///< ... and completions
     std::uint64_t generation_ = 0;  ///< which session the callbacks belong to
     std::shared_ptr<McpSession> session_;
     std::thread thread_;

@@ -24,8 +24,7 @@ bool is_error_result(const Json& result) {
 
 /// Pages of one backend's resources/list (or templates, prompts) the gateway follows.
 constexpr int kMaxPassThroughPages = 20;
-/// Prefix of a pass-through resource URI: "scout-gateway://<server>/<the backend's URI>".
-constexpr std::string_view kUriScheme = "scout-gateway://";
+constexpr std::string_view kUriScheme = kResourceUriScheme;
 
 std::string prefixed_uri(const std::string& server, const std::string& uri) {
     return std::string(kUriScheme) + server + "/" + uri;
@@ -232,7 +231,8 @@ void Gateway::handle_line(const std::string& line) {
         return;
     }
     if (m.method == "tools/call" || m.method.rfind("resources/", 0) == 0 ||
-        m.method.rfind("prompts/", 0) == 0 || m.method == "logging/setLevel") {
+        m.method.rfind("prompts/", 0) == 0 || m.method == "logging/setLevel" ||
+        m.method == "completion/complete") {
         start_call(m, line.size());
         return;
     }
@@ -439,6 +439,10 @@ Json Gateway::answer(const Message& m,
     if (m.method == "logging/setLevel") {
         return set_logging_level(m, tools, cancel, client);
     }
+    if (m.method == "completion/complete") {
+        wait_started();
+        return complete(m, tools, cancel);
+    }
     if (m.method == "initialize") {
         // Each HTTP session initializes on its own; the stdio flags are not this caller's.
         return make_result(m.id, initialize(m.body.value("params", Json::object())));
@@ -522,6 +526,8 @@ Json Gateway::initialize(const Json& params) {
                   // Advertised whatever the backends offer: a backend without it refuses.
                   {"resources", {{"subscribe", true}}},
                   {"prompts", Json::object()},
+                  // completion/complete goes to the server that owns the prompt or template.
+                  {"completions", Json::object()},
                   // logging/setLevel goes to the backends that log; their messages come back.
                   {"logging", Json::object()}}},
                 {"serverInfo",

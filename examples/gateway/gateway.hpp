@@ -33,6 +33,9 @@ namespace scout::gateway {
 inline constexpr const char* kSupportedProtocolVersions[] = {
     "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
 
+/// Prefix of a pass-through resource URI: "scout-gateway://<server>/<the backend's URI>".
+inline constexpr std::string_view kResourceUriScheme = "scout-gateway://";
+
 /// How much work a client can hand the gateway at once; beyond it a call is refused with
 /// kServerBusy.
 struct CallLimits {
@@ -169,6 +172,12 @@ private:
                              const std::string& uri,
                              const std::string& client,
                              const std::shared_ptr<CancelToken>& cancel);
+    /// completion/complete: a prompt or resource-template reference, named as prompts/list and
+    /// resources/templates/list name them, goes to its server with the server's own name; a
+    /// reference no server in scope offers completions for has no suggestions.
+    Json complete(const Message& m,
+                  const mcp::MetaTools& tools,
+                  const std::shared_ptr<CancelToken>& cancel);
     /// logging/setLevel from `client`: remembered (the backend's messages at that level and
     /// above, from the servers in its scope, go to it) and sent to the backends in scope that
     /// have the logging capability (and again after each restart).

@@ -118,6 +118,38 @@ const scenarios = {
     await admin.close();
   },
 
+  async completion(gw) {
+    const client = await connect(gw, TOKENS.admin);
+    check(client.getServerCapabilities()?.completions !== undefined, 'initialize declares completions');
+    const prompt = { type: 'ref/prompt', name: 'everything/completable-prompt' };
+    const first = await client.complete({ ref: prompt, argument: { name: 'department', value: 'Eng' } }, CALL);
+    check(JSON.stringify(first.completion.values) === '["Engineering"]',
+      `a prompt argument is completed by the server that owns the prompt (${JSON.stringify(first.completion.values)})`);
+    const second = await client.complete({
+      ref: prompt, argument: { name: 'name', value: '' }, context: { arguments: { department: 'Sales' } },
+    }, CALL);
+    check(JSON.stringify(second.completion.values) === '["David","Eve","Frank"]',
+      `the context's earlier arguments reach the server (${JSON.stringify(second.completion.values)})`);
+    const unknown = await client.complete({ ref: { type: 'ref/prompt', name: 'no-such-prompt' }, argument: { name: 'a', value: 'b' } }, CALL);
+    check(Array.isArray(unknown.completion.values) && unknown.completion.values.length === 0,
+      'a prompt no server owns has no suggestions');
+    const resource = await client.complete({
+      ref: { type: 'ref/resource', uri: 'scout-gateway://memory/nothing/{id}' }, argument: { name: 'id', value: '1' },
+    }, CALL);
+    check(resource.completion.values.length === 0, 'a server without the completions capability has no suggestions');
+    let refused = null;
+    try {
+      await client.request({ method: 'completion/complete', params: { ref: { type: 'ref/tool', name: 'x' }, argument: { name: 'a', value: '' } } },
+        (await sdk('types.js')).CompleteResultSchema, CALL);
+    } catch (e) { refused = e; }
+    check(refused?.code === -32602, `an unknown ref type is invalid params (${refused?.code}: ${refused?.message})`);
+    const scoped = await connect(gw, TOKENS.files);
+    const hidden = await scoped.complete({ ref: prompt, argument: { name: 'department', value: 'Eng' } }, CALL);
+    check(hidden.completion.values.length === 0, 'a caller whose scope lacks the server gets no suggestions from it');
+    await client.close();
+    await scoped.close();
+  },
+
   async hang(gw) {
     const client = await connect(gw, TOKENS.admin);
     const started = Date.now();

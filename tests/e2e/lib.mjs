@@ -21,7 +21,7 @@ export function peerPath(pkg, rel) {
 /// Exits with SKIP (and says why) unless the SDK and the three reference servers are installed;
 /// under SCOUT_REQUIRE_FIXTURES=1 (CI, which fetches them first) a missing peer fails instead.
 export function requirePeers() {
-  for (const pkg of ['sdk', 'server-everything', 'server-filesystem', 'server-memory']) {
+  for (const pkg of ['sdk', 'server-everything', 'server-filesystem', 'server-memory', 'conformance']) {
     if (!fs.existsSync(peerPath(pkg, 'package.json'))) {
       const required = process.env.SCOUT_REQUIRE_FIXTURES === '1';
       console.log(`${required ? 'FAIL' : 'SKIP'}: MCP peer @modelcontextprotocol/${pkg} is not installed in ` +
