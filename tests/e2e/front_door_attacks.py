@@ -30,6 +30,7 @@ import select
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -51,7 +52,8 @@ LEGIT_SOURCE = "127.0.0.1"
 SEARCH_QUERY = "look up a customer record by account number"
 
 SCENARIOS = ["chunked_body", "huge_headers", "slowloris", "idle_flood", "content_length_100mb",
-             "session_flood", "hanging_calls", "metrics_scope", "dns_rebinding", "bad_arguments"]
+             "session_flood", "hanging_calls", "metrics_scope", "dns_rebinding", "bad_arguments",
+             "tls_flood"]
 
 
 class GatewayDied(Exception):
@@ -123,7 +125,7 @@ def filter_old_flags(binary, flags):
 # ---------------------------------------------------------------------------------------------
 # The gateway process
 
-PORT_LINE = re.compile(r"serving Streamable HTTP on http://\S+/mcp \(port (\d+),")
+PORT_LINE = re.compile(r"serving Streamable HTTP on https?://\S+/mcp \(port (\d+),")
 
 
 class Gateway:
@@ -294,8 +296,10 @@ class McpClient:
     connection, a timeout, a status other than 200, an answer without our id, a JSON-RPC error)
     raises LegitError: nothing short of a whole, right answer counts as a success."""
 
-    def __init__(self, port, token=None, timeout=5.0, source=LEGIT_SOURCE, session=None):
+    def __init__(self, port, token=None, timeout=5.0, source=LEGIT_SOURCE, session=None,
+                 tls=None):
         self.port = port
+        self.tls = tls  # an ssl.SSLContext for an https listener
         self.token = token
         self.timeout = timeout
         self.source = source
@@ -304,7 +308,11 @@ class McpClient:
         self.conn = None
 
     def _connection(self):
-        if self.conn is None:
+        if self.conn is None and self.tls is not None:
+            self.conn = http.client.HTTPSConnection("127.0.0.1", self.port, timeout=self.timeout,
+                                                    source_address=(self.source, 0),
+                                                    context=self.tls)
+        elif self.conn is None:
             self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout,
                                                    source_address=(self.source, 0))
         return self.conn
@@ -743,6 +751,7 @@ class Harness:
         self.idle_rss = None
         self.idle_hwm = None
         self.auth = False
+        self.tls = None  # the legitimate clients' ssl.SSLContext once the listener speaks TLS
         self.started = now()
 
     # -- reporting
@@ -804,6 +813,22 @@ class Harness:
                   f"attackers from {ATTACK_SOURCE}")
         return port
 
+    def tls_identity(self):
+        """(certificate, key): a self-signed P-256 certificate for 127.0.0.1 made with the openssl
+        command; the legitimate clients trust it from then on. None without openssl."""
+        cert = os.path.join(self.tmp, "cert.pem")
+        key = os.path.join(self.tmp, "key.pem")
+        try:
+            subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                            "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2", "-subj",
+                            "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                            "-keyout", key, "-out", cert], check=True, timeout=30,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        self.tls = ssl.create_default_context(cafile=cert)
+        return cert, key
+
     def admin_token(self):
         return TOKENS["admin"] if self.auth else None
 
@@ -813,7 +838,7 @@ class Harness:
         deadline = now() + 20
         last = None
         while now() < deadline:
-            c = McpClient(self.gw.port, self.admin_token(), timeout=20)
+            c = McpClient(self.gw.port, self.admin_token(), timeout=20, tls=self.tls)
             try:
                 c.initialize()
                 matches = c.tool_search(SEARCH_QUERY, top_k=10)
@@ -843,7 +868,8 @@ class Harness:
 
     def legit_ping(self, budget_s, label):
         """A new connection's initialize then ping, within budget_s in all."""
-        c = McpClient(self.gw.port, self.admin_token(), timeout=max(5.0, budget_s * 2))
+        c = McpClient(self.gw.port, self.admin_token(), timeout=max(5.0, budget_s * 2),
+                      tls=self.tls)
         t0 = now()
         try:
             c.initialize()
@@ -1116,6 +1142,72 @@ def scenario_idle_flood(h):
     finally:
         for sk in socks:
             sk.close()
+
+
+# The first bytes of a TLS ClientHello (a handshake record header, then the start of the message):
+# a client that sends them and stops leaves the server waiting inside the handshake.
+TLS_CONNECTION_KIB = 160
+PARTIAL_CLIENT_HELLO = bytes([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xFC, 0x03, 0x03])
+
+
+def scenario_tls_flood(h):
+    identity = h.tls_identity()
+    if identity is None:
+        h.check(os.environ.get("SCOUT_REQUIRE_FIXTURES") != "1",
+                "the openssl command makes a test certificate")
+        h.note("SKIP: no openssl command to make a certificate")
+        return
+    cert, key = identity
+    head_ms = 3000
+    per_address = 256
+    port = h.start_gateway(["--tls-cert", cert, "--tls-key", key, "--head-timeout-ms", str(head_ms),
+                            "--max-connections-per-address", str(per_address)])
+    h.warm_up()
+    base = h.gw.socket_count()
+    socks = []
+    try:
+        with SocketSampler(h.gw) as sampler, RssSampler(h.gw) as rss:
+            t0 = now()
+            socks, failed, pending = open_idle(port, 1000, seconds=8.0)
+            stalled_mid_hello = 0
+            for s in socks[::2]:
+                try:
+                    s.send(PARTIAL_CLIENT_HELLO)
+                    stalled_mid_hello += 1
+                except OSError:
+                    pass
+            h.note(f"1,000 TLS connects at once: {len(socks)} connected, {failed} refused, "
+                   f"{pending} still pending after {(now() - t0) * 1000:.0f} ms; "
+                   f"{stalled_mid_hello} of them stopped inside a ClientHello, the rest sent nothing")
+            h.check(pending == 0, f"the listener keeps accepting: every connect completed within "
+                                  f"8 s ({pending} still pending)")
+            h.legit_ping(1.5 * h.scale, "a legitimate TLS client while 1,000 handshakes stall")
+            # Every stalled handshake is closed at the head deadline (those over the address cap
+            # at once); a little slack for a loaded machine.
+            time.sleep(head_ms / 1000.0 + 1.5 * h.scale)
+            states = classify_idle(socks)
+            still = sum(1 for st in states if st[0] == "open")
+            h.note(f"{head_ms + 1500 * h.scale:.0f} ms after the flood: {still} still open, "
+                   f"{sum(1 for st in states if st[0] != 'open')} closed or refused")
+            h.check(still == 0, f"no stalled handshake outlives the {head_ms} ms head deadline "
+                                f"({still} still open)")
+            h.legit_ping(1.0 * h.scale, "a legitimate TLS client after the deadline")
+        peak = sampler.peak - base
+        h.note(f"most sockets the gateway held over its idle count: {peak}; peak VmRSS "
+               f"{rss.peak:.1f} MiB (idle {h.idle_rss:.1f} MiB)")
+        h.check(peak <= per_address + 8, f"the gateway never holds more than the {per_address} "
+                                         f"connections one address may open (peak {peak})")
+        # A TLS connection costs about 120 KiB before its first request (Asio's two 17 KiB
+        # record buffers and its BIO pair, OpenSSL's SSL object): the caps bound the sum.
+        peak_rss = h.peak_since_idle(rss.peak)
+        budget = h.idle_rss + per_address * TLS_CONNECTION_KIB / 1024.0
+        h.note(f"{(peak_rss - h.idle_rss) * 1024 / max(peak, 1):.0f} KiB per connection held")
+        h.check_memory(peak_rss <= budget, f"memory stays bounded by the cap: peak {peak_rss:.1f} "
+                                           f"MiB <= idle + {per_address} x {TLS_CONNECTION_KIB} "
+                                           f"KiB ({budget:.1f} MiB)")
+    finally:
+        for s in socks:
+            s.close()
 
 
 def scenario_content_length_100mb(h):
@@ -1465,8 +1557,8 @@ def main(argv):
         print("SKIP: /proc is not mounted (the gateway's RSS and sockets are read from it)")
         return SKIP
     limit = raise_fd_limit()
-    if scenario == "idle_flood" and limit != resource.RLIM_INFINITY and limit < 1200:
-        print(f"SKIP: the open-file limit is {limit}; idle_flood needs 1200")
+    if scenario in ("idle_flood", "tls_flood") and limit != resource.RLIM_INFINITY and limit < 1200:
+        print(f"SKIP: the open-file limit is {limit}; {scenario} needs 1200")
         return SKIP
     h = Harness(binary, scenario)
     print(f"scenario {scenario}" + (" (sanitizer build: latency bounds x"
