@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # sighup_reload_test.sh: scout-gateway --listen --auth-file reloads the auth file on SIGHUP. A good
 # file replaces the callers at once (a removed token gets 401, a new one is served); a file that
-# does not parse leaves the callers as they were. Needs curl (else SKIP, exit 77).
+# does not parse leaves the callers as they were; 200 searches in flight across a reload all succeed.
+# Needs curl (else SKIP, exit 77).
 set -uo pipefail
 gateway="$1"
 command -v curl >/dev/null || { echo "SKIP: no curl"; exit 77; }
@@ -51,9 +52,33 @@ status() {  # status TOKEN: the HTTP status of an initialize with that token
 [ "$(status old-token-0123456789)" = 200 ] || fail "the old token before the reload"
 [ "$(status new-token-0123456789)" = 401 ] || fail "the new token before the reload"
 
+# 200 tool_search calls of the caller that stays, all in flight while the file changes: none fails.
+session=$(curl -s -D - -o /dev/null --max-time 10 "http://127.0.0.1:$port/mcp" \
+  -H "Authorization: Bearer stays-token-0123456789" -H 'Content-Type: application/json' \
+  -H 'Accept: application/json, text/event-stream' \
+  -d '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' |
+  tr -d '\r' | sed -n 's/^[Mm]cp-[Ss]ession-[Ii]d: *//p')
+[ -n "$session" ] || fail "no session for the caller that stays"
+search() {  # one tool_search on that session: its HTTP status, and "error" if the answer is one
+  curl -s --max-time 20 -w ' %{http_code}\n' "http://127.0.0.1:$port/mcp" \
+    -H "Authorization: Bearer stays-token-0123456789" -H 'Content-Type: application/json' \
+    -H 'Accept: application/json, text/event-stream' -H "Mcp-Session-Id: $session" \
+    -H 'MCP-Protocol-Version: 2025-11-25' \
+    -d '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"tool_search","arguments":{"query":"read a file"}}}' |
+    sed -n 's/.*"error".*/error/p; s/.* \([0-9][0-9][0-9]\)$/\1/p'
+}
+export -f search
+export port session
+seq 1 200 | xargs -P 200 -I{} bash -c search >"$dir/searches" &
+searches=$!
+sleep 0.2
 write_auth new new-token-0123456789 stays stays-token-0123456789
 kill -HUP "$pid"
 wait_log "auth file reloaded" 1 || fail "no reload logged: $(cat "$dir/stderr")"
+wait "$searches"
+ok=$(grep -cx 200 "$dir/searches")
+[ "$ok" = 200 ] && ! grep -q error "$dir/searches" ||
+  fail "searches in flight across the reload: $ok of 200 answered 200 ($(sort "$dir/searches" | uniq -c | tr '\n' ' '))"
 [ "$(status old-token-0123456789)" = 401 ] || fail "the removed token after the reload"
 [ "$(status new-token-0123456789)" = 200 ] || fail "the new token after the reload"
 [ "$(status stays-token-0123456789)" = 200 ] || fail "the token that stays"
