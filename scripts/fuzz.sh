@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # fuzz.sh: builds the libFuzzer targets with clang (libFuzzer + ASan + UBSan) in build-asan/ (the
 # sanitizer build the tests share: scripts/lib/asan-build.sh) and runs each for a bounded time:
-# SCOUT_FUZZ_SECONDS per target (default 60). Targets:
+# SCOUT_FUZZ_SECONDS per target (default 60), SCOUT_FUZZ_JOBS targets at once (default: the cores).
+# Targets:
 #   index_reader    the index file reader, seeded with index files the scout CLI writes
 #   word_model      the static word model reader, seeded from tests/fuzz/seeds/word_model/
 #   safetensors, bert_config, vocab_txt, tokenizer_json
@@ -82,38 +83,64 @@ JSON
   done
 }
 
-summary=()
-for target in "${targets[@]}"; do
-  corpus="$out/corpus/$target"
-  crashes="$out/crashes/$target"
-  mkdir -p "$corpus" "$crashes"
-  args=(-rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$crashes/")
+# The arguments of one target's run (its seeds and options) in the array fuzz_args.
+fuzz_args_of() {
+  local target="$1" seeds
+  fuzz_args=("$out/corpus/$target")
   case "$target" in
-    index_reader | search_json) seed_indexes; seeds="$out/seeds/index_reader"; args+=(-max_len=65536) ;;
-    word_model) seeds="tests/fuzz/seeds/word_model"; args+=(-max_len=4096) ;;
-    outcome_codec) seeds="tests/fuzz/corpus/outcome_codec"; args+=(-max_len=4096) ;;
-    query_text) seeds="tests/fuzz/corpus/query_text"; args+=(-max_len=4096) ;;
-    safetensors | bert_config | vocab_txt | tokenizer_json) seeds="tests/fuzz/corpus/$target"; args+=(-max_len=16384) ;;
-    *) seeds="tests/fuzz/corpus/$target"; args+=(-max_len=8192 -dict=tests/fuzz/json.dict) ;;
+    index_reader | search_json) seeds="$out/seeds/index_reader"; fuzz_args+=("$seeds" -max_len=65536) ;;
+    word_model) fuzz_args+=(tests/fuzz/seeds/word_model -max_len=4096) ;;
+    outcome_codec) fuzz_args+=(tests/fuzz/corpus/outcome_codec -max_len=4096) ;;
+    query_text) fuzz_args+=(tests/fuzz/corpus/query_text -max_len=4096) ;;
+    safetensors | bert_config | vocab_txt | tokenizer_json) fuzz_args+=("tests/fuzz/corpus/$target" -max_len=16384) ;;
+    *) fuzz_args+=("tests/fuzz/corpus/$target" -max_len=8192 -dict=tests/fuzz/json.dict) ;;
   esac
+  fuzz_args+=(-rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$out/crashes/$target/")
   if [ "$long" -eq 1 ]; then
-    args+=(-runs=10000000)
+    fuzz_args+=(-runs=10000000)
   else
-    args+=(-max_total_time="$seconds")
+    fuzz_args+=(-max_total_time="$seconds")
   fi
-  echo "== fuzzing $target"
-  log="$out/$target.log"
-  set +e  # the exit status is the fuzzer's, read from PIPESTATUS; progress lines stay in the log
-  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1 \
-    "$bin/scout_fuzz_$target" "$corpus" "$seeds" "${args[@]}" 2>&1 | tee "$log" | grep -v '^#'
-  status=${PIPESTATUS[0]}
+}
+
+# Each fuzzer runs on one core: SCOUT_FUZZ_JOBS of them at once (default: the cores), each
+# writing its own log, printed (without progress lines) when it ends.
+jobs="${SCOUT_FUZZ_JOBS:-$(nproc)}"
+for target in "${targets[@]}"; do
+  case "$target" in index_reader | search_json) seed_indexes; break ;; esac
+done
+declare -A running=()  # pid -> target
+summary=()
+failed=""
+finish_one() {
+  local pid status target log runs
+  set +e
+  wait -n -p pid "${!running[@]}"
+  status=$?
   set -e
+  target="${running[$pid]}"
+  unset "running[$pid]"
+  log="$out/$target.log"
+  echo "== fuzzing $target"
+  grep -v '^#' "$log" || true
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   summary+=("$target: ${runs:-?} executions, exit $status")
-  if [ "$status" -ne 0 ]; then
-    printf '%s\n' "${summary[@]}"
-    echo "fuzz: $target failed; the input is in $crashes/" >&2
-    exit 1
+  if [ "$status" -ne 0 ] && [ -z "$failed" ]; then
+    failed="$target"
   fi
+}
+for target in "${targets[@]}"; do
+  mkdir -p "$out/corpus/$target" "$out/crashes/$target"
+  fuzz_args_of "$target"
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1 \
+    "$bin/scout_fuzz_$target" "${fuzz_args[@]}" > "$out/$target.log" 2>&1 &
+  running[$!]="$target"
+  while [ "${#running[@]}" -ge "$jobs" ]; do finish_one; done
+  [ -z "$failed" ] || break
 done
+while [ "${#running[@]}" -gt 0 ]; do finish_one; done
 printf '%s\n' "${summary[@]}"
+if [ -n "$failed" ]; then
+  echo "fuzz: $failed failed; the input is in $out/crashes/$failed/" >&2
+  exit 1
+fi
