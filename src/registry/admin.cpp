@@ -1,0 +1,47 @@
+// admin.cpp: `scout registry init` and `status`: create or migrate the schema, and describe
+// what the registry holds.
+#include "scout/registry/registry.hpp"
+
+#include "registry/pg_connection.hpp"
+#include "registry/schema.hpp"
+
+namespace scout::registry {
+
+Status init(const ConnectOptions& connect) {
+    auto conn = detail::PgConnection::connect(connect);
+    if (!conn.ok()) {
+        return conn.status();
+    }
+    return detail::migrate(*conn);
+}
+
+Result<RegistryStatus> status(const ConnectOptions& connect) {
+    auto conn = detail::PgConnection::connect(connect);
+    if (!conn.ok()) {
+        return conn.status();
+    }
+    if (Status s = detail::check_schema(*conn); !s.ok()) {
+        return s;
+    }
+    auto row = conn->exec(
+        "SELECT (SELECT last_seq FROM scout_feed WHERE id = 1), "
+        "(SELECT count(*) FROM scout_servers), (SELECT count(*) FROM scout_tools), "
+        "(SELECT count(*) FROM scout_changes), (SELECT count(*) FROM scout_embeddings), "
+        "(SELECT coalesce(max(version), 0) FROM scout_schema), "
+        "coalesce((SELECT model_id FROM scout_models ORDER BY pushed_seq DESC LIMIT 1), '')");
+    if (!row.ok()) {
+        return row.status();
+    }
+    RegistryStatus out;
+    const auto number = [&](int column) { return row->number(0, column).value_or(0); };
+    out.head_seq = number(0);
+    out.servers = number(1);
+    out.tools = number(2);
+    out.changes = number(3);
+    out.embeddings = number(4);
+    out.schema_version = static_cast<int>(number(5));
+    out.model_id = std::string(row->text(0, 6));
+    return out;
+}
+
+}  // namespace scout::registry

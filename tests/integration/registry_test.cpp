@@ -1,0 +1,434 @@
+// registry_test.cpp: the PostgreSQL registry against a real server of its own per test case
+// (tests/support/pg_server.hpp): schema and migrations, push, the change feed's semantics
+// (duplicates, gaps, missed notifications, restarts), bad rows, and refused passwords.
+#include "scout/registry/registry.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <iostream>
+#include <limits>
+#include <thread>
+
+#include <catch2/catch.hpp>
+
+#include "scout/catalog.hpp"
+
+#include "registry/change_feed.hpp"
+#include "registry/pg_connection.hpp"
+#include "registry/replica_impl.hpp"
+#include "registry/row_codec.hpp"
+#include "support/counting_embedder.hpp"
+#include "support/fixture_skip.hpp"
+#include "support/pg_server.hpp"
+#include "support/test_catalogs.hpp"
+
+namespace {
+
+using scout::CatalogSpec;
+using scout::Errc;
+using scout::detail::PgConnection;
+using scout::detail::PgParam;
+using scout::test::CountingEmbedder;
+using scout::test::PgServer;
+namespace reg = scout::registry;
+
+constexpr std::size_t kDim = 16;
+
+const std::vector<std::string>& queries() {
+    static const std::vector<std::string> all = {
+        "open a pull request", "send a chat message", "run a sql query", "list tables", "merge"};
+    return all;
+}
+
+/// Each query's hits as "name score" lines: two catalogs agree when these are equal.
+std::vector<std::string> hits_of(const scout::Searcher& searcher) {
+    std::vector<std::string> out;
+    for (const std::string& q : queries()) {
+        auto result = searcher.search(q, {.top_k = 5});
+        REQUIRE(result.ok());
+        for (const scout::Hit& hit : result->hits) {
+            out.push_back(q + ": " + hit.name + " " + std::to_string(hit.score));
+        }
+    }
+    return out;
+}
+
+/// What a scout process that indexes `spec` by itself serves.
+std::vector<std::string> local_hits(const CatalogSpec& spec) {
+    auto catalog = scout::Catalog::create({}, std::make_shared<CountingEmbedder>(kDim));
+    REQUIRE(catalog.ok());
+    REQUIRE(catalog->upsert_servers(spec).ok());
+    REQUIRE(catalog->commit().ok());
+    return hits_of(catalog->searcher());
+}
+
+/// The small catalog changed: one tool described anew, one server gone, one added.
+CatalogSpec edited_catalog() {
+    CatalogSpec spec = scout::testing::small_catalog();
+    spec.servers[0].tools[1].description = "List the pull requests waiting for review.";
+    spec.servers.erase(spec.servers.begin() + 1);
+    spec.servers.push_back({"pager",
+                            "On-call paging.",
+                            "operations",
+                            "",
+                            scout::ServerStatus::active,
+                            {{"page_oncall", "", "Page the engineer on call.", "", ""}}});
+    return spec;
+}
+
+/// A read of the change log after `applied`, vectors included.
+scout::detail::FeedPosition position_after(std::uint64_t applied) {
+    scout::detail::FeedPosition position;
+    position.applied = applied;
+    position.wants_vectors = true;
+    return position;
+}
+
+reg::ConnectOptions connect_to(const PgServer& server) {
+    return {.url = server.url(),
+            .password_file = {},
+            .connect_timeout = std::chrono::milliseconds(5000),
+            .statement_timeout = std::chrono::milliseconds(5000)};
+}
+
+PgConnection sql(const PgServer& server) {
+    auto conn = PgConnection::connect(connect_to(server));
+    REQUIRE(conn.ok());
+    return std::move(conn.value());
+}
+
+std::unique_ptr<reg::Replica> replica_of(const PgServer& server,
+                                         std::shared_ptr<scout::Embedder> embedder,
+                                         std::size_t batch_rows = 1000) {
+    reg::ReplicaOptions options;
+    options.connect = connect_to(server);
+    options.poll_interval = std::chrono::milliseconds(500);
+    options.batch_rows = batch_rows;
+    auto replica = reg::Replica::create(options, std::move(embedder));
+    REQUIRE(replica.ok());
+    return std::move(replica.value());
+}
+
+// Starts the test's server, or skips (fails under SCOUT_REQUIRE_FIXTURES=1) without PostgreSQL.
+#define START_SERVER(server)                       \
+    std::string why_no_server;                     \
+    auto server = PgServer::start(why_no_server);  \
+    if (!server) {                                 \
+        SCOUT_SKIP_WITHOUT_FIXTURE(why_no_server); \
+    }                                              \
+    REQUIRE(reg::init(connect_to(*server)).ok())
+
+}  // namespace
+
+TEST_CASE("registry: init is idempotent and records the schema version", "[registry]") {
+    START_SERVER(server);
+    REQUIRE(reg::init(connect_to(*server)).ok());
+    auto status = reg::status(connect_to(*server));
+    REQUIRE(status.ok());
+    CHECK(status->schema_version == reg::kSchemaVersion);
+    CHECK(status->head_seq == 0);
+    CHECK(status->servers == 0);
+}
+
+TEST_CASE("registry: a schema newer than the code is refused, the replica keeps its state",
+          "[registry]") {
+    START_SERVER(server);
+    auto embedder = std::make_shared<CountingEmbedder>(kDim);
+    REQUIRE(reg::push(connect_to(*server), scout::testing::small_catalog(), embedder).ok());
+    auto replica = replica_of(*server, std::make_shared<CountingEmbedder>(kDim));
+    REQUIRE(replica->sync().ok());
+    const auto before = hits_of(replica->searcher());
+
+    auto conn = sql(*server);
+    REQUIRE(conn.run("INSERT INTO scout_schema (version) VALUES (2)").ok());
+    const scout::Status init = reg::init(connect_to(*server));
+    CHECK(init.code() == Errc::version_unsupported);
+    CHECK_THAT(init.message(), Catch::Contains("newer than this scout knows"));
+    CHECK(reg::status(connect_to(*server)).status().code() == Errc::version_unsupported);
+    CHECK(reg::push(connect_to(*server), edited_catalog(), embedder).status().code() ==
+          Errc::version_unsupported);
+
+    // A new connection checks the version: the replica refuses, and serves what it had.
+    REQUIRE(conn.run("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+                     "application_name = 'scout' AND pid <> pg_backend_pid()")
+                .ok());
+    const scout::Status sync = replica->sync();
+    CHECK(sync.code() == Errc::version_unsupported);
+    CHECK(hits_of(replica->searcher()) == before);
+    CHECK_THAT(replica->stats().last_error, Catch::Contains("version"));
+}
+
+TEST_CASE("registry: a replica serves what a local build serves, without calling its embedder",
+          "[registry]") {
+    START_SERVER(server);
+    const CatalogSpec spec = scout::testing::small_catalog();
+    auto pusher = std::make_shared<CountingEmbedder>(kDim);
+    auto pushed = reg::push(connect_to(*server), spec, pusher);
+    REQUIRE(pushed.ok());
+    CHECK(pushed->changed == spec.servers.size());
+    CHECK(pushed->vectors_added > 0);
+    CHECK(pushed->head_seq == spec.servers.size());
+
+    // The same catalog again: nothing changes, nothing is embedded.
+    pusher->reset();
+    auto again = reg::push(connect_to(*server), spec, pusher);
+    REQUIRE(again.ok());
+    CHECK(again->changed == 0);
+    CHECK(again->unchanged == spec.servers.size());
+    CHECK(again->vectors_added == 0);
+    CHECK(again->head_seq == pushed->head_seq);
+    CHECK(pusher->seen().empty());
+
+    auto embedder = std::make_shared<CountingEmbedder>(kDim);
+    auto replica = replica_of(*server, embedder);
+    REQUIRE(replica->sync().ok());
+    CHECK(replica->applied_seq() == pushed->head_seq);
+    CHECK(embedder->seen().empty());  // every document vector came from the registry
+    CHECK(replica->stats().vectors_fetched == pushed->vectors_added);
+    CHECK(replica->stats().model_id == embedder->model_id());
+    embedder->reset();
+    CHECK(hits_of(replica->searcher()) == local_hits(spec));
+    CHECK(embedder->seen().size() == queries().size());  // queries alone
+
+    auto status = reg::status(connect_to(*server));
+    REQUIRE(status.ok());
+    CHECK(status->servers == spec.servers.size());
+    CHECK(status->embeddings == pushed->vectors_added);
+    CHECK(status->model_id == pusher->model_id());
+}
+
+TEST_CASE("registry: a duplicate batch is a no-op and a gap is refilled", "[registry]") {
+    START_SERVER(server);
+    auto embedder = std::make_shared<CountingEmbedder>(kDim);
+    REQUIRE(reg::push(connect_to(*server), scout::testing::small_catalog(), embedder).ok());
+    auto replica = replica_of(*server, std::make_shared<CountingEmbedder>(kDim));
+    reg::Replica::Impl& impl = scout::detail::ReplicaAccess::impl(*replica);
+    REQUIRE(replica->sync().ok());
+    const std::uint64_t first = replica->applied_seq();
+    const std::uint64_t generation = replica->searcher().generation();
+
+    auto conn = sql(*server);
+    auto everything = scout::detail::read_changes(conn, position_after(0), 1000);
+    REQUIRE(everything.ok());
+    REQUIRE(everything->rows.size() == first);
+    {
+        std::lock_guard lock(impl.apply_mutex);
+        REQUIRE(impl.apply(*everything).ok());  // delivered twice
+    }
+    CHECK(replica->searcher().generation() == generation);
+    CHECK(replica->applied_seq() == first);
+
+    auto pushed =
+        reg::push(connect_to(*server), edited_catalog(), embedder, {.remove_missing = true});
+    REQUIRE(pushed.ok());
+    REQUIRE(pushed->head_seq >= first + 2);
+    auto later = scout::detail::read_changes(conn, position_after(first), 1000);
+    REQUIRE(later.ok());
+    later->rows.erase(later->rows.begin());  // the first new change never arrived
+    {
+        std::lock_guard lock(impl.apply_mutex);
+        const scout::Status gap = impl.apply(*later);
+        CHECK(scout::detail::is_gap(gap));
+    }
+    CHECK(replica->applied_seq() == first);
+    CHECK(replica->searcher().generation() == generation);
+
+    REQUIRE(replica->sync().ok());  // reads from applied_seq + 1 again
+    CHECK(replica->applied_seq() == pushed->head_seq);
+    CHECK(replica->stats().gaps == 1);
+    CHECK(hits_of(replica->searcher()) == local_hits(edited_catalog()));
+}
+
+TEST_CASE("registry: a replica whose missing changes left the log reads the whole registry",
+          "[registry]") {
+    START_SERVER(server);
+    auto embedder = std::make_shared<CountingEmbedder>(kDim);
+    REQUIRE(reg::push(connect_to(*server), scout::testing::small_catalog(), embedder).ok());
+    auto replica = replica_of(*server, std::make_shared<CountingEmbedder>(kDim));
+    REQUIRE(replica->sync().ok());
+    auto pushed =
+        reg::push(connect_to(*server), edited_catalog(), embedder, {.remove_missing = true});
+    REQUIRE(pushed.ok());
+
+    auto conn = sql(*server);
+    REQUIRE(conn.run("DELETE FROM scout_changes").ok());  // as a compaction would
+    auto replica_embedder = std::make_shared<CountingEmbedder>(kDim);
+    auto fresh = replica_of(*server, replica_embedder);
+    REQUIRE(replica->sync().ok());
+    REQUIRE(fresh->sync().ok());
+    for (const auto* r : {replica.get(), fresh.get()}) {
+        CHECK(r->applied_seq() == pushed->head_seq);
+        CHECK(r->stats().resyncs == 1);
+        CHECK(hits_of(r->searcher()) == local_hits(edited_catalog()));
+    }
+    CHECK(replica_embedder->seen().size() == queries().size());  // no document embedded
+}
+
+TEST_CASE("registry: a replica restarted mid-way converges to a fresh build", "[registry]") {
+    START_SERVER(server);
+    auto embedder = std::make_shared<CountingEmbedder>(kDim);
+    REQUIRE(reg::push(connect_to(*server), scout::testing::small_catalog(), embedder).ok());
+    REQUIRE(
+        reg::push(connect_to(*server), edited_catalog(), embedder, {.remove_missing = true}).ok());
+
+    // One replica applies the first two changes only, then stops (its process ends).
+    {
+        auto partial = replica_of(*server, std::make_shared<CountingEmbedder>(kDim));
+        reg::Replica::Impl& impl = scout::detail::ReplicaAccess::impl(*partial);
+        auto conn = sql(*server);
+        auto two = scout::detail::read_changes(conn, position_after(0), 2);
+        REQUIRE(two.ok());
+        std::lock_guard lock(impl.apply_mutex);
+        REQUIRE(impl.apply(*two).ok());
+        CHECK(partial->applied_seq() == 2);
+    }
+    // Restarted, with a small batch size so it catches up over several batches.
+    auto restarted_embedder = std::make_shared<CountingEmbedder>(kDim);
+    auto restarted = replica_of(*server, restarted_embedder, 2);
+    REQUIRE(restarted->sync().ok());
+    auto fresh = replica_of(*server, std::make_shared<CountingEmbedder>(kDim));
+    REQUIRE(fresh->sync().ok());
+    CHECK(restarted->applied_seq() == fresh->applied_seq());
+    CHECK(restarted->stats().batches > 1);
+    CHECK(restarted_embedder->seen().empty());
+    CHECK(hits_of(restarted->searcher()) == hits_of(fresh->searcher()));
+    CHECK(hits_of(fresh->searcher()) == local_hits(edited_catalog()));
+}
+
+TEST_CASE("registry: bad rows are refused and the replica keeps its last good state",
+          "[registry]") {
+    START_SERVER(server);
+    auto embedder = std::make_shared<CountingEmbedder>(kDim);
+    REQUIRE(reg::push(connect_to(*server), scout::testing::small_catalog(), embedder).ok());
+    auto replica = replica_of(*server, std::make_shared<CountingEmbedder>(kDim));
+    REQUIRE(replica->sync().ok());
+    const std::uint64_t good = replica->applied_seq();
+    const auto before = hits_of(replica->searcher());
+    auto pushed =
+        reg::push(connect_to(*server), edited_catalog(), embedder, {.remove_missing = true});
+    REQUIRE(pushed.ok());
+    REQUIRE(pushed->vectors_added > 0);
+    auto conn = sql(*server);
+
+    std::string tamper;
+    std::string expected;
+    SECTION("malformed spec JSON") {
+        tamper = "UPDATE scout_changes SET spec = '{\"servers\": [{\"name\": ' WHERE seq = " +
+                 std::to_string(good + 1);
+        expected = "registry change " + std::to_string(good + 1);
+    }
+    SECTION("a spec naming another server") {
+        tamper =
+            "UPDATE scout_changes SET server = 'other' WHERE seq = " + std::to_string(good + 1);
+        expected = "names another server";
+    }
+    SECTION("a vector of the wrong dimension") {
+        tamper = "UPDATE scout_embeddings SET vector = '\\x0000803f'::bytea WHERE added_seq > " +
+                 std::to_string(good);
+        expected = "expected 16 float32 components";
+    }
+    SECTION("a NaN vector") {
+        const std::vector<float> nan(kDim, std::numeric_limits<float>::quiet_NaN());
+        REQUIRE(conn.run("UPDATE scout_embeddings SET vector = $1 WHERE added_seq > " +
+                             std::to_string(good),
+                         {PgParam::bytes(scout::detail::encode_vector(nan))})
+                    .ok());
+        expected = "NaN";
+    }
+    if (!tamper.empty()) {
+        REQUIRE(conn.run(tamper).ok());
+    }
+    const scout::Status s = replica->sync();
+    INFO(s.to_string());
+    CHECK_FALSE(s.ok());
+    CHECK_THAT(s.message(), Catch::Contains(expected));
+    CHECK(replica->applied_seq() == good);
+    CHECK(hits_of(replica->searcher()) == before);
+    CHECK_THAT(replica->stats().last_error, Catch::Contains(expected));
+    CHECK(replica->stats().failures == 1);
+}
+
+TEST_CASE("registry: a refused or missing password is a clear error", "[registry]") {
+    START_SERVER(server);
+    reg::ConnectOptions tcp;
+    tcp.url = server->tcp_url();
+    tcp.password_file = server->dir().write("wrong-password", "not-the-password\n");
+    const scout::Status refused = reg::init(tcp);
+    CHECK(refused.code() == Errc::unavailable);
+    CHECK_THAT(refused.message(), Catch::Contains("refused the password"));
+
+    reg::ReplicaOptions options;
+    options.connect = tcp;
+    auto replica = reg::Replica::create(options);
+    REQUIRE(replica.ok());
+    CHECK_THAT((*replica)->sync().message(), Catch::Contains("refused the password"));
+    CHECK((*replica)->searcher().search("anything").value().catalog_empty);
+
+    tcp.password_file = server->dir().write("password", std::string(PgServer::kPassword) + "\n");
+    CHECK(reg::status(tcp).ok());
+
+    CHECK(reg::check_url("postgresql://scout:secret@127.0.0.1/db").code() ==
+          Errc::invalid_argument);
+    CHECK(reg::check_url("host=127.0.0.1 password=secret").code() == Errc::invalid_argument);
+    CHECK(reg::check_url(server->tcp_url()).ok());
+    reg::ConnectOptions leaky;
+    leaky.url = "postgresql://scout:secret@127.0.0.1/db";
+    CHECK(reg::init(leaky).message().find("secret") == std::string::npos);
+}
+
+TEST_CASE("registry: the follower applies pushes within a second and recovers missed ones",
+          "[registry]") {
+    START_SERVER(server);
+    auto embedder = std::make_shared<CountingEmbedder>(kDim);
+    REQUIRE(reg::push(connect_to(*server), scout::testing::small_catalog(), embedder).ok());
+    auto replica_embedder = std::make_shared<CountingEmbedder>(kDim);
+    auto replica = replica_of(*server, replica_embedder);
+    replica->start();
+    auto status = reg::status(connect_to(*server));
+    REQUIRE(status.ok());
+    REQUIRE(replica->wait_for(status->head_seq, std::chrono::seconds(10)));
+
+    // Staleness: from the push's commit to the change being searchable in the replica.
+    std::vector<double> staleness_ms;
+    CatalogSpec spec = scout::testing::small_catalog();
+    for (int i = 0; i < 15; ++i) {
+        spec.servers[0].tools[2].description =
+            "Merge an approved pull request, revision " + std::to_string(i) + ".";
+        auto pushed = reg::push(connect_to(*server), spec, embedder);
+        REQUIRE(pushed.ok());
+        const auto committed = std::chrono::steady_clock::now();
+        REQUIRE(replica->wait_for(pushed->head_seq, std::chrono::seconds(5)));
+        staleness_ms.push_back(
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - committed)
+                .count());
+    }
+    std::sort(staleness_ms.begin(), staleness_ms.end());
+    std::cout << "registry staleness (push committed -> applied in the replica), 15 pushes: "
+                 "median "
+              << staleness_ms[staleness_ms.size() / 2] << " ms, max " << staleness_ms.back()
+              << " ms\n";
+    CHECK(staleness_ms[staleness_ms.size() / 2] < 1000);
+    CHECK(replica->stats().notifications > 0);
+
+    // Read-your-writes: a sequence number not written yet is not waited for forever.
+    const std::uint64_t head = replica->applied_seq();
+    CHECK_FALSE(replica->wait_for(head + 1, std::chrono::milliseconds(50)));
+
+    // The replica's connections are cut and a push happens while it is away: its NOTIFY is
+    // lost, the change is not.
+    auto conn = sql(*server);
+    REQUIRE(conn.run("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+                     "application_name = 'scout' AND pid <> pg_backend_pid()")
+                .ok());
+    auto pushed =
+        reg::push(connect_to(*server), edited_catalog(), embedder, {.remove_missing = true});
+    REQUIRE(pushed.ok());
+    REQUIRE(replica->wait_for(pushed->head_seq, std::chrono::seconds(10)));
+    CHECK(replica->stats().reconnects >= 1);
+    replica->stop();
+    replica_embedder->reset();
+    CHECK(hits_of(replica->searcher()) == local_hits(edited_catalog()));
+    CHECK(replica_embedder->seen().size() == queries().size());
+}
