@@ -432,3 +432,44 @@ TEST_CASE("registry: the follower applies pushes within a second and recovers mi
     CHECK(hits_of(replica->searcher()) == local_hits(edited_catalog()));
     CHECK(replica_embedder->seen().size() == queries().size());
 }
+
+TEST_CASE("scout registry init, push and status", "[registry][cli]") {
+    START_SERVER(server);
+    const std::string cli = std::string(SCOUT_CLI_PATH) + " registry ";
+    const std::string url = " --registry '" + server->url() + "'";
+    const std::string err = server->dir().file("stderr");
+    using scout::testing::run_cli;
+
+    auto init = run_cli(SCOUT_CLI_PATH, "registry init --json" + url, err);
+    CHECK(init.code == 0);
+    CHECK_THAT(init.out, Catch::Contains("\"schema_version\": 1"));
+
+    const std::string catalog =
+        std::string(SCOUT_TEST_SOURCE_DIR) + "/data/enterprise_catalog.json";
+    auto push = run_cli(
+        SCOUT_CLI_PATH, "registry push " + catalog + " --embedder hashing:32 --json" + url, err);
+    INFO(push.err);
+    CHECK(push.code == 0);
+    CHECK_THAT(push.out, Catch::Contains("\"changed\": 82"));
+    CHECK_THAT(push.out, Catch::Contains("\"vectors_added\": 650"));
+    auto again = run_cli(
+        SCOUT_CLI_PATH, "registry push " + catalog + " --embedder hashing:32 --json" + url, err);
+    CHECK_THAT(again.out, Catch::Contains("\"unchanged\": 82"));
+    CHECK_THAT(again.out, Catch::Contains("\"vectors_added\": 0"));
+    auto status = run_cli(SCOUT_CLI_PATH, "registry status" + url, err);
+    CHECK(status.code == 0);
+    CHECK_THAT(status.out, Catch::Contains("82 servers, 650 tools"));
+
+    auto leaky = run_cli(SCOUT_CLI_PATH,
+                         "registry status --registry postgresql://scout:secret@127.0.0.1/postgres",
+                         err);
+    CHECK(leaky.code == 2);
+    CHECK_THAT(leaky.err, Catch::Contains("carries a password"));
+    CHECK(leaky.err.find("secret") == std::string::npos);
+    auto refused = run_cli("env PGPASSWORD=wrong " + std::string(SCOUT_CLI_PATH),
+                           "registry status --registry " + server->tcp_url(),
+                           err);
+    CHECK(refused.code == 1);
+    CHECK_THAT(refused.err, Catch::Contains("refused the password"));
+    CHECK(run_cli(SCOUT_CLI_PATH, "registry gc" + url, err).code == 2);
+}

@@ -50,6 +50,11 @@ start)
         chown -R nobody:nogroup "$dir"
     fi
     chmod 700 "$dir"
+    if ! as_server_user test -r "$dir/pwfile"; then
+        echo "$dir is not reachable by the server's user (nobody): every folder above it must" \
+            "be searchable by others" >&2
+        exit 1
+    fi
     as_server_user "$bindir/initdb" -D "$dir/data" -U scout --pwfile="$dir/pwfile" \
         --auth-local=trust --auth-host=scram-sha-256 -E UTF8 --no-sync > "$dir/initdb.log" 2>&1 ||
         { cat "$dir/initdb.log" >&2; exit 1; }
