@@ -146,6 +146,19 @@ Result<PushResult> push(const ConnectOptions& connect,
                 return fetch_vectors(*conn, model, dim, hashes);
             });
     }
+    if (vectors) {
+        // The fleet's model: when this embedder is it (or becomes it with the stored fitted
+        // state), documents are embedded as every replica's were, and a corpus-fitted embedder
+        // is not refitted on this push's servers alone.
+        auto model = conn->exec(
+            "SELECT model_id, fitted_state FROM scout_models ORDER BY pushed_seq DESC LIMIT 1");
+        if (!model.ok()) {
+            return model.status();
+        }
+        if (model->rows() == 1) {
+            (void)vectors->pin(std::string(model->text(0, 0)), model->bytes(0, 1).value_or(""));
+        }
+    }
     auto catalog = Catalog::create({}, vectors);
     if (!catalog.ok()) {
         return catalog.status();
@@ -245,7 +258,7 @@ Result<PushResult> push(const ConnectOptions& connect,
                     "fitted_state = EXCLUDED.fitted_state, pushed_seq = EXCLUDED.pushed_seq",
                     {PgParam::text(result.model_id),
                      PgParam::number(embedder->dim()),
-                     PgParam::bytes(embedder->fitted_state()),
+                     PgParam::bytes(vectors->fitted_state()),
                      PgParam::number(added)});
                 !e.ok()) {
                 return e;

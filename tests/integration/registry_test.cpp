@@ -14,6 +14,8 @@
 #include <catch2/catch.hpp>
 
 #include "scout/catalog.hpp"
+#include "scout/catalog_loader.hpp"
+#include "scout/embedder.hpp"
 
 #include "registry/change_feed.hpp"
 #include "registry/pg_connection.hpp"
@@ -472,4 +474,116 @@ TEST_CASE("scout registry init, push and status", "[registry][cli]") {
     CHECK(refused.code == 1);
     CHECK_THAT(refused.err, Catch::Contains("refused the password"));
     CHECK(run_cli(SCOUT_CLI_PATH, "registry gc" + url, err).code == 2);
+}
+
+TEST_CASE("registry: a partial push keeps the fleet's fitted model and embeds only what changed",
+          "[registry]") {
+    START_SERVER(server);
+    auto model = scout::StaticEmbedder::load_default();
+    if (!model.ok()) {
+        SCOUT_SKIP_WITHOUT_FIXTURE(model.status().message());
+    }
+    const CatalogSpec spec = scout::testing::small_catalog();
+    auto first = reg::push(connect_to(*server), spec, *model);
+    REQUIRE(first.ok());
+    // The static model fits word statistics to the corpus it is given: one server alone would
+    // make another model, whose vectors no replica has.
+    CatalogSpec one;
+    one.servers.push_back(spec.servers[0]);
+    one.servers[0].tools[0].description = "Open a pull request for review from a feature branch.";
+    auto fresh_model = scout::StaticEmbedder::load_default();
+    REQUIRE(fresh_model.ok());
+    auto second = reg::push(connect_to(*server), one, *fresh_model);
+    REQUIRE(second.ok());
+    CHECK(second->model_id == first->model_id);
+    CHECK(second->changed == 1);
+    CHECK(second->vectors_added == 1);
+
+    auto replica = replica_of(*server, *scout::StaticEmbedder::load_default());
+    REQUIRE(replica->sync().ok());
+    CHECK(replica->stats().model_id == first->model_id);
+    CHECK(replica->stats().vectors_fetched == first->vectors_added + 1);
+    auto hit = replica->searcher().search("open a pull request from a feature branch");
+    REQUIRE(hit.ok());
+    REQUIRE_FALSE(hit->hits.empty());
+    CHECK(hit->hits[0].tool == "create_pull_request");
+}
+
+// Not run by ctest (hidden tag): the figures of docs/scale-out.md. Run it with
+//   build/tests/test_registry "[.measure]"
+TEST_CASE("registry: measured on the enterprise catalog", "[.measure]") {
+    START_SERVER(server);
+    auto model = scout::StaticEmbedder::load_default();
+    if (!model.ok()) {
+        SCOUT_SKIP_WITHOUT_FIXTURE(model.status().message());
+    }
+    auto spec = scout::load_catalog_file(std::string(SCOUT_TEST_SOURCE_DIR) +
+                                         "/data/enterprise_catalog.json");
+    REQUIRE(spec.ok());
+    using Clock = std::chrono::steady_clock;
+    const auto ms = [](Clock::duration d) {
+        return std::chrono::duration<double, std::milli>(d).count();
+    };
+    const auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v[v.size() / 2];
+    };
+
+    auto t0 = Clock::now();
+    auto first = reg::push(connect_to(*server), *spec, *model);
+    const double push_ms = ms(Clock::now() - t0);
+    REQUIRE(first.ok());
+    t0 = Clock::now();
+    auto again = reg::push(connect_to(*server), *spec, *model);
+    const double repush_ms = ms(Clock::now() - t0);
+    REQUIRE(again.ok());
+
+    std::vector<double> local_ms;
+    std::vector<double> replica_ms;
+    for (int i = 0; i < 3; ++i) {
+        auto fresh_model = scout::StaticEmbedder::load_default();
+        REQUIRE(fresh_model.ok());
+        t0 = Clock::now();
+        auto local = scout::Catalog::create({}, *fresh_model);
+        REQUIRE(local.ok());
+        REQUIRE(local->upsert_servers(*spec).ok());
+        REQUIRE(local->commit().ok());
+        local_ms.push_back(ms(Clock::now() - t0));
+
+        auto replica_model = scout::StaticEmbedder::load_default();
+        REQUIRE(replica_model.ok());
+        t0 = Clock::now();
+        auto replica = replica_of(*server, *replica_model);
+        REQUIRE(replica->sync().ok());
+        replica_ms.push_back(ms(Clock::now() - t0));
+        CHECK(replica->stats().vectors_fetched == first->vectors_added);
+    }
+
+    auto follower = replica_of(*server, *scout::StaticEmbedder::load_default());
+    follower->start();
+    REQUIRE(follower->wait_for(first->head_seq, std::chrono::seconds(30)));
+    std::vector<double> staleness;
+    for (int i = 0; i < 50; ++i) {
+        CatalogSpec one;
+        one.servers.push_back(spec->servers[static_cast<std::size_t>(i) % spec->servers.size()]);
+        one.servers[0].tools[0].description += " Revision " + std::to_string(i) + ".";
+        auto pushed = reg::push(connect_to(*server), one, *model);
+        const auto committed = Clock::now();
+        REQUIRE(pushed.ok());
+        REQUIRE(follower->wait_for(pushed->head_seq, std::chrono::seconds(5)));
+        staleness.push_back(ms(Clock::now() - committed));
+    }
+    follower->stop();
+    std::sort(staleness.begin(), staleness.end());
+    std::cout << "enterprise catalog: " << spec->servers.size() << " servers, "
+              << first->vectors_added << " documents embedded by the first push\n"
+              << "push (embeds every document): " << push_ms << " ms\n"
+              << "push again (nothing changed): " << repush_ms << " ms\n"
+              << "local build with the static model, median of 3: " << median(local_ms) << " ms\n"
+              << "replica cold start from the registry, median of 3: " << median(replica_ms)
+              << " ms\n"
+              << "staleness, one-server push committed -> applied by a following replica, 50 "
+                 "pushes: median "
+              << staleness[25] << " ms, p90 " << staleness[45] << " ms, max " << staleness.back()
+              << " ms\n";
 }
