@@ -79,6 +79,14 @@ public:
     void start(std::chrono::milliseconds wait);
     /// Sets the pinned tools; call before start().
     void set_pinned(PinnedTools pinned) { pinned_ = std::move(pinned); }
+    /// Every backend's listings go to `publisher` instead of the catalog (Backend::set_publisher);
+    /// call before start().
+    void set_publisher(const Backend::Publisher& publisher);
+    /// More Prometheus text appended to metrics_text() (it must name no server); call before
+    /// start().
+    void set_extra_metrics(std::function<std::string()> extra) {
+        extra_metrics_ = std::move(extra);
+    }
     /// Called (on a backend's thread) whenever tools/list may have changed; call before start().
     void add_list_changed_listener(std::function<void()> listener) {
         listeners_.push_back(std::move(listener));
@@ -213,6 +221,7 @@ private:
     std::map<std::string, LogClient> log_clients_;
     std::string backend_log_level_;  ///< the last level asked, sent to restarted backends
     Metrics metrics_;
+    std::function<std::string()> extra_metrics_;
     CallPool pool_;
 
     std::atomic<bool> initialize_seen_{false};     ///< the client sent initialize

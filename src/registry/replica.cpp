@@ -55,6 +55,10 @@ Searcher Replica::searcher() const {
     return impl_->catalog.searcher();
 }
 
+Catalog& Replica::catalog() {
+    return impl_->catalog;
+}
+
 std::uint64_t Replica::applied_seq() const {
     return impl_->applied.load();
 }

@@ -132,6 +132,10 @@ public:
     void stop();
 
     [[nodiscard]] Searcher searcher() const;
+    /// The catalog the replica writes, for a host that reads it (searcher(), events, outcomes).
+    /// Its servers are the registry's: a host that upserts into it is overwritten by the next
+    /// change of that server.
+    [[nodiscard]] Catalog& catalog();
     [[nodiscard]] std::uint64_t applied_seq() const;
     /// Read-your-writes: true once applied_seq() >= seq, false when `timeout` passes first.
     [[nodiscard]] bool wait_for(std::uint64_t seq, std::chrono::milliseconds timeout) const;
