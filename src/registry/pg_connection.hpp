@@ -56,6 +56,8 @@ public:
     /// unavailable with the server's reason (refused password, unknown database, no server).
     [[nodiscard]] static Result<PgConnection> connect(const registry::ConnectOptions& options);
 
+    PgConnection(const PgConnection&) = delete;
+    PgConnection& operator=(const PgConnection&) = delete;
     PgConnection(PgConnection&&) noexcept = default;
     PgConnection& operator=(PgConnection&&) noexcept = default;
     ~PgConnection() = default;

@@ -82,6 +82,7 @@ Result<std::vector<float>> RegistryVectors::embed(std::span<const std::string> t
     }
     if (!missing.empty() && fetcher_) {
         std::vector<std::string> wanted;
+        wanted.reserve(missing.size());
         for (const std::size_t i : missing) {
             wanted.push_back(hashes[i]);
         }
@@ -97,6 +98,7 @@ Result<std::vector<float>> RegistryVectors::embed(std::span<const std::string> t
         return out;
     }
     std::vector<std::string> rest;
+    rest.reserve(missing.size());
     for (const std::size_t i : missing) {
         rest.push_back(texts[i]);
     }

@@ -68,6 +68,16 @@ bool Replica::wait_for(std::uint64_t seq, std::chrono::milliseconds timeout) con
     return impl_->applied_cv.wait_for(lock, timeout, [&] { return impl_->applied.load() >= seq; });
 }
 
+Result<Searcher> Replica::searcher_at(std::uint64_t seq, std::chrono::milliseconds timeout) const {
+    if (!wait_for(seq, timeout)) {
+        return Status{Errc::unavailable,
+                      "registry change " + std::to_string(seq) + " not applied within " +
+                          std::to_string(timeout.count()) +
+                          " ms (applied: " + std::to_string(applied_seq()) + ")"};
+    }
+    return searcher();
+}
+
 ReplicaStats Replica::stats() const {
     std::lock_guard lock(impl_->state_mutex);
     ReplicaStats out = impl_->stats;

@@ -417,6 +417,19 @@ TEST_CASE("registry: the follower applies pushes within a second and recovers mi
     // Read-your-writes: a sequence number not written yet is not waited for forever.
     const std::uint64_t head = replica->applied_seq();
     CHECK_FALSE(replica->wait_for(head + 1, std::chrono::milliseconds(50)));
+    const auto not_yet = replica->searcher_at(head + 1, std::chrono::milliseconds(50));
+    CHECK(not_yet.status().code() == Errc::unavailable);
+    CHECK_THAT(not_yet.status().message(), Catch::Contains("not applied within 50 ms"));
+    // A writer searches what it just pushed, through the replica.
+    spec.servers[0].tools[2].description = "Merge an approved pull request into a release train.";
+    auto written = reg::push(connect_to(*server), spec, embedder);
+    REQUIRE(written.ok());
+    auto fresh = replica->searcher_at(written->head_seq, std::chrono::seconds(5));
+    REQUIRE(fresh.ok());
+    auto train = fresh->search("release train", {.top_k = 1});
+    REQUIRE(train.ok());
+    REQUIRE(train->hits.size() == 1);
+    CHECK(train->hits[0].tool == "merge_pull_request");
 
     // The replica's connections are cut and a push happens while it is away: its NOTIFY is
     // lost, the change is not.

@@ -139,6 +139,10 @@ public:
     [[nodiscard]] std::uint64_t applied_seq() const;
     /// Read-your-writes: true once applied_seq() >= seq, false when `timeout` passes first.
     [[nodiscard]] bool wait_for(std::uint64_t seq, std::chrono::milliseconds timeout) const;
+    /// A searcher that sees at least change `seq` (wait_for, then searcher()); unavailable,
+    /// naming both numbers, when `timeout` passes first.
+    [[nodiscard]] Result<Searcher> searcher_at(std::uint64_t seq,
+                                               std::chrono::milliseconds timeout) const;
     [[nodiscard]] ReplicaStats stats() const;
 
     struct Impl;
