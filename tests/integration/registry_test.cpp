@@ -268,6 +268,47 @@ TEST_CASE("registry: a replica whose missing changes left the log reads the whol
     CHECK(replica_embedder->seen().size() == queries().size());  // no document embedded
 }
 
+TEST_CASE("registry: gc trims the log and older models; replicas behind it read everything once",
+          "[registry]") {
+    START_SERVER(server);
+    auto embedder = std::make_shared<CountingEmbedder>(kDim);
+    REQUIRE(reg::push(connect_to(*server), scout::testing::small_catalog(), embedder).ok());
+    auto near = replica_of(*server, std::make_shared<CountingEmbedder>(kDim));
+    REQUIRE(near->sync().ok());
+    auto pushed =
+        reg::push(connect_to(*server), edited_catalog(), embedder, {.remove_missing = true});
+    REQUIRE(pushed.ok());
+    const std::uint64_t changes = pushed->head_seq - near->applied_seq();
+    // Vectors of another model (another dimension) are dropped: only the latest model stays.
+    auto other = std::make_shared<CountingEmbedder>(kDim * 2);
+    REQUIRE(reg::push(connect_to(*server), scout::testing::small_catalog(), other).ok());
+    auto last =
+        reg::push(connect_to(*server), edited_catalog(), embedder, {.remove_missing = true});
+    REQUIRE(last.ok());
+    const std::uint64_t head = last->head_seq;
+
+    auto trimmed = reg::gc(connect_to(*server), {.keep_changes = changes + 2});
+    REQUIRE(trimmed.ok());
+    CHECK(trimmed->changes_removed == head - (changes + 2));
+    CHECK(trimmed->models_removed == 1);
+    CHECK(trimmed->vectors_removed > 0);
+    auto status = reg::status(connect_to(*server));
+    REQUIRE(status.ok());
+    CHECK(status->changes == changes + 2);
+    CHECK(status->model_id == embedder->model_id());
+
+    auto fresh_embedder = std::make_shared<CountingEmbedder>(kDim);
+    auto fresh = replica_of(*server, fresh_embedder);
+    REQUIRE(fresh->sync().ok());
+    CHECK(fresh->stats().resyncs == 1);
+    CHECK(fresh_embedder->seen().empty());
+    REQUIRE(near->sync().ok());
+    for (const auto* r : {near.get(), fresh.get()}) {
+        CHECK(r->applied_seq() == head);
+        CHECK(hits_of(r->searcher()) == local_hits(edited_catalog()));
+    }
+}
+
 TEST_CASE("registry: a replica restarted mid-way converges to a fresh build", "[registry]") {
     START_SERVER(server);
     auto embedder = std::make_shared<CountingEmbedder>(kDim);
@@ -486,7 +527,11 @@ TEST_CASE("scout registry init, push and status", "[registry][cli]") {
                            err);
     CHECK(refused.code == 1);
     CHECK_THAT(refused.err, Catch::Contains("refused the password"));
-    CHECK(run_cli(SCOUT_CLI_PATH, "registry gc" + url, err).code == 2);
+    auto gc = run_cli(SCOUT_CLI_PATH, "registry gc --keep-changes 2 --json" + url, err);
+    CHECK(gc.code == 0);
+    CHECK_THAT(gc.out, Catch::Contains("\"changes_removed\": 80"));
+    CHECK(run_cli(SCOUT_CLI_PATH, "registry gc --keep-changes -1" + url, err).code == 2);
+    CHECK(run_cli(SCOUT_CLI_PATH, "registry compact" + url, err).code == 2);
 }
 
 TEST_CASE("registry: a partial push keeps the fleet's fitted model and embeds only what changed",

@@ -269,10 +269,11 @@ const CommandSpec& registry_spec() {
         const RegistryDefaults d;
         CommandSpec s{
             "scout registry",
-            "init | status | push CATALOG",
+            "init | status | push CATALOG | gc",
             "Share one catalog between scout processes through PostgreSQL (docs/scale-out.md): "
             "init creates or migrates the schema, status describes the registry, push writes a "
-            "catalog file into it (only changed servers, only documents not embedded yet). The "
+            "catalog file into it (only changed servers, only documents not embedded yet), gc "
+            "trims the change log and drops the vectors of older models. The "
             "password comes from PGPASSWORD, PGPASSFILE or --password-file, never the URL.",
             {{"registry",
               {{"registry", "URL", "", "the registry, a libpq URI or key=value string; required"},
@@ -285,7 +286,12 @@ const CommandSpec& registry_spec() {
                {"remove-missing",
                 "",
                 "",
-                "push: remove servers the catalog file does not list (it is a full listing)"}}},
+                "push: remove servers the catalog file does not list (it is a full listing)"},
+               {"keep-changes",
+                "N",
+                std::to_string(d.keep_changes),
+                "gc: the most recent changes kept in the log (a replica further behind reads "
+                "the whole registry once)"}}},
              embedder_group(),
              {"output", {json_option("print the result as JSON")}}}};
         return s;

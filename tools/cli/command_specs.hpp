@@ -20,6 +20,7 @@ namespace scout::cli {
 struct RegistryDefaults {
     long long connect_ms = 5000;
     long long statement_ms = 10000;
+    unsigned long long keep_changes = 10000;
 };
 
 /// Every command, in the order `scout --help` lists them.

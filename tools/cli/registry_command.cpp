@@ -1,4 +1,4 @@
-// registry_command.cpp: `scout registry init | status | push CATALOG` (docs/scale-out.md).
+// registry_command.cpp: `scout registry init | status | push CATALOG | gc` (docs/scale-out.md).
 #include <cstdlib>
 #include <iostream>
 #include <string>
@@ -122,6 +122,32 @@ int push_catalog(const registry::ConnectOptions& connect, const Args& args) {
     return kExitOk;
 }
 
+int collect_garbage(const registry::ConnectOptions& connect, const Args& args) {
+    registry::GcOptions options;
+    if (const auto keep = args.get("keep-changes")) {
+        char* end = nullptr;
+        options.keep_changes = std::strtoull(keep->c_str(), &end, 10);
+        if (end == keep->c_str() || *end != '\0' || (*keep)[0] == '-') {
+            return fail("--keep-changes must be a whole number");
+        }
+    }
+    auto done = registry::gc(connect, options);
+    if (!done.ok()) {
+        std::cerr << "scout: " << done.status().message() << "\n";
+        return kExitFailure;
+    }
+    if (args.has("json")) {
+        const nlohmann::json out = {{"changes_removed", done->changes_removed},
+                                    {"vectors_removed", done->vectors_removed},
+                                    {"models_removed", done->models_removed}};
+        std::cout << detail::dump_json(out, 2) << "\n";
+    } else {
+        std::cout << "removed " << done->changes_removed << " changes, " << done->vectors_removed
+                  << " vectors of " << done->models_removed << " older models\n";
+    }
+    return kExitOk;
+}
+
 }  // namespace
 
 int run_registry(int argc, char** argv) {
@@ -131,11 +157,11 @@ int run_registry(int argc, char** argv) {
     }
     const Args& args = *parsed.args;
     if (args.positional().empty()) {
-        return fail("registry needs an action: init, status or push CATALOG");
+        return fail("registry needs an action: init, status, push CATALOG or gc");
     }
     const std::string& action = args.positional()[0];
-    if (action != "init" && action != "status" && action != "push") {
-        return fail("unknown registry action '" + action + "' (init, status or push CATALOG)");
+    if (action != "init" && action != "status" && action != "push" && action != "gc") {
+        return fail("unknown registry action '" + action + "' (init, status, push CATALOG or gc)");
     }
     if (action != "push" && args.positional().size() != 1) {
         return fail("registry " + action + " takes no other argument");
@@ -153,6 +179,9 @@ int run_registry(int argc, char** argv) {
     }
     if (action == "status") {
         return print_status(*connect, args.has("json"));
+    }
+    if (action == "gc") {
+        return collect_garbage(*connect, args);
     }
     return push_catalog(*connect, args);
 }

@@ -59,6 +59,22 @@ struct RegistryStatus {
 
 [[nodiscard]] Result<RegistryStatus> status(const ConnectOptions& connect);
 
+struct GcOptions {
+    /// The most recent changes kept in the log. A replica further behind than this catches up
+    /// with one full read of the registry instead of the log.
+    std::uint64_t keep_changes = 10000;
+};
+
+struct GcResult {
+    std::size_t changes_removed = 0;
+    std::size_t vectors_removed = 0;  ///< vectors of models other than the latest
+    std::size_t models_removed = 0;
+};
+
+/// Trims the change log to its last `keep_changes` rows and drops the vectors of every model but
+/// the latest pushed one, in one transaction serialized with pushes.
+[[nodiscard]] Result<GcResult> gc(const ConnectOptions& connect, GcOptions options = {});
+
 struct PushOptions {
     /// Servers in the registry but not in the pushed catalog are removed (a full listing).
     /// Off: the push only adds and replaces.
