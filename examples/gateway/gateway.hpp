@@ -82,6 +82,9 @@ public:
     /// Every backend's listings go to `publisher` instead of the catalog (Backend::set_publisher);
     /// call before start().
     void set_publisher(const Backend::Publisher& publisher);
+    /// The catalog changed by another way than a backend's listing (a registry replica applied
+    /// a change): clients hear notifications/tools/list_changed when their tools/list changed.
+    void catalog_changed() { on_indexed(); }
     /// More Prometheus text appended to metrics_text() (it must name no server); call before
     /// start().
     void set_extra_metrics(std::function<std::string()> extra) {

@@ -691,7 +691,6 @@ int main(int argc, char** argv) {
         } else {
             gateway::log_line("registry: at change " + std::to_string(replica->applied_seq()));
         }
-        replica->start();
         searched = &replica->catalog();
     }
 #else
@@ -761,6 +760,8 @@ int main(int argc, char** argv) {
             return Status{};
         });
         gw.set_extra_metrics([&replica] { return registry_metrics(replica->stats()); });
+        replica->set_on_applied([&gw](std::uint64_t) { gw.catalog_changed(); });
+        replica->start();
     }
 #endif
     int exit_code = 0;
@@ -773,12 +774,12 @@ int main(int argc, char** argv) {
     }
 
     out.release_waiters();
-    gw.shutdown();
 #if SCOUT_GATEWAY_REGISTRY
     if (replica) {
-        replica->stop();
+        replica->stop();  // no catalog_changed() once the shutdown has begun
     }
 #endif
+    gw.shutdown();
     (void)out.flush(std::chrono::steady_clock::now() + kOutputFlushGrace);
     out.close();
     exiting.store(true);

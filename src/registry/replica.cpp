@@ -89,6 +89,10 @@ Status Replica::sync() {
     return impl_->catch_up();
 }
 
+void Replica::set_on_applied(std::function<void(std::uint64_t seq)> on_applied) {
+    impl_->on_applied = std::move(on_applied);
+}
+
 void Replica::start() {
     if (impl_->follower.joinable()) {
         return;
@@ -195,6 +199,9 @@ Status Replica::Impl::apply(const detail::ChangeBatch& batch) {
         applied.store(decoded->last_seq);
     }
     applied_cv.notify_all();
+    if (on_applied) {
+        on_applied(decoded->last_seq);
+    }
     return {};
 }
 

@@ -46,6 +46,7 @@ struct Replica::Impl {
     mutable std::mutex state_mutex;  // stats, and the waits on `applied`
     mutable std::condition_variable applied_cv;
     ReplicaStats stats;
+    std::function<void(std::uint64_t)> on_applied;  // set before start()
 
     std::thread follower;
     std::mutex stop_mutex;

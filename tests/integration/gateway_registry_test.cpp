@@ -38,6 +38,17 @@ std::string search(GatewayProcess& gw, const std::string& query) {
     return r ? r->dump() : "(no answer)";
 }
 
+/// notifications/tools/list_changed the client has received so far.
+std::size_t list_changed(GatewayProcess& gw) {
+    std::size_t n = 0;
+    for (const Json& line : gw.unaddressed()) {
+        if (line.value("method", "") == "notifications/tools/list_changed") {
+            ++n;
+        }
+    }
+    return n;
+}
+
 }  // namespace
 
 TEST_CASE("scout-gateway --registry searches the registry and pushes its backends' listings",
@@ -74,6 +85,7 @@ TEST_CASE("scout-gateway --registry searches the registry and pushes its backend
     CHECK(status->servers == scout::testing::small_catalog().servers.size() + 1);
 
     // Another writer changes the registry: the gateway's searches follow.
+    const std::size_t told_before = list_changed(gw);
     scout::CatalogSpec pager;
     pager.servers.push_back({"pager",
                              "On-call paging.",
@@ -88,6 +100,8 @@ TEST_CASE("scout-gateway --registry searches the registry and pushes its backend
         found = search(gw, "page the engineer on call");
     }
     CHECK_THAT(found, Catch::Contains("pager_page_oncall"));
+    // The client heard that its tool list changed (the tool count in tool_search's description).
+    CHECK(list_changed(gw) > told_before);
 
     gw.close_stdin();
     const auto exited = gw.wait_exit(milliseconds(10000));

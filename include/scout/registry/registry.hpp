@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -146,6 +147,10 @@ public:
     void start();
     /// Stops the follower thread (bounded by the statement timeout). Idempotent.
     void stop();
+    /// Called with the new applied sequence number after each batch is committed, on the
+    /// thread that applied it (the follower or a sync() caller); it must be quick and must not
+    /// call sync(). Set it before start().
+    void set_on_applied(std::function<void(std::uint64_t seq)> on_applied);
 
     [[nodiscard]] Searcher searcher() const;
     /// The catalog the replica writes, for a host that reads it (searcher(), events, outcomes).
