@@ -268,8 +268,9 @@ TEST_CASE("registry: a replica whose missing changes left the log reads the whol
     CHECK(replica_embedder->seen().size() == queries().size());  // no document embedded
 }
 
-TEST_CASE("registry: gc trims the log and older models; replicas behind it read everything once",
-          "[registry]") {
+TEST_CASE(
+    "registry: gc trims the log and older models, and replicas behind it read everything once",
+    "[registry]") {
     START_SERVER(server);
     auto embedder = std::make_shared<CountingEmbedder>(kDim);
     REQUIRE(reg::push(connect_to(*server), scout::testing::small_catalog(), embedder).ok());
