@@ -394,6 +394,42 @@ TEST_CASE("registry: bad rows are refused and the replica keeps its last good st
     CHECK(replica->stats().failures == 1);
 }
 
+TEST_CASE("registry: connects and statements are bounded in time", "[registry]") {
+    START_SERVER(server);
+    using Clock = std::chrono::steady_clock;
+    // A statement the server runs past its timeout is cancelled there, with its reason.
+    reg::ConnectOptions quick = connect_to(*server);
+    quick.statement_timeout = std::chrono::milliseconds(200);
+    auto conn = PgConnection::connect(quick);
+    REQUIRE(conn.ok());
+    auto t0 = Clock::now();
+    const scout::Status slow = conn->run("SELECT pg_sleep(10)");
+    CHECK(Clock::now() - t0 < std::chrono::seconds(3));
+    CHECK(slow.code() == Errc::unavailable);
+    CHECK_THAT(slow.message(), Catch::Contains("statement timeout"));
+
+    // A peer that accepts the connection and never answers: the connect gives up on time.
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(fd >= 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    REQUIRE(::listen(fd, 4) == 0);
+    REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+    reg::ConnectOptions silent;
+    silent.url = "postgresql://scout@127.0.0.1:" + std::to_string(ntohs(addr.sin_port)) + "/db";
+    silent.connect_timeout = std::chrono::milliseconds(300);
+    t0 = Clock::now();
+    const scout::Status hung = reg::init(silent);
+    const auto took = Clock::now() - t0;
+    ::close(fd);
+    CHECK(took < std::chrono::seconds(2));
+    CHECK(hung.code() == Errc::unavailable);
+    CHECK_THAT(hung.message(), Catch::Contains("within 300 ms"));
+}
+
 TEST_CASE("registry: a refused or missing password is a clear error", "[registry]") {
     START_SERVER(server);
     reg::ConnectOptions tcp;
