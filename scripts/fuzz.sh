@@ -32,6 +32,8 @@
 #                   tests/fuzz/corpus/query_text/
 #   json_shape      the index reader's check of stored schemas (is it one JSON object?) against
 #                   the JSON parser, seeded from tests/fuzz/corpus/json_shape/
+#   registry_rows   change rows and vectors a replica reads from the PostgreSQL registry, seeded
+#                   from tests/fuzz/corpus/registry_rows/ (built when libpq is found)
 # The other targets' seeds come from tests/fuzz/corpus/<target>/ (read only); what the fuzzer
 # finds goes to build-asan/fuzz/corpus/<target>/, crashes to build-asan/fuzz/crashes/<target>/.
 # Usage: scripts/fuzz.sh [--long] [target...]
@@ -47,7 +49,7 @@ for arg in "$@"; do
     index_reader | word_model | safetensors | bert_config | vocab_txt | tokenizer_json | \
       catalog_loader | embeddings_response | search_json | jsonrpc_reader | gateway_config | \
       gateway_embedder_config | c_abi_json | outcome_codec | gateway_auth | gateway_http_rules | \
-      gateway_modern | gateway_argument_check | query_text | json_shape)
+      gateway_modern | gateway_argument_check | query_text | json_shape | registry_rows)
       targets+=("$arg") ;;
     *) echo "fuzz: unknown argument $arg" >&2; exit 2 ;;
   esac
@@ -56,7 +58,7 @@ done
   targets=(index_reader word_model safetensors bert_config vocab_txt tokenizer_json catalog_loader
     embeddings_response search_json jsonrpc_reader gateway_config gateway_embedder_config c_abi_json
     outcome_codec gateway_auth gateway_http_rules gateway_modern gateway_argument_check query_text
-    json_shape)
+    json_shape registry_rows)
 source scripts/lib/asan-build.sh
 configure_asan_build
 cmake --build build-asan -j"$(nproc)" --target scout_cli $(printf 'scout_fuzz_%s ' "${targets[@]}")

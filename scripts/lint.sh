@@ -19,7 +19,7 @@ layer_of() {
         snapshot | persist) echo 3 ;;
         search) echo 4 ;;
         catalog | doctor) echo 5 ;;
-        mcp | capi) echo 6 ;;
+        mcp | capi | registry) echo 6 ;;
         *) echo "" ;;
     esac
 }

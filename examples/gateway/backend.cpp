@@ -390,6 +390,19 @@ Status Backend::index(const Json& tools) {
         server.tools.push_back(std::move(*spec));
     }
     const std::size_t count = server.tools.size();
+    if (publisher_) {
+        if (Status s = publisher_(server); !s.ok()) {
+            log_line("backend " + quote_name(spec_.name) +
+                     " could not be pushed to the registry: " + s.to_string());
+            return s;
+        }
+        log_line("backend " + quote_name(spec_.name) + " ACTIVE: " + std::to_string(count) +
+                 " tools pushed to the registry");
+        if (on_indexed_) {
+            on_indexed_();
+        }
+        return {};
+    }
     CatalogSpec indexed{{server}};  // what the doctor examines once it is searchable
     if (Status s = catalog_.upsert_server(std::move(server)); !s.ok()) {
         log_line("backend " + quote_name(spec_.name) + " could not be indexed: " + s.to_string());
@@ -410,6 +423,11 @@ Status Backend::index(const Json& tools) {
 }
 
 void Backend::mark_degraded() {
+    // With a registry, this process's view of a backend does not decide the fleet's: its tools
+    // stay as the registry has them.
+    if (publisher_) {
+        return;
+    }
     // A server that was never indexed has nothing to hide.
     if (!catalog_.set_server_status(spec_.name, ServerStatus::degraded).ok()) {
         return;

@@ -64,6 +64,10 @@ public:
     [[nodiscard]] const std::string& environment() const noexcept { return spec_.environment; }
     /// Sets how resource subscriptions are passed through; call before start().
     void set_resource_hooks(ResourceHooks hooks) { resource_hooks_ = std::move(hooks); }
+    /// Where listings go instead of the catalog (a shared registry whose changes reach the
+    /// catalog by another way); call before start().
+    using Publisher = std::function<Status(const ServerSpec& server)>;
+    void set_publisher(Publisher publisher) { publisher_ = std::move(publisher); }
     /// Starts the supervising thread.
     void start();
     /// Waits until the first start attempt has finished (indexed or failed), at most `timeout`.
@@ -115,6 +119,7 @@ private:
     std::function<void()> on_indexed_;
     std::string description_;
     ResourceHooks resource_hooks_;
+    Publisher publisher_;
 
     std::mutex mutex_;
     std::condition_variable cv_;

@@ -464,7 +464,17 @@ std::string Gateway::metrics_text(const std::optional<std::vector<std::string>>&
             states.emplace_back(b->name(), b->state());
         }
     }
-    return metrics_.render(states, visible_servers);
+    std::string text = metrics_.render(states, visible_servers);
+    if (extra_metrics_) {
+        text += extra_metrics_();
+    }
+    return text;
+}
+
+void Gateway::set_publisher(const Backend::Publisher& publisher) {
+    for (auto& b : backends_) {
+        b->set_publisher(publisher);
+    }
 }
 
 Gateway::Readiness Gateway::readiness() {

@@ -82,6 +82,17 @@ public:
     void start(std::chrono::milliseconds wait);
     /// Sets the pinned tools; call before start().
     void set_pinned(PinnedTools pinned) { pinned_ = std::move(pinned); }
+    /// Every backend's listings go to `publisher` instead of the catalog (Backend::set_publisher);
+    /// call before start().
+    void set_publisher(const Backend::Publisher& publisher);
+    /// The catalog changed by another way than a backend's listing (a registry replica applied
+    /// a change): clients hear notifications/tools/list_changed when their tools/list changed.
+    void catalog_changed() { on_indexed(); }
+    /// More Prometheus text appended to metrics_text() (it must name no server); call before
+    /// start().
+    void set_extra_metrics(std::function<std::string()> extra) {
+        extra_metrics_ = std::move(extra);
+    }
     /// Called (on a backend's thread) whenever tools/list may have changed; call before start().
     void add_list_changed_listener(std::function<void()> listener) {
         listeners_.push_back(std::move(listener));
@@ -222,6 +233,7 @@ private:
     std::map<std::string, LogClient> log_clients_;
     std::string backend_log_level_;  ///< the last level asked, sent to restarted backends
     Metrics metrics_;
+    std::function<std::string()> extra_metrics_;
     CallPool pool_;
 
     std::atomic<bool> initialize_seen_{false};     ///< the client sent initialize

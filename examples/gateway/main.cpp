@@ -22,6 +22,9 @@
 
 #include "scout/catalog.hpp"
 #include "scout/token_counter.hpp"
+#if SCOUT_GATEWAY_REGISTRY
+#include "scout/registry/registry.hpp"
+#endif
 
 #include "config.hpp"
 #include "embedder_choice.hpp"
@@ -71,6 +74,11 @@ constexpr const char* kUsage =
     "                           max_tokens (default cl100k_base; rank files from "
     "scripts/setup.sh)\n"
     "  --max-tokens N           default token budget of a tool_search answer (default none)\n"
+    "  --registry URL           share the catalog through a PostgreSQL registry\n"
+    "                           (docs/scale-out.md): backends' listings are pushed there and\n"
+    "                           searches follow it; the password from PGPASSWORD, PGPASSFILE or\n"
+    "                           --registry-password-file, never the URL\n"
+    "  --registry-password-file FILE   the registry's password, the file's first line\n"
     "  --learn                  learn from executions: record each execute_tool outcome with\n"
     "                           the query that offered the tool, and re-rank tool_search with it\n"
     "  --listen HOST:PORT       serve MCP Streamable HTTP on http://HOST:PORT/mcp (and\n"
@@ -108,6 +116,26 @@ constexpr const char* kUsage =
     "Exit codes: 0 served until SIGTERM or SIGINT (or the stdio client left), --check-config\n"
     "found no error, --help, --version; 2 a bad argument or file, an address that cannot be\n"
     "bound, or --check-config found errors.\n";
+
+#if SCOUT_GATEWAY_REGISTRY
+/// The replica's position for /metrics: names no server.
+std::string registry_metrics(const scout::registry::ReplicaStats& s) {
+    const std::uint64_t lag = s.head_seq > s.applied_seq ? s.head_seq - s.applied_seq : 0;
+    std::string out;
+    auto series = [&out](const char* name, const char* type, const char* help, std::uint64_t v) {
+        out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n" +
+               name + " " + std::to_string(v) + "\n";
+    };
+    series("scout_registry_applied_seq", "gauge", "Last registry change applied.", s.applied_seq);
+    series("scout_registry_head_seq", "gauge", "Registry head when last seen.", s.head_seq);
+    series("scout_registry_lag", "gauge", "Registry changes seen but not applied yet.", lag);
+    series("scout_registry_failures_total", "counter", "Failed catch-up attempts.", s.failures);
+    series("scout_registry_reconnects_total", "counter", "Reconnections.", s.reconnects);
+    series("scout_registry_gaps_total", "counter", "Gaps in the change log.", s.gaps);
+    series("scout_registry_resyncs_total", "counter", "Full reads of the registry.", s.resyncs);
+    return out;
+}
+#endif
 
 /// Answers waiting for a client that reads slowly; beyond this their writers wait.
 constexpr std::size_t kMaxQueuedOutput = 64u << 20;
@@ -444,6 +472,8 @@ int main(int argc, char** argv) {
     gateway::HttpOptions http;
     gateway::TlsFiles tls;
     bool check_only = false;
+    std::string registry_url;
+    std::string registry_password_file;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--help" || arg == "-h") {
@@ -472,6 +502,10 @@ int main(int argc, char** argv) {
         const std::string value = argv[++i];
         if (arg == "--config") {
             config_path = value;
+        } else if (arg == "--registry") {
+            registry_url = value;
+        } else if (arg == "--registry-password-file") {
+            registry_password_file = value;
         } else if (arg == "--log-format") {
             const auto format = gateway::parse_log_format(value);
             if (!format) {
@@ -636,6 +670,35 @@ int main(int argc, char** argv) {
     if (!catalog) {
         return usage_error(catalog.status().to_string());
     }
+    Catalog* searched = &catalog.value();
+#if SCOUT_GATEWAY_REGISTRY
+    std::unique_ptr<registry::Replica> replica;
+    registry::ConnectOptions registry_connect;
+    if (!registry_url.empty()) {
+        registry_connect.url = registry_url;
+        registry_connect.password_file = registry_password_file;
+        registry::ReplicaOptions replica_options;
+        replica_options.connect = registry_connect;
+        auto made = registry::Replica::create(replica_options, embedder.value());
+        if (!made) {
+            return usage_error("--registry: " + made.status().message());
+        }
+        replica = std::move(made.value());
+        // Serve what the registry holds from the start; when it cannot be reached yet, the
+        // follower keeps trying and the catalog fills when it can.
+        if (Status s = replica->sync(); !s.ok()) {
+            gateway::log_line("registry: " + s.message() + "; following it in the background");
+        } else {
+            gateway::log_line("registry: at change " + std::to_string(replica->applied_seq()));
+        }
+        searched = &replica->catalog();
+    }
+#else
+    if (!registry_url.empty()) {
+        return usage_error("--registry: this scout-gateway was built without libpq");
+    }
+#endif
+    (void)registry_password_file;
 
     ::signal(SIGPIPE, SIG_IGN);  // a dead backend's pipe must not kill the gateway
     // Responses go through a writer thread: a client slow to read holds back the threads that
@@ -676,8 +739,31 @@ int main(int argc, char** argv) {
         }
     });
 
-    gateway::Gateway gw(catalog.value(), std::move(config->backends), connector, timings, write);
+    gateway::Gateway gw(*searched, std::move(config->backends), connector, timings, write);
     gw.set_pinned(std::move(config->pinned));
+#if SCOUT_GATEWAY_REGISTRY
+    if (replica) {
+        std::shared_ptr<Embedder> document_embedder = embedder.value();
+        registry::Replica* follower = replica.get();
+        gw.set_publisher([registry_connect, document_embedder, follower](const ServerSpec& server) {
+            auto pushed =
+                registry::push(registry_connect, CatalogSpec{{server}}, document_embedder);
+            if (!pushed.ok()) {
+                return pushed.status();
+            }
+            // Read-your-writes: the listing is searchable here before the backend counts as
+            // indexed (bounded: the follower may be reconnecting).
+            if (!follower->wait_for(pushed->head_seq, std::chrono::seconds(5))) {
+                gateway::log_line("registry: change " + std::to_string(pushed->head_seq) +
+                                  " not applied here within 5 s; it will be");
+            }
+            return Status{};
+        });
+        gw.set_extra_metrics([&replica] { return registry_metrics(replica->stats()); });
+        replica->set_on_applied([&gw](std::uint64_t) { gw.catalog_changed(); });
+        replica->start();
+    }
+#endif
     int exit_code = 0;
     if (!listen.empty()) {
         exit_code = serve_http(gw, std::move(http), startup_timeout, http_stop);
@@ -688,6 +774,11 @@ int main(int argc, char** argv) {
     }
 
     out.release_waiters();
+#if SCOUT_GATEWAY_REGISTRY
+    if (replica) {
+        replica->stop();  // no catalog_changed() once the shutdown has begun
+    }
+#endif
     gw.shutdown();
     (void)out.flush(std::chrono::steady_clock::now() + kOutputFlushGrace);
     out.close();

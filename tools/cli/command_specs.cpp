@@ -264,9 +264,51 @@ const CommandSpec& synth_spec() {
     return spec;
 }
 
+const CommandSpec& registry_spec() {
+    static const CommandSpec spec = [] {
+        const RegistryDefaults d;
+        CommandSpec s{
+            "scout registry",
+            "init | status | push CATALOG | gc",
+            "Share one catalog between scout processes through PostgreSQL (docs/scale-out.md): "
+            "init creates or migrates the schema, status describes the registry, push writes a "
+            "catalog file into it (only changed servers, only documents not embedded yet), gc "
+            "trims the change log and drops the vectors of older models. The "
+            "password comes from PGPASSWORD, PGPASSFILE or --password-file, never the URL.",
+            {{"registry",
+              {{"registry", "URL", "", "the registry, a libpq URI or key=value string; required"},
+               {"password-file", "FILE", "", "read the password from the first line of FILE"},
+               {"connect-timeout-ms", "MS", std::to_string(d.connect_ms), "bound on connecting"},
+               {"statement-timeout-ms",
+                "MS",
+                std::to_string(d.statement_ms),
+                "bound on each statement"},
+               {"remove-missing",
+                "",
+                "",
+                "push: remove servers the catalog file does not list (it is a full listing)"},
+               {"keep-changes",
+                "N",
+                std::to_string(d.keep_changes),
+                "gc: the most recent changes kept in the log (a replica further behind reads "
+                "the whole registry once)"}}},
+             embedder_group(),
+             {"output", {json_option("print the result as JSON")}}}};
+        return s;
+    }();
+    static const bool done = (register_command(spec), true);
+    (void)done;
+    return spec;
+}
+
 const std::vector<const CommandSpec*>& all_specs() {
-    static const std::vector<const CommandSpec*> specs{
-        &search_spec(), &eval_spec(), &index_spec(), &tokens_spec(), &synth_spec(), &doctor_spec()};
+    static const std::vector<const CommandSpec*> specs{&search_spec(),
+                                                       &eval_spec(),
+                                                       &index_spec(),
+                                                       &tokens_spec(),
+                                                       &synth_spec(),
+                                                       &doctor_spec(),
+                                                       &registry_spec()};
     return specs;
 }
 

@@ -14,6 +14,14 @@ namespace scout::cli {
 [[nodiscard]] const CommandSpec& tokens_spec();
 [[nodiscard]] const CommandSpec& synth_spec();
 [[nodiscard]] const CommandSpec& doctor_spec();
+[[nodiscard]] const CommandSpec& registry_spec();
+
+/// The bounds `scout registry` connects with unless told otherwise.
+struct RegistryDefaults {
+    long long connect_ms = 5000;
+    long long statement_ms = 10000;
+    unsigned long long keep_changes = 10000;
+};
 
 /// Every command, in the order `scout --help` lists them.
 [[nodiscard]] const std::vector<const CommandSpec*>& all_specs();

@@ -9,5 +9,7 @@ int run_index(int argc, char** argv);
 int run_tokens(int argc, char** argv);
 int run_synth(int argc, char** argv);
 int run_doctor(int argc, char** argv);
+/// `scout registry`: registry_command.cpp, or registry_unavailable.cpp without libpq.
+int run_registry(int argc, char** argv);
 
 }  // namespace scout::cli

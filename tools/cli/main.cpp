@@ -59,6 +59,9 @@ int main(int argc, char** argv) {
         if (command == "doctor") {
             return scout::cli::run_doctor(argc, argv);
         }
+        if (command == "registry") {
+            return scout::cli::run_registry(argc, argv);
+        }
         std::cerr << "scout: unknown command '" << command << "'\n";
         print_usage(std::cerr);
         return scout::cli::kExitBadInput;

@@ -1,0 +1,177 @@
+// registry.hpp: one catalog shared by many scout processes through PostgreSQL (target
+// scout::registry, built when libpq is found). A writer pushes a catalog into the registry (its
+// servers and tools, the document vectors, one change-log row per changed server, all in one
+// transaction); a Replica follows the change log into its own Catalog through incremental
+// commits and takes document vectors from the registry instead of embedding them.
+// docs/scale-out.md describes the design and its failure modes.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "scout/catalog.hpp"
+#include "scout/embedder.hpp"
+#include "scout/options.hpp"
+#include "scout/status.hpp"
+#include "scout/types.hpp"
+
+namespace scout::detail {
+struct ReplicaAccess;  // tests reach the replica's state through it
+}
+
+namespace scout::registry {
+
+/// The schema version this code creates and reads; a registry of a newer version is refused.
+inline constexpr int kSchemaVersion = 1;
+
+/// How to reach the registry. The password is never part of `url`: libpq reads PGPASSWORD or
+/// PGPASSFILE (~/.pgpass), or it is read from `password_file`.
+struct ConnectOptions {
+    std::string url;  ///< a libpq URI or key=value string, e.g. postgresql://scout@db:5432/scout
+    std::string password_file;  ///< optional: a file whose first line is the password
+    std::chrono::milliseconds connect_timeout{5000};
+    /// Bound on every statement, enforced by the server (statement_timeout) and by the client.
+    std::chrono::milliseconds statement_timeout{10000};
+};
+
+/// invalid_argument when `url` carries a password (it would show in process listings and
+/// logs); ok otherwise, also for URLs libpq will reject later.
+[[nodiscard]] Status check_url(const std::string& url);
+
+/// Creates the schema, or migrates an older one to kSchemaVersion, in one transaction.
+/// version_unsupported for a registry written by newer code; unavailable when the server cannot
+/// be reached or refuses the credentials.
+[[nodiscard]] Status init(const ConnectOptions& connect);
+
+struct RegistryStatus {
+    int schema_version = 0;
+    std::uint64_t head_seq = 0;  ///< the sequence number of the last change
+    std::size_t servers = 0;
+    std::size_t tools = 0;
+    std::size_t changes = 0;     ///< rows of the change log
+    std::size_t embeddings = 0;  ///< document vectors, all models
+    std::string model_id;        ///< the model of the last push that carried vectors
+};
+
+[[nodiscard]] Result<RegistryStatus> status(const ConnectOptions& connect);
+
+struct GcOptions {
+    /// The most recent changes kept in the log. A replica further behind than this catches up
+    /// with one full read of the registry instead of the log.
+    std::uint64_t keep_changes = 10000;
+};
+
+struct GcResult {
+    std::size_t changes_removed = 0;
+    std::size_t vectors_removed = 0;  ///< vectors of models other than the latest
+    std::size_t models_removed = 0;
+};
+
+/// Trims the change log to its last `keep_changes` rows and drops the vectors of every model but
+/// the latest pushed one, in one transaction serialized with pushes.
+[[nodiscard]] Result<GcResult> gc(const ConnectOptions& connect, GcOptions options = {});
+
+struct PushOptions {
+    /// Servers in the registry but not in the pushed catalog are removed (a full listing).
+    /// Off: the push only adds and replaces.
+    bool remove_missing = false;
+};
+
+struct PushResult {
+    std::uint64_t head_seq = 0;      ///< the registry's last sequence number after the push
+    std::size_t changed = 0;         ///< servers added or replaced (new change-log rows)
+    std::size_t unchanged = 0;       ///< servers whose content hash was already there
+    std::size_t removed = 0;         ///< servers removed (remove_missing)
+    std::size_t vectors_added = 0;   ///< documents embedded by this push
+    std::size_t vectors_reused = 0;  ///< documents whose vector the registry already held
+    std::string model_id;
+};
+
+/// Pushes `spec` into the registry in one transaction: servers, tools, the vectors of documents
+/// the registry does not hold yet (embedded here with `embedder`, which may be null for a
+/// BM25-only fleet), one change-log row per changed server and a NOTIFY carrying the new head.
+/// Concurrent pushes are serialized by the registry, so sequence numbers have no holes.
+[[nodiscard]] Result<PushResult> push(const ConnectOptions& connect,
+                                      const CatalogSpec& spec,
+                                      std::shared_ptr<Embedder> embedder,
+                                      PushOptions options = {});
+
+struct ReplicaOptions {
+    ConnectOptions connect;
+    CatalogOptions catalog;
+    /// The follower re-reads the head this often even without a notification, so a lost
+    /// NOTIFY costs at most this much staleness.
+    std::chrono::milliseconds poll_interval{1000};
+    /// Waits between reconnection attempts double from min to max.
+    std::chrono::milliseconds reconnect_min{100};
+    std::chrono::milliseconds reconnect_max{5000};
+    std::size_t batch_rows = 1000;  ///< change-log rows read per batch
+};
+
+struct ReplicaStats {
+    std::uint64_t applied_seq = 0;  ///< every change up to this one is in the catalog
+    std::uint64_t head_seq = 0;     ///< the registry's head when last seen
+    std::uint64_t batches = 0;      ///< batches committed into the catalog
+    std::uint64_t gaps = 0;         ///< batches that did not start right after applied_seq
+    std::uint64_t resyncs = 0;  ///< full reads of the registry (the log no longer had a gap's rows)
+    std::uint64_t notifications = 0;
+    std::uint64_t reconnects = 0;
+    std::uint64_t failures = 0;       ///< attempts that failed (the catalog kept its state)
+    std::size_t vectors_fetched = 0;  ///< document vectors read from the registry
+    std::string model_id;             ///< the registry model whose vectors are used
+    std::string last_error;           ///< the last failure, empty once an attempt succeeds
+};
+
+/// A Catalog that follows the registry. Thread-safe: searcher(), applied_seq(), wait_for() and
+/// stats() may be called from any thread while the follower runs.
+class Replica {
+public:
+    /// `embedder` embeds queries (and, only when the registry lacks a vector, documents); may be
+    /// null for BM25 only. Does not connect: sync() or start() do.
+    [[nodiscard]] static Result<std::unique_ptr<Replica>> create(
+        ReplicaOptions options, std::shared_ptr<Embedder> embedder = nullptr);
+    ~Replica();
+    Replica(const Replica&) = delete;
+    Replica& operator=(const Replica&) = delete;
+
+    /// Catches up with the registry's head on the calling thread (unless the follower runs).
+    /// On error the catalog keeps its last good state and the next call retries.
+    [[nodiscard]] Status sync();
+    /// Starts the follower thread: LISTEN, catch up, then catch up again on every notification,
+    /// every poll_interval and after every reconnection. Idempotent.
+    void start();
+    /// Stops the follower thread (bounded by the statement timeout). Idempotent.
+    void stop();
+    /// Called with the new applied sequence number after each batch is committed, on the
+    /// thread that applied it (the follower or a sync() caller); it must be quick and must not
+    /// call sync(). Set it before start().
+    void set_on_applied(std::function<void(std::uint64_t seq)> on_applied);
+
+    [[nodiscard]] Searcher searcher() const;
+    /// The catalog the replica writes, for a host that reads it (searcher(), events, outcomes).
+    /// Its servers are the registry's: a host that upserts into it is overwritten by the next
+    /// change of that server.
+    [[nodiscard]] Catalog& catalog();
+    [[nodiscard]] std::uint64_t applied_seq() const;
+    /// Read-your-writes: true once applied_seq() >= seq, false when `timeout` passes first.
+    [[nodiscard]] bool wait_for(std::uint64_t seq, std::chrono::milliseconds timeout) const;
+    /// A searcher that sees at least change `seq` (wait_for, then searcher()); unavailable,
+    /// naming both numbers, when `timeout` passes first.
+    [[nodiscard]] Result<Searcher> searcher_at(std::uint64_t seq,
+                                               std::chrono::milliseconds timeout) const;
+    [[nodiscard]] ReplicaStats stats() const;
+
+    struct Impl;
+
+private:
+    friend struct scout::detail::ReplicaAccess;
+    explicit Replica(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace scout::registry

@@ -1,0 +1,63 @@
+// replica_impl.hpp: the state of a Replica. One apply at a time (apply_mutex), on the follower
+// thread or a sync() caller; readers take searchers from the catalog without waiting.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "scout/catalog.hpp"
+#include "scout/registry/registry.hpp"
+
+#include "registry/batch_decoder.hpp"
+#include "registry/change_feed.hpp"
+#include "registry/pg_connection.hpp"
+#include "registry/registry_vectors.hpp"
+
+namespace scout::registry {
+
+struct Replica::Impl {
+    Impl(ReplicaOptions o, std::shared_ptr<detail::RegistryVectors> v, Catalog c)
+        : options(std::move(o)), vectors(std::move(v)), catalog(std::move(c)) {}
+
+    /// Reads and applies batches until the registry's head is applied.
+    [[nodiscard]] Status catch_up();
+    /// Applies one batch read from the registry (or made by a test): duplicates are no-ops, a
+    /// gap is refused (detail::is_gap), a bad row changes nothing. apply_mutex must be held.
+    [[nodiscard]] Status apply(const detail::ChangeBatch& batch);
+    void follow();
+    void record(const Status& status);
+
+    ReplicaOptions options;
+    std::shared_ptr<detail::RegistryVectors> vectors;  // null: BM25 only
+    Catalog catalog;
+
+    std::mutex apply_mutex;
+    std::optional<detail::PgConnection> reader;  // under apply_mutex
+    detail::FeedPosition position;               // under apply_mutex
+    std::set<std::string, std::less<>> servers;  // what the catalog holds; under apply_mutex
+
+    std::atomic<std::uint64_t> applied{0};
+    mutable std::mutex state_mutex;  // stats, and the waits on `applied`
+    mutable std::condition_variable applied_cv;
+    ReplicaStats stats;
+    std::function<void(std::uint64_t)> on_applied;  // set before start()
+
+    std::thread follower;
+    std::mutex stop_mutex;
+    std::condition_variable stop_cv;
+    bool stopping = false;  // under stop_mutex
+};
+
+}  // namespace scout::registry
+
+namespace scout::detail {
+struct ReplicaAccess {
+    static registry::Replica::Impl& impl(registry::Replica& replica) { return *replica.impl_; }
+};
+}  // namespace scout::detail

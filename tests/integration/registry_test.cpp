@@ -1,0 +1,684 @@
+// registry_test.cpp: the PostgreSQL registry against a real server of its own per test case
+// (tests/support/pg_server.hpp): schema and migrations, push, the change feed's semantics
+// (duplicates, gaps, missed notifications, restarts), bad rows, and refused passwords.
+#include "scout/registry/registry.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <iostream>
+#include <limits>
+#include <thread>
+
+#include <catch2/catch.hpp>
+
+#include "scout/catalog.hpp"
+#include "scout/catalog_loader.hpp"
+#include "scout/embedder.hpp"
+
+#include "registry/change_feed.hpp"
+#include "registry/pg_connection.hpp"
+#include "registry/replica_impl.hpp"
+#include "registry/row_codec.hpp"
+#include "support/counting_embedder.hpp"
+#include "support/fixture_skip.hpp"
+#include "support/pg_server.hpp"
+#include "support/test_catalogs.hpp"
+
+namespace {
+
+using scout::CatalogSpec;
+using scout::Errc;
+using scout::detail::PgConnection;
+using scout::detail::PgParam;
+using scout::test::CountingEmbedder;
+using scout::test::PgServer;
+namespace reg = scout::registry;
+
+constexpr std::size_t kDim = 16;
+
+const std::vector<std::string>& queries() {
+    static const std::vector<std::string> all = {
+        "open a pull request", "send a chat message", "run a sql query", "list tables", "merge"};
+    return all;
+}
+
+/// Each query's hits as "name score" lines: two catalogs agree when these are equal.
+std::vector<std::string> hits_of(const scout::Searcher& searcher) {
+    std::vector<std::string> out;
+    for (const std::string& q : queries()) {
+        auto result = searcher.search(q, {.top_k = 5});
+        REQUIRE(result.ok());
+        for (const scout::Hit& hit : result->hits) {
+            out.push_back(q + ": " + hit.name + " " + std::to_string(hit.score));
+        }
+    }
+    return out;
+}
+
+/// What a scout process that indexes `spec` by itself serves.
+std::vector<std::string> local_hits(const CatalogSpec& spec) {
+    auto catalog = scout::Catalog::create({}, std::make_shared<CountingEmbedder>(kDim));
+    REQUIRE(catalog.ok());
+    REQUIRE(catalog->upsert_servers(spec).ok());
+    REQUIRE(catalog->commit().ok());
+    return hits_of(catalog->searcher());
+}
+
+/// The small catalog changed: one tool described anew, one server gone, one added.
+CatalogSpec edited_catalog() {
+    CatalogSpec spec = scout::testing::small_catalog();
+    spec.servers[0].tools[1].description = "List the pull requests waiting for review.";
+    spec.servers.erase(spec.servers.begin() + 1);
+    spec.servers.push_back({"pager",
+                            "On-call paging.",
+                            "operations",
+                            "",
+                            scout::ServerStatus::active,
+                            {{"page_oncall", "", "Page the engineer on call.", "", ""}}});
+    return spec;
+}
+
+/// A read of the change log after `applied`, vectors included.
+scout::detail::FeedPosition position_after(std::uint64_t applied) {
+    scout::detail::FeedPosition position;
+    position.applied = applied;
+    position.wants_vectors = true;
+    return position;
+}
+
+reg::ConnectOptions connect_to(const PgServer& server) {
+    return {.url = server.url(),
+            .password_file = {},
+            .connect_timeout = std::chrono::milliseconds(5000),
+            .statement_timeout = std::chrono::milliseconds(5000)};
+}
+
+PgConnection sql(const PgServer& server) {
+    auto conn = PgConnection::connect(connect_to(server));
+    REQUIRE(conn.ok());
+    return std::move(conn.value());
+}
+
+std::unique_ptr<reg::Replica> replica_of(const PgServer& server,
+                                         std::shared_ptr<scout::Embedder> embedder,
+                                         std::size_t batch_rows = 1000) {
+    reg::ReplicaOptions options;
+    options.connect = connect_to(server);
+    options.poll_interval = std::chrono::milliseconds(500);
+    options.batch_rows = batch_rows;
+    auto replica = reg::Replica::create(options, std::move(embedder));
+    REQUIRE(replica.ok());
+    return std::move(replica.value());
+}
+
+// Starts the test's server, or skips (fails under SCOUT_REQUIRE_FIXTURES=1) without PostgreSQL.
+#define START_SERVER(server)                       \
+    std::string why_no_server;                     \
+    auto server = PgServer::start(why_no_server);  \
+    if (!server) {                                 \
+        SCOUT_SKIP_WITHOUT_FIXTURE(why_no_server); \
+    }                                              \
+    REQUIRE(reg::init(connect_to(*server)).ok())
+
+}  // namespace
+
+TEST_CASE("registry: init is idempotent and records the schema version", "[registry]") {
+    START_SERVER(server);
+    REQUIRE(reg::init(connect_to(*server)).ok());
+    auto status = reg::status(connect_to(*server));
+    REQUIRE(status.ok());
+    CHECK(status->schema_version == reg::kSchemaVersion);
+    CHECK(status->head_seq == 0);
+    CHECK(status->servers == 0);
+}
+
+TEST_CASE("registry: a schema newer than the code is refused, the replica keeps its state",
+          "[registry]") {
+    START_SERVER(server);
+    auto embedder = std::make_shared<CountingEmbedder>(kDim);
+    REQUIRE(reg::push(connect_to(*server), scout::testing::small_catalog(), embedder).ok());
+    auto replica = replica_of(*server, std::make_shared<CountingEmbedder>(kDim));
+    REQUIRE(replica->sync().ok());
+    const auto before = hits_of(replica->searcher());
+
+    auto conn = sql(*server);
+    REQUIRE(conn.run("INSERT INTO scout_schema (version) VALUES (2)").ok());
+    const scout::Status init = reg::init(connect_to(*server));
+    CHECK(init.code() == Errc::version_unsupported);
+    CHECK_THAT(init.message(), Catch::Contains("newer than this scout knows"));
+    CHECK(reg::status(connect_to(*server)).status().code() == Errc::version_unsupported);
+    CHECK(reg::push(connect_to(*server), edited_catalog(), embedder).status().code() ==
+          Errc::version_unsupported);
+
+    // A new connection checks the version: the replica refuses, and serves what it had.
+    REQUIRE(conn.run("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+                     "application_name = 'scout' AND pid <> pg_backend_pid()")
+                .ok());
+    const scout::Status sync = replica->sync();
+    CHECK(sync.code() == Errc::version_unsupported);
+    CHECK(hits_of(replica->searcher()) == before);
+    CHECK_THAT(replica->stats().last_error, Catch::Contains("version"));
+}
+
+TEST_CASE("registry: a replica serves what a local build serves, without calling its embedder",
+          "[registry]") {
+    START_SERVER(server);
+    const CatalogSpec spec = scout::testing::small_catalog();
+    auto pusher = std::make_shared<CountingEmbedder>(kDim);
+    auto pushed = reg::push(connect_to(*server), spec, pusher);
+    REQUIRE(pushed.ok());
+    CHECK(pushed->changed == spec.servers.size());
+    CHECK(pushed->vectors_added > 0);
+    CHECK(pushed->head_seq == spec.servers.size());
+
+    // The same catalog again: nothing changes, nothing is embedded.
+    pusher->reset();
+    auto again = reg::push(connect_to(*server), spec, pusher);
+    REQUIRE(again.ok());
+    CHECK(again->changed == 0);
+    CHECK(again->unchanged == spec.servers.size());
+    CHECK(again->vectors_added == 0);
+    CHECK(again->head_seq == pushed->head_seq);
+    CHECK(pusher->seen().empty());
+
+    auto embedder = std::make_shared<CountingEmbedder>(kDim);
+    auto replica = replica_of(*server, embedder);
+    REQUIRE(replica->sync().ok());
+    CHECK(replica->applied_seq() == pushed->head_seq);
+    CHECK(embedder->seen().empty());  // every document vector came from the registry
+    CHECK(replica->stats().vectors_fetched == pushed->vectors_added);
+    CHECK(replica->stats().model_id == embedder->model_id());
+    embedder->reset();
+    CHECK(hits_of(replica->searcher()) == local_hits(spec));
+    CHECK(embedder->seen().size() == queries().size());  // queries alone
+
+    auto status = reg::status(connect_to(*server));
+    REQUIRE(status.ok());
+    CHECK(status->servers == spec.servers.size());
+    CHECK(status->embeddings == pushed->vectors_added);
+    CHECK(status->model_id == pusher->model_id());
+}
+
+TEST_CASE("registry: a duplicate batch is a no-op and a gap is refilled", "[registry]") {
+    START_SERVER(server);
+    auto embedder = std::make_shared<CountingEmbedder>(kDim);
+    REQUIRE(reg::push(connect_to(*server), scout::testing::small_catalog(), embedder).ok());
+    auto replica = replica_of(*server, std::make_shared<CountingEmbedder>(kDim));
+    reg::Replica::Impl& impl = scout::detail::ReplicaAccess::impl(*replica);
+    REQUIRE(replica->sync().ok());
+    const std::uint64_t first = replica->applied_seq();
+    const std::uint64_t generation = replica->searcher().generation();
+
+    auto conn = sql(*server);
+    auto everything = scout::detail::read_changes(conn, position_after(0), 1000);
+    REQUIRE(everything.ok());
+    REQUIRE(everything->rows.size() == first);
+    {
+        std::lock_guard lock(impl.apply_mutex);
+        REQUIRE(impl.apply(*everything).ok());  // delivered twice
+    }
+    CHECK(replica->searcher().generation() == generation);
+    CHECK(replica->applied_seq() == first);
+
+    auto pushed =
+        reg::push(connect_to(*server), edited_catalog(), embedder, {.remove_missing = true});
+    REQUIRE(pushed.ok());
+    REQUIRE(pushed->head_seq >= first + 2);
+    auto later = scout::detail::read_changes(conn, position_after(first), 1000);
+    REQUIRE(later.ok());
+    later->rows.erase(later->rows.begin());  // the first new change never arrived
+    {
+        std::lock_guard lock(impl.apply_mutex);
+        const scout::Status gap = impl.apply(*later);
+        CHECK(scout::detail::is_gap(gap));
+    }
+    CHECK(replica->applied_seq() == first);
+    CHECK(replica->searcher().generation() == generation);
+
+    REQUIRE(replica->sync().ok());  // reads from applied_seq + 1 again
+    CHECK(replica->applied_seq() == pushed->head_seq);
+    CHECK(replica->stats().gaps == 1);
+    CHECK(hits_of(replica->searcher()) == local_hits(edited_catalog()));
+}
+
+TEST_CASE("registry: a replica whose missing changes left the log reads the whole registry",
+          "[registry]") {
+    START_SERVER(server);
+    auto embedder = std::make_shared<CountingEmbedder>(kDim);
+    REQUIRE(reg::push(connect_to(*server), scout::testing::small_catalog(), embedder).ok());
+    auto replica = replica_of(*server, std::make_shared<CountingEmbedder>(kDim));
+    REQUIRE(replica->sync().ok());
+    auto pushed =
+        reg::push(connect_to(*server), edited_catalog(), embedder, {.remove_missing = true});
+    REQUIRE(pushed.ok());
+
+    auto conn = sql(*server);
+    REQUIRE(conn.run("DELETE FROM scout_changes").ok());  // as a compaction would
+    auto replica_embedder = std::make_shared<CountingEmbedder>(kDim);
+    auto fresh = replica_of(*server, replica_embedder);
+    REQUIRE(replica->sync().ok());
+    REQUIRE(fresh->sync().ok());
+    for (const auto* r : {replica.get(), fresh.get()}) {
+        CHECK(r->applied_seq() == pushed->head_seq);
+        CHECK(r->stats().resyncs == 1);
+        CHECK(hits_of(r->searcher()) == local_hits(edited_catalog()));
+    }
+    CHECK(replica_embedder->seen().size() == queries().size());  // no document embedded
+}
+
+TEST_CASE(
+    "registry: gc trims the log and older models, and replicas behind it read everything once",
+    "[registry]") {
+    START_SERVER(server);
+    auto embedder = std::make_shared<CountingEmbedder>(kDim);
+    REQUIRE(reg::push(connect_to(*server), scout::testing::small_catalog(), embedder).ok());
+    auto near = replica_of(*server, std::make_shared<CountingEmbedder>(kDim));
+    REQUIRE(near->sync().ok());
+    auto pushed =
+        reg::push(connect_to(*server), edited_catalog(), embedder, {.remove_missing = true});
+    REQUIRE(pushed.ok());
+    const std::uint64_t changes = pushed->head_seq - near->applied_seq();
+    // Vectors of another model (another dimension) are dropped: only the latest model stays.
+    auto other = std::make_shared<CountingEmbedder>(kDim * 2);
+    REQUIRE(reg::push(connect_to(*server), scout::testing::small_catalog(), other).ok());
+    auto last =
+        reg::push(connect_to(*server), edited_catalog(), embedder, {.remove_missing = true});
+    REQUIRE(last.ok());
+    const std::uint64_t head = last->head_seq;
+
+    auto trimmed = reg::gc(connect_to(*server), {.keep_changes = changes + 2});
+    REQUIRE(trimmed.ok());
+    CHECK(trimmed->changes_removed == head - (changes + 2));
+    CHECK(trimmed->models_removed == 1);
+    CHECK(trimmed->vectors_removed > 0);
+    auto status = reg::status(connect_to(*server));
+    REQUIRE(status.ok());
+    CHECK(status->changes == changes + 2);
+    CHECK(status->model_id == embedder->model_id());
+
+    auto fresh_embedder = std::make_shared<CountingEmbedder>(kDim);
+    auto fresh = replica_of(*server, fresh_embedder);
+    REQUIRE(fresh->sync().ok());
+    CHECK(fresh->stats().resyncs == 1);
+    CHECK(fresh_embedder->seen().empty());
+    REQUIRE(near->sync().ok());
+    for (const auto* r : {near.get(), fresh.get()}) {
+        CHECK(r->applied_seq() == head);
+        CHECK(hits_of(r->searcher()) == local_hits(edited_catalog()));
+    }
+}
+
+TEST_CASE("registry: a replica restarted mid-way converges to a fresh build", "[registry]") {
+    START_SERVER(server);
+    auto embedder = std::make_shared<CountingEmbedder>(kDim);
+    REQUIRE(reg::push(connect_to(*server), scout::testing::small_catalog(), embedder).ok());
+    REQUIRE(
+        reg::push(connect_to(*server), edited_catalog(), embedder, {.remove_missing = true}).ok());
+
+    // One replica applies the first two changes only, then stops (its process ends).
+    {
+        auto partial = replica_of(*server, std::make_shared<CountingEmbedder>(kDim));
+        reg::Replica::Impl& impl = scout::detail::ReplicaAccess::impl(*partial);
+        auto conn = sql(*server);
+        auto two = scout::detail::read_changes(conn, position_after(0), 2);
+        REQUIRE(two.ok());
+        std::lock_guard lock(impl.apply_mutex);
+        REQUIRE(impl.apply(*two).ok());
+        CHECK(partial->applied_seq() == 2);
+    }
+    // Restarted, with a small batch size so it catches up over several batches.
+    auto restarted_embedder = std::make_shared<CountingEmbedder>(kDim);
+    auto restarted = replica_of(*server, restarted_embedder, 2);
+    REQUIRE(restarted->sync().ok());
+    auto fresh = replica_of(*server, std::make_shared<CountingEmbedder>(kDim));
+    REQUIRE(fresh->sync().ok());
+    CHECK(restarted->applied_seq() == fresh->applied_seq());
+    CHECK(restarted->stats().batches > 1);
+    CHECK(restarted_embedder->seen().empty());
+    CHECK(hits_of(restarted->searcher()) == hits_of(fresh->searcher()));
+    CHECK(hits_of(fresh->searcher()) == local_hits(edited_catalog()));
+}
+
+TEST_CASE("registry: bad rows are refused and the replica keeps its last good state",
+          "[registry]") {
+    START_SERVER(server);
+    auto embedder = std::make_shared<CountingEmbedder>(kDim);
+    REQUIRE(reg::push(connect_to(*server), scout::testing::small_catalog(), embedder).ok());
+    auto replica = replica_of(*server, std::make_shared<CountingEmbedder>(kDim));
+    REQUIRE(replica->sync().ok());
+    const std::uint64_t good = replica->applied_seq();
+    const auto before = hits_of(replica->searcher());
+    auto pushed =
+        reg::push(connect_to(*server), edited_catalog(), embedder, {.remove_missing = true});
+    REQUIRE(pushed.ok());
+    REQUIRE(pushed->vectors_added > 0);
+    auto conn = sql(*server);
+
+    std::string tamper;
+    std::string expected;
+    SECTION("malformed spec JSON") {
+        tamper = "UPDATE scout_changes SET spec = '{\"servers\": [{\"name\": ' WHERE seq = " +
+                 std::to_string(good + 1);
+        expected = "registry change " + std::to_string(good + 1);
+    }
+    SECTION("a spec naming another server") {
+        tamper =
+            "UPDATE scout_changes SET server = 'other' WHERE seq = " + std::to_string(good + 1);
+        expected = "names another server";
+    }
+    SECTION("a vector of the wrong dimension") {
+        tamper = "UPDATE scout_embeddings SET vector = '\\x0000803f'::bytea WHERE added_seq > " +
+                 std::to_string(good);
+        expected = "expected 16 float32 components";
+    }
+    SECTION("a NaN vector") {
+        const std::vector<float> nan(kDim, std::numeric_limits<float>::quiet_NaN());
+        REQUIRE(conn.run("UPDATE scout_embeddings SET vector = $1 WHERE added_seq > " +
+                             std::to_string(good),
+                         {PgParam::bytes(scout::detail::encode_vector(nan))})
+                    .ok());
+        expected = "NaN";
+    }
+    if (!tamper.empty()) {
+        REQUIRE(conn.run(tamper).ok());
+    }
+    const scout::Status s = replica->sync();
+    INFO(s.to_string());
+    CHECK_FALSE(s.ok());
+    CHECK_THAT(s.message(), Catch::Contains(expected));
+    CHECK(replica->applied_seq() == good);
+    CHECK(hits_of(replica->searcher()) == before);
+    CHECK_THAT(replica->stats().last_error, Catch::Contains(expected));
+    CHECK(replica->stats().failures == 1);
+}
+
+TEST_CASE("registry: connects and statements are bounded in time", "[registry]") {
+    START_SERVER(server);
+    using Clock = std::chrono::steady_clock;
+    // A statement the server runs past its timeout is cancelled there, with its reason.
+    reg::ConnectOptions quick = connect_to(*server);
+    quick.statement_timeout = std::chrono::milliseconds(200);
+    auto conn = PgConnection::connect(quick);
+    REQUIRE(conn.ok());
+    auto t0 = Clock::now();
+    const scout::Status slow = conn->run("SELECT pg_sleep(10)");
+    CHECK(Clock::now() - t0 < std::chrono::seconds(3));
+    CHECK(slow.code() == Errc::unavailable);
+    CHECK_THAT(slow.message(), Catch::Contains("statement timeout"));
+
+    // A peer that accepts the connection and never answers: the connect gives up on time.
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(fd >= 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    REQUIRE(::listen(fd, 4) == 0);
+    REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+    reg::ConnectOptions silent;
+    silent.url = "postgresql://scout@127.0.0.1:" + std::to_string(ntohs(addr.sin_port)) + "/db";
+    silent.connect_timeout = std::chrono::milliseconds(300);
+    t0 = Clock::now();
+    const scout::Status hung = reg::init(silent);
+    const auto took = Clock::now() - t0;
+    ::close(fd);
+    CHECK(took < std::chrono::seconds(2));
+    CHECK(hung.code() == Errc::unavailable);
+    CHECK_THAT(hung.message(), Catch::Contains("within 300 ms"));
+}
+
+TEST_CASE("registry: a refused or missing password is a clear error", "[registry]") {
+    START_SERVER(server);
+    reg::ConnectOptions tcp;
+    tcp.url = server->tcp_url();
+    tcp.password_file = server->dir().write("wrong-password", "not-the-password\n");
+    const scout::Status refused = reg::init(tcp);
+    CHECK(refused.code() == Errc::unavailable);
+    CHECK_THAT(refused.message(), Catch::Contains("refused the password"));
+
+    reg::ReplicaOptions options;
+    options.connect = tcp;
+    auto replica = reg::Replica::create(options);
+    REQUIRE(replica.ok());
+    CHECK_THAT((*replica)->sync().message(), Catch::Contains("refused the password"));
+    CHECK((*replica)->searcher().search("anything").value().catalog_empty);
+
+    tcp.password_file = server->dir().write("password", std::string(PgServer::kPassword) + "\n");
+    CHECK(reg::status(tcp).ok());
+
+    CHECK(reg::check_url("postgresql://scout:secret@127.0.0.1/db").code() ==
+          Errc::invalid_argument);
+    CHECK(reg::check_url("host=127.0.0.1 password=secret").code() == Errc::invalid_argument);
+    CHECK(reg::check_url(server->tcp_url()).ok());
+    reg::ConnectOptions leaky;
+    leaky.url = "postgresql://scout:secret@127.0.0.1/db";
+    CHECK(reg::init(leaky).message().find("secret") == std::string::npos);
+}
+
+TEST_CASE("registry: the follower applies pushes within a second and recovers missed ones",
+          "[registry]") {
+    START_SERVER(server);
+    auto embedder = std::make_shared<CountingEmbedder>(kDim);
+    REQUIRE(reg::push(connect_to(*server), scout::testing::small_catalog(), embedder).ok());
+    auto replica_embedder = std::make_shared<CountingEmbedder>(kDim);
+    auto replica = replica_of(*server, replica_embedder);
+    replica->start();
+    auto status = reg::status(connect_to(*server));
+    REQUIRE(status.ok());
+    REQUIRE(replica->wait_for(status->head_seq, std::chrono::seconds(10)));
+
+    // Staleness: from the push's commit to the change being searchable in the replica.
+    std::vector<double> staleness_ms;
+    CatalogSpec spec = scout::testing::small_catalog();
+    for (int i = 0; i < 15; ++i) {
+        spec.servers[0].tools[2].description =
+            "Merge an approved pull request, revision " + std::to_string(i) + ".";
+        auto pushed = reg::push(connect_to(*server), spec, embedder);
+        REQUIRE(pushed.ok());
+        const auto committed = std::chrono::steady_clock::now();
+        REQUIRE(replica->wait_for(pushed->head_seq, std::chrono::seconds(5)));
+        staleness_ms.push_back(
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - committed)
+                .count());
+    }
+    std::sort(staleness_ms.begin(), staleness_ms.end());
+    std::cout << "registry staleness (push committed -> applied in the replica), 15 pushes: "
+                 "median "
+              << staleness_ms[staleness_ms.size() / 2] << " ms, max " << staleness_ms.back()
+              << " ms\n";
+    CHECK(staleness_ms[staleness_ms.size() / 2] < 1000);
+    CHECK(replica->stats().notifications > 0);
+
+    // Read-your-writes: a sequence number not written yet is not waited for forever.
+    const std::uint64_t head = replica->applied_seq();
+    CHECK_FALSE(replica->wait_for(head + 1, std::chrono::milliseconds(50)));
+    const auto not_yet = replica->searcher_at(head + 1, std::chrono::milliseconds(50));
+    CHECK(not_yet.status().code() == Errc::unavailable);
+    CHECK_THAT(not_yet.status().message(), Catch::Contains("not applied within 50 ms"));
+    // A writer searches what it just pushed, through the replica.
+    spec.servers[0].tools[2].description = "Merge an approved pull request into a release train.";
+    auto written = reg::push(connect_to(*server), spec, embedder);
+    REQUIRE(written.ok());
+    auto fresh = replica->searcher_at(written->head_seq, std::chrono::seconds(5));
+    REQUIRE(fresh.ok());
+    auto train = fresh->search("release train", {.top_k = 1});
+    REQUIRE(train.ok());
+    REQUIRE(train->hits.size() == 1);
+    CHECK(train->hits[0].tool == "merge_pull_request");
+
+    // The replica's connections are cut and a push happens while it is away: its NOTIFY is
+    // lost, the change is not.
+    auto conn = sql(*server);
+    REQUIRE(conn.run("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+                     "application_name = 'scout' AND pid <> pg_backend_pid()")
+                .ok());
+    auto pushed =
+        reg::push(connect_to(*server), edited_catalog(), embedder, {.remove_missing = true});
+    REQUIRE(pushed.ok());
+    REQUIRE(replica->wait_for(pushed->head_seq, std::chrono::seconds(10)));
+    CHECK(replica->stats().reconnects >= 1);
+    replica->stop();
+    replica_embedder->reset();
+    CHECK(hits_of(replica->searcher()) == local_hits(edited_catalog()));
+    CHECK(replica_embedder->seen().size() == queries().size());
+}
+
+TEST_CASE("scout registry init, push and status", "[registry][cli]") {
+    START_SERVER(server);
+    const std::string cli = std::string(SCOUT_CLI_PATH) + " registry ";
+    const std::string url = " --registry '" + server->url() + "'";
+    const std::string err = server->dir().file("stderr");
+    using scout::testing::run_cli;
+
+    auto init = run_cli(SCOUT_CLI_PATH, "registry init --json" + url, err);
+    CHECK(init.code == 0);
+    CHECK_THAT(init.out, Catch::Contains("\"schema_version\": 1"));
+
+    const std::string catalog =
+        std::string(SCOUT_TEST_SOURCE_DIR) + "/data/enterprise_catalog.json";
+    auto push = run_cli(
+        SCOUT_CLI_PATH, "registry push " + catalog + " --embedder hashing:32 --json" + url, err);
+    INFO(push.err);
+    CHECK(push.code == 0);
+    CHECK_THAT(push.out, Catch::Contains("\"changed\": 82"));
+    CHECK_THAT(push.out, Catch::Contains("\"vectors_added\": 650"));
+    auto again = run_cli(
+        SCOUT_CLI_PATH, "registry push " + catalog + " --embedder hashing:32 --json" + url, err);
+    CHECK_THAT(again.out, Catch::Contains("\"unchanged\": 82"));
+    CHECK_THAT(again.out, Catch::Contains("\"vectors_added\": 0"));
+    auto status = run_cli(SCOUT_CLI_PATH, "registry status" + url, err);
+    CHECK(status.code == 0);
+    CHECK_THAT(status.out, Catch::Contains("82 servers, 650 tools"));
+
+    auto leaky = run_cli(SCOUT_CLI_PATH,
+                         "registry status --registry postgresql://scout:secret@127.0.0.1/postgres",
+                         err);
+    CHECK(leaky.code == 2);
+    CHECK_THAT(leaky.err, Catch::Contains("carries a password"));
+    CHECK(leaky.err.find("secret") == std::string::npos);
+    auto refused = run_cli("env PGPASSWORD=wrong " + std::string(SCOUT_CLI_PATH),
+                           "registry status --registry " + server->tcp_url(),
+                           err);
+    CHECK(refused.code == 1);
+    CHECK_THAT(refused.err, Catch::Contains("refused the password"));
+    auto gc = run_cli(SCOUT_CLI_PATH, "registry gc --keep-changes 2 --json" + url, err);
+    CHECK(gc.code == 0);
+    CHECK_THAT(gc.out, Catch::Contains("\"changes_removed\": 80"));
+    CHECK(run_cli(SCOUT_CLI_PATH, "registry gc --keep-changes -1" + url, err).code == 2);
+    CHECK(run_cli(SCOUT_CLI_PATH, "registry compact" + url, err).code == 2);
+}
+
+TEST_CASE("registry: a partial push keeps the fleet's fitted model and embeds only what changed",
+          "[registry]") {
+    START_SERVER(server);
+    auto model = scout::StaticEmbedder::load_default();
+    if (!model.ok()) {
+        SCOUT_SKIP_WITHOUT_FIXTURE(model.status().message());
+    }
+    const CatalogSpec spec = scout::testing::small_catalog();
+    auto first = reg::push(connect_to(*server), spec, *model);
+    REQUIRE(first.ok());
+    // The static model fits word statistics to the corpus it is given: one server alone would
+    // make another model, whose vectors no replica has.
+    CatalogSpec one;
+    one.servers.push_back(spec.servers[0]);
+    one.servers[0].tools[0].description = "Open a pull request for review from a feature branch.";
+    auto fresh_model = scout::StaticEmbedder::load_default();
+    REQUIRE(fresh_model.ok());
+    auto second = reg::push(connect_to(*server), one, *fresh_model);
+    REQUIRE(second.ok());
+    CHECK(second->model_id == first->model_id);
+    CHECK(second->changed == 1);
+    CHECK(second->vectors_added == 1);
+
+    auto replica = replica_of(*server, *scout::StaticEmbedder::load_default());
+    REQUIRE(replica->sync().ok());
+    CHECK(replica->stats().model_id == first->model_id);
+    CHECK(replica->stats().vectors_fetched == first->vectors_added + 1);
+    auto hit = replica->searcher().search("open a pull request from a feature branch");
+    REQUIRE(hit.ok());
+    REQUIRE_FALSE(hit->hits.empty());
+    CHECK(hit->hits[0].tool == "create_pull_request");
+}
+
+// Not run by ctest (hidden tag): the figures of docs/scale-out.md. Run it with
+//   build/tests/test_registry "[.measure]"
+TEST_CASE("registry: measured on the enterprise catalog", "[.measure]") {
+    START_SERVER(server);
+    auto model = scout::StaticEmbedder::load_default();
+    if (!model.ok()) {
+        SCOUT_SKIP_WITHOUT_FIXTURE(model.status().message());
+    }
+    auto spec = scout::load_catalog_file(std::string(SCOUT_TEST_SOURCE_DIR) +
+                                         "/data/enterprise_catalog.json");
+    REQUIRE(spec.ok());
+    using Clock = std::chrono::steady_clock;
+    const auto ms = [](Clock::duration d) {
+        return std::chrono::duration<double, std::milli>(d).count();
+    };
+    const auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v[v.size() / 2];
+    };
+
+    auto t0 = Clock::now();
+    auto first = reg::push(connect_to(*server), *spec, *model);
+    const double push_ms = ms(Clock::now() - t0);
+    REQUIRE(first.ok());
+    t0 = Clock::now();
+    auto again = reg::push(connect_to(*server), *spec, *model);
+    const double repush_ms = ms(Clock::now() - t0);
+    REQUIRE(again.ok());
+
+    std::vector<double> local_ms;
+    std::vector<double> replica_ms;
+    for (int i = 0; i < 3; ++i) {
+        auto fresh_model = scout::StaticEmbedder::load_default();
+        REQUIRE(fresh_model.ok());
+        t0 = Clock::now();
+        auto local = scout::Catalog::create({}, *fresh_model);
+        REQUIRE(local.ok());
+        REQUIRE(local->upsert_servers(*spec).ok());
+        REQUIRE(local->commit().ok());
+        local_ms.push_back(ms(Clock::now() - t0));
+
+        auto replica_model = scout::StaticEmbedder::load_default();
+        REQUIRE(replica_model.ok());
+        t0 = Clock::now();
+        auto replica = replica_of(*server, *replica_model);
+        REQUIRE(replica->sync().ok());
+        replica_ms.push_back(ms(Clock::now() - t0));
+        CHECK(replica->stats().vectors_fetched == first->vectors_added);
+    }
+
+    auto follower = replica_of(*server, *scout::StaticEmbedder::load_default());
+    follower->start();
+    REQUIRE(follower->wait_for(first->head_seq, std::chrono::seconds(30)));
+    std::vector<double> staleness;
+    for (int i = 0; i < 50; ++i) {
+        CatalogSpec one;
+        one.servers.push_back(spec->servers[static_cast<std::size_t>(i) % spec->servers.size()]);
+        one.servers[0].tools[0].description += " Revision " + std::to_string(i) + ".";
+        auto pushed = reg::push(connect_to(*server), one, *model);
+        const auto committed = Clock::now();
+        REQUIRE(pushed.ok());
+        REQUIRE(follower->wait_for(pushed->head_seq, std::chrono::seconds(5)));
+        staleness.push_back(ms(Clock::now() - committed));
+    }
+    follower->stop();
+    std::sort(staleness.begin(), staleness.end());
+    std::cout << "enterprise catalog: " << spec->servers.size() << " servers, "
+              << first->vectors_added << " documents embedded by the first push\n"
+              << "push (embeds every document): " << push_ms << " ms\n"
+              << "push again (nothing changed): " << repush_ms << " ms\n"
+              << "local build with the static model, median of 3: " << median(local_ms) << " ms\n"
+              << "replica cold start from the registry, median of 3: " << median(replica_ms)
+              << " ms\n"
+              << "staleness, one-server push committed -> applied by a following replica, 50 "
+                 "pushes: median "
+              << staleness[25] << " ms, p90 " << staleness[45] << " ms, max " << staleness.back()
+              << " ms\n";
+}
