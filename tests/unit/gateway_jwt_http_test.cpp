@@ -155,7 +155,7 @@ constexpr const char* kQuery = "open a pull request, send a chat message, run a 
 
 }  // namespace
 
-TEST_CASE("over HTTP a JWT caller sees only its servers; hostile JWTs get 401",
+TEST_CASE("over HTTP a JWT caller sees only its servers, and hostile JWTs get 401",
           "[gateway][jwt][http]") {
     JwtServed served;
     httplib::Client c = served.client();
