@@ -153,6 +153,29 @@ TEST_CASE("good RS256 and ES256 tokens give the scope their claims say", "[gatew
     CHECK(refusal(v, rs_token(claims(), Json{{"alg", "RS256"}, {"kid", "r1"}})).empty());
 }
 
+TEST_CASE("an accepted token is remembered until it expires, a refused one never",
+          "[gateway][jwt]") {
+    const JwtVerifier v = verifier();
+    const std::string token = rs_token();  // exp kNow + 300, skew 60
+    for (const std::int64_t at : {kNow, kNow, kNow + 359}) {
+        auto scope = v.verify(token, at);
+        REQUIRE(scope.ok());
+        CHECK(scope->name == "jwt:alice");
+        CHECK(*scope->servers == std::vector<std::string>{"github", "teams"});
+    }
+    CHECK(refusal(v, token, kNow + 360) == "the token has expired");
+    // Before its nbf a token is refused, and stays refused until then, however often it comes.
+    Json early = claims();
+    early["nbf"] = kNow + 100;
+    const std::string later = rs_token(early);
+    CHECK(refusal(v, later) == "the token is not valid yet (nbf)");
+    CHECK(refusal(v, later) == "the token is not valid yet (nbf)");
+    CHECK(refusal(v, later, kNow + 40).empty());
+    const std::string forged = sign_jwt(idp().stranger.get(), rs_header(), claims());
+    CHECK(refusal(v, forged) == "the signature does not verify");
+    CHECK(refusal(v, forged) == "the signature does not verify");
+}
+
 TEST_CASE("JWT claims map to servers, environment, caller name and rate as configured",
           "[gateway][jwt]") {
     JwtRules r = rules();
