@@ -507,6 +507,25 @@ private:
         if (!options_.auth) {
             return Who{"", req.peer_address, open_tools_, options_.limits.rate};
         }
+        // Two Authorization fields are ambiguous (a proxy may read the other one): refused
+        // whichever they hold (RFC 6750 section 3.1, invalid_request).
+        if (std::count_if(req.headers.begin(), req.headers.end(), [](const auto& field) {
+                return field.first.size() == 13 &&
+                       std::equal(field.first.begin(),
+                                  field.first.end(),
+                                  "authorization",
+                                  [](char a, char b) {
+                                      return (a >= 'A' && a <= 'Z' ? a - 'A' + 'a' : a) == b;
+                                  });
+            }) > 1) {
+            gateway_.metrics().record_auth_failure();
+            HttpResponse r = json_error(
+                400, nullptr, kInvalidRequest, "Bad Request: more than one Authorization header");
+            r.set_header("WWW-Authenticate",
+                         "Bearer realm=\"scout-gateway\", error=\"invalid_request\"");
+            refusal = std::move(r);
+            return std::nullopt;
+        }
         const std::string header = req.header("Authorization");
         // Held for the whole request: one in flight during a reload finishes on its table.
         const std::shared_ptr<const Callers> callers = current_callers();

@@ -242,6 +242,16 @@ TEST_CASE("over HTTP a JWT caller sees only its servers, and hostile JWTs get 40
         CHECK(searched_servers(c, alice, alice_session, kQuery) ==
               std::vector<std::string>{"github"});
     }
+    // Two Authorization fields, even two good ones, are refused as ambiguous.
+    for (const std::string& second : {std::string(kAdminToken), alice}) {
+        httplib::Headers two = bearer(alice);
+        two.emplace("Authorization", "Bearer " + second);
+        auto r = c.Post("/mcp", two, kInitialize, "application/json");
+        REQUIRE(r);
+        CHECK(r->status == 400);
+        CHECK(r->get_header_value("WWW-Authenticate") ==
+              "Bearer realm=\"scout-gateway\", error=\"invalid_request\"");
+    }
     // Without a token: 401 without an error code (RFC 6750 section 3.1).
     auto none = c.Post("/mcp", kInitialize, "application/json");
     REQUIRE(none);
