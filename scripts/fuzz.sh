@@ -17,6 +17,8 @@
 #   gateway_embedder_config
 #                   scout-gateway's config "embedder" (the embedder options), then HttpEmbedder::create
 #   gateway_auth    scout-gateway's auth file parser and bearer-token check
+#   gateway_jwt     scout-gateway's JWT bearer tokens and JWKS key sets: key sets, whole tokens,
+#                   and headers and claims of tokens signed in-process
 #   gateway_http_rules
 #                   what scout-gateway reads from HTTP peers itself: SSE bodies, Accept,
 #                   Content-Type and Origin headers, remote URLs, --listen addresses
@@ -49,7 +51,7 @@ for arg in "$@"; do
     index_reader | word_model | safetensors | bert_config | vocab_txt | tokenizer_json | \
       catalog_loader | embeddings_response | search_json | jsonrpc_reader | gateway_config | \
       gateway_embedder_config | c_abi_json | outcome_codec | gateway_auth | gateway_http_rules | \
-      gateway_modern | gateway_argument_check | query_text | json_shape | registry_rows)
+      gateway_modern | gateway_argument_check | gateway_jwt | query_text | json_shape | registry_rows)
       targets+=("$arg") ;;
     *) echo "fuzz: unknown argument $arg" >&2; exit 2 ;;
   esac
@@ -57,8 +59,8 @@ done
 [ ${#targets[@]} -gt 0 ] ||
   targets=(index_reader word_model safetensors bert_config vocab_txt tokenizer_json catalog_loader
     embeddings_response search_json jsonrpc_reader gateway_config gateway_embedder_config c_abi_json
-    outcome_codec gateway_auth gateway_http_rules gateway_modern gateway_argument_check query_text
-    json_shape registry_rows)
+    outcome_codec gateway_auth gateway_http_rules gateway_modern gateway_argument_check gateway_jwt
+    query_text json_shape registry_rows)
 source scripts/lib/asan-build.sh
 configure_asan_build
 cmake --build build-asan -j"$(nproc)" --target scout_cli $(printf 'scout_fuzz_%s ' "${targets[@]}")

@@ -3,6 +3,7 @@
 #include "auth.hpp"
 
 #include <array>
+#include <filesystem>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -11,6 +12,7 @@
 #include "scout/catalog.hpp"
 
 #include "config_file.hpp"
+#include "jwt_config.hpp"
 #include "util/json_limits.hpp"
 #include "util/printable.hpp"
 
@@ -93,9 +95,39 @@ bool valid_name(const std::string& s) {
     return true;
 }
 
-/// The "rate" object of a caller: {"requests_per_second": R > 0, "burst": B >= 1 (default
-/// max(1, R))}.
-Status parse_rate(const std::string& where, const Json& value, RateLimit& out) {
+/// The token of an Authorization header value "Bearer <token>" (the scheme in any case, spaces
+/// around the token trimmed), or nullopt.
+std::optional<std::string_view> bearer_token(std::string_view authorization, std::size_t max) {
+    constexpr std::string_view kScheme = "Bearer ";
+    if (authorization.size() < kScheme.size() || authorization.size() > max + 64) {
+        return std::nullopt;
+    }
+    for (std::size_t i = 0; i < kScheme.size(); ++i) {  // the scheme is case-insensitive
+        const char c = authorization[i];
+        const char lower = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+        const char want = kScheme[i] >= 'A' && kScheme[i] <= 'Z'
+                              ? static_cast<char>(kScheme[i] - 'A' + 'a')
+                              : kScheme[i];
+        if (lower != want) {
+            return std::nullopt;
+        }
+    }
+    std::string_view token = authorization.substr(kScheme.size());
+    while (!token.empty() && token.front() == ' ') {
+        token.remove_prefix(1);
+    }
+    while (!token.empty() && token.back() == ' ') {
+        token.remove_suffix(1);
+    }
+    if (token.empty()) {
+        return std::nullopt;
+    }
+    return token;
+}
+
+}  // namespace
+
+Status parse_rate_limit(const std::string& where, const Json& value, RateLimit& out) {
     if (!value.is_object()) {
         return bad(where,
                    "must be an object {\"requests_per_second\": R, \"burst\": B}" + got(value));
@@ -132,8 +164,6 @@ Status parse_rate(const std::string& where, const Json& value, RateLimit& out) {
     return {};
 }
 
-}  // namespace
-
 bool constant_time_equal(std::string_view a, std::string_view b) noexcept {
     // Walks the longer length in full; a length mismatch is folded in, not returned early.
     const std::size_t n = a.size() > b.size() ? a.size() : b.size();
@@ -147,33 +177,13 @@ bool constant_time_equal(std::string_view a, std::string_view b) noexcept {
 }
 
 const CallerScope* AuthTable::authenticate(std::string_view authorization) const {
-    constexpr std::string_view kScheme = "Bearer ";
-    if (authorization.size() < kScheme.size() || authorization.size() > kMaxTokenBytes + 64) {
-        return nullptr;
-    }
-    for (std::size_t i = 0; i < kScheme.size(); ++i) {  // the scheme is case-insensitive
-        const char c = authorization[i];
-        const char lower = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
-        const char want = kScheme[i] >= 'A' && kScheme[i] <= 'Z'
-                              ? static_cast<char>(kScheme[i] - 'A' + 'a')
-                              : kScheme[i];
-        if (lower != want) {
-            return nullptr;
-        }
-    }
-    std::string_view token = authorization.substr(kScheme.size());
-    while (!token.empty() && token.front() == ' ') {
-        token.remove_prefix(1);
-    }
-    while (!token.empty() && token.back() == ' ') {
-        token.remove_suffix(1);
-    }
-    if (token.empty()) {
+    const std::optional<std::string_view> token = bearer_token(authorization, kMaxTokenBytes);
+    if (!token) {
         return nullptr;
     }
     // Every entry holds a digest: the presented token is hashed once and compared with each in
     // full, so neither where a token differs nor which entry it is says anything in the timing.
-    const std::string digest = sha256(token);
+    const std::string digest = sha256(*token);
     const CallerScope* found = nullptr;
     for (const Entry& e : entries_) {  // no early exit: every entry costs the same
         if (constant_time_equal(e.digest, digest) && found == nullptr && !digest.empty()) {
@@ -183,11 +193,39 @@ const CallerScope* AuthTable::authenticate(std::string_view authorization) const
     return found;
 }
 
+std::optional<CallerScope> AuthTable::identify(std::string_view authorization,
+                                               std::int64_t now,
+                                               std::string* why) const {
+    if (const CallerScope* caller = authenticate(authorization); caller != nullptr) {
+        return *caller;
+    }
+    if (!jwt_) {
+        return std::nullopt;
+    }
+    const std::optional<std::string_view> token = bearer_token(authorization, kMaxJwtBytes);
+    if (!token || !looks_like_jwt(*token)) {
+        return std::nullopt;  // no token, or a static one that matched no caller
+    }
+    auto scope = jwt_->verify(*token, now);
+    if (!scope) {
+        if (why != nullptr) {
+            *why = scope.status().message();
+        }
+        return std::nullopt;
+    }
+    return std::move(scope.value());
+}
+
+bool AuthTable::is_jwt_caller(std::string_view name) const noexcept {
+    const std::string& prefix = jwt_ ? jwt_->rules().caller_prefix : std::string();
+    return jwt_ && name.size() > prefix.size() && name.substr(0, prefix.size()) == prefix;
+}
+
 const std::vector<CallerScope>& AuthTable::callers() const {
     return scopes_;
 }
 
-Result<AuthTable> AuthTable::parse(std::string_view json_text) {
+Result<AuthTable> AuthTable::parse(std::string_view json_text, const std::string& base_dir) {
     auto doc = detail::parse_json(json_text);
     if (!doc) {
         return bad("auth", doc.status().message());
@@ -196,18 +234,38 @@ Result<AuthTable> AuthTable::parse(std::string_view json_text) {
         return bad("auth", "not a JSON object");
     }
     for (const auto& [key, value] : doc->items()) {
-        if (key != "callers") {
-            return bad(detail::clipped(key), "unknown key (known: callers)");
+        if (key != "callers" && key != "jwt") {
+            return bad(detail::clipped(key), "unknown key (known: callers, jwt)");
         }
+    }
+    AuthTable table;
+    // The "jwt" section first: its caller_prefix is kept free of static callers' names.
+    if (auto section = doc->find("jwt"); section != doc->end()) {
+        auto rules = parse_jwt_rules(*section);
+        if (!rules) {
+            return rules.status();
+        }
+        std::filesystem::path jwks(rules->jwks_file);
+        if (jwks.is_relative() && !base_dir.empty()) {
+            jwks = std::filesystem::path(base_dir) / jwks;
+        }
+        auto keys = KeySet::load(jwks.string());
+        if (!keys) {
+            return Status{keys.status().code(), "jwt.jwks_file: " + keys.status().message()};
+        }
+        table.jwt_ =
+            std::make_shared<const JwtVerifier>(std::move(rules.value()), std::move(keys.value()));
     }
     auto callers = doc->find("callers");
     if (callers == doc->end()) {
-        return bad("callers", "is required (a non-empty array of callers)");
+        if (table.jwt_) {
+            return table;
+        }
+        return bad("callers", "is required (a non-empty array of callers), or a \"jwt\" section");
     }
-    if (!callers->is_array() || callers->empty()) {
+    if (!callers->is_array() || (callers->empty() && !table.jwt_)) {
         return bad("callers", "must be a non-empty array" + got(*callers));
     }
-    AuthTable table;
     std::set<std::string> names;
     std::set<std::string> digests;
     std::size_t index = 0;
@@ -270,7 +328,7 @@ Result<AuthTable> AuthTable::parse(std::string_view json_text) {
                 entry.scope.environment = value.get<std::string>();
             } else if (key == "rate") {
                 RateLimit rate;
-                if (Status s = parse_rate(where + ".rate", value, rate); !s.ok()) {
+                if (Status s = parse_rate_limit(where + ".rate", value, rate); !s.ok()) {
                     return s;
                 }
                 entry.scope.rate = rate;
@@ -288,6 +346,11 @@ Result<AuthTable> AuthTable::parse(std::string_view json_text) {
                        has_token ? "give either \"token\" or \"token_sha256\", not both"
                                  : "\"token\" or \"token_sha256\" is required");
         }
+        if (table.is_jwt_caller(entry.scope.name)) {
+            return bad(where + ".name",
+                       "starts with jwt.caller_prefix '" + table.jwt_->rules().caller_prefix +
+                           "', which names JWT callers");
+        }
         if (!names.insert(entry.scope.name).second) {
             return bad(where + ".name", "'" + entry.scope.name + "' is named twice");
         }
@@ -301,8 +364,19 @@ Result<AuthTable> AuthTable::parse(std::string_view json_text) {
     return table;
 }
 
+std::string jwt_summary(const AuthTable& table) {
+    const JwtVerifier* jwt = table.jwt();
+    if (jwt == nullptr) {
+        return {};
+    }
+    const std::size_t keys = jwt->keys().keys().size();
+    return ", JWTs from " + detail::clipped(jwt->rules().issuer) + " (" + std::to_string(keys) +
+           (keys == 1 ? " key)" : " keys)");
+}
+
 Result<AuthTable> AuthTable::load(const std::string& path) {
-    return load_config_file(path, [](std::string_view text) { return parse(text); });
+    const std::string dir = std::filesystem::path(path).parent_path().string();
+    return load_config_file(path, [&dir](std::string_view text) { return parse(text, dir); });
 }
 
 }  // namespace scout::gateway

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <mutex>
@@ -122,6 +124,35 @@ mcp::Connector caller_connector(const mcp::Connector& base, const CallerScope& c
     return c;
 }
 
+/// Why JWTs are refused, logged at most once a second with how many refusals the line stands
+/// for, so a flood of bad tokens cannot flood the log. The token itself is never logged.
+class JwtRefusalLog {
+public:
+    void note(const std::string& why) {
+        const auto now = std::chrono::steady_clock::now();
+        std::uint64_t count = 0;
+        {
+            std::lock_guard lock(mutex_);
+            ++pending_;
+            if (now - last_ < std::chrono::seconds(1)) {
+                return;
+            }
+            last_ = now;
+            count = pending_;
+            pending_ = 0;
+        }
+        log_line(LogLevel::info,
+                 "JWT refused: " + detail::printable(why) +
+                     (count > 1 ? " (" + std::to_string(count) + " refusals since the last line)"
+                                : std::string()));
+    }
+
+private:
+    std::mutex mutex_;
+    std::chrono::steady_clock::time_point last_{};
+    std::uint64_t pending_ = 0;
+};
+
 /// The listener's own series (aggregates: they name no server or tool).
 std::string listener_metrics(const HttpServerCounts& c) {
     auto line = [](const std::string& name, std::uint64_t v) {
@@ -232,7 +263,8 @@ public:
             // The sessions of callers that are gone end now, their event streams with them.
             std::lock_guard lock(mutex_);
             for (auto it = sessions_.begin(); it != sessions_.end();) {
-                if (fresh->tools.count(it->second->caller) == 0) {
+                if (fresh->tools.count(it->second->caller) == 0 &&
+                    !fresh->auth->is_jwt_caller(it->second->caller)) {
                     ended.push_back(it->second);
                     it = sessions_.erase(it);
                 } else {
@@ -475,12 +507,38 @@ private:
         if (!options_.auth) {
             return Who{"", req.peer_address, open_tools_, options_.limits.rate};
         }
+        // Two Authorization fields are ambiguous (a proxy may read the other one): refused
+        // whichever they hold (RFC 6750 section 3.1, invalid_request).
+        if (std::count_if(req.headers.begin(), req.headers.end(), [](const auto& field) {
+                return field.first.size() == 13 &&
+                       std::equal(field.first.begin(),
+                                  field.first.end(),
+                                  "authorization",
+                                  [](char a, char b) {
+                                      return (a >= 'A' && a <= 'Z' ? a - 'A' + 'a' : a) == b;
+                                  });
+            }) > 1) {
+            gateway_.metrics().record_auth_failure();
+            HttpResponse r = json_error(
+                400, nullptr, kInvalidRequest, "Bad Request: more than one Authorization header");
+            r.set_header("WWW-Authenticate",
+                         "Bearer realm=\"scout-gateway\", error=\"invalid_request\"");
+            refusal = std::move(r);
+            return std::nullopt;
+        }
         const std::string header = req.header("Authorization");
         // Held for the whole request: one in flight during a reload finishes on its table.
         const std::shared_ptr<const Callers> callers = current_callers();
-        const CallerScope* caller = callers->auth->authenticate(header);
-        if (caller == nullptr) {
+        std::string why;
+        const std::int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                                     std::chrono::system_clock::now().time_since_epoch())
+                                     .count();
+        const std::optional<CallerScope> caller = callers->auth->identify(header, now, &why);
+        if (!caller) {
             gateway_.metrics().record_auth_failure();
+            if (!why.empty()) {
+                jwt_refusals_.note(why);
+            }
             HttpResponse r = json_error(
                 401, nullptr, kInvalidRequest, "Unauthorized: a valid bearer token is required");
             r.set_header(
@@ -491,9 +549,15 @@ private:
             refusal = std::move(r);
             return std::nullopt;
         }
+        // A static caller's tools were built with the table; a JWT caller's scope comes with
+        // its token, so its tools are built per request (a copy of the connector, no search).
+        const auto tools = callers->tools.find(caller->name);
         return Who{caller->name,
                    caller->name,
-                   callers->tools.at(caller->name),
+                   tools != callers->tools.end()
+                       ? tools->second
+                       : std::make_shared<const mcp::MetaTools>(
+                             caller_connector(gateway_.connector(), *caller)),
                    caller->rate ? caller->rate : options_.limits.rate};
     }
 
@@ -1059,8 +1123,9 @@ private:
     HttpOptions options_;
     std::shared_ptr<Link> link_ = make_link(this);
     std::shared_ptr<const mcp::MetaTools> open_tools_;  ///< the scope without auth
-    std::mutex callers_mutex_;                          ///< guards callers_ alone
-    std::shared_ptr<const Callers> callers_;            ///< null without an auth file
+    JwtRefusalLog jwt_refusals_;
+    std::mutex callers_mutex_;                ///< guards callers_ alone
+    std::shared_ptr<const Callers> callers_;  ///< null without an auth file
     std::mutex mutex_;  ///< guards everything below (before any Session::mutex)
     std::unordered_map<std::string, std::shared_ptr<Session>> sessions_;
     std::size_t open_streams_ = 0;

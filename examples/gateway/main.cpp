@@ -296,7 +296,8 @@ int check_configuration(const std::string& config_path,
         if (auto auth = gateway::AuthTable::load(auth_path); !auth) {
             errors.push_back(auth.status().message());
         } else {
-            callers = std::to_string(auth->size()) + (auth->size() == 1 ? " caller" : " callers");
+            callers = std::to_string(auth->size()) + (auth->size() == 1 ? " caller" : " callers") +
+                      gateway::jwt_summary(*auth);
         }
     }
     if (!templates_path.empty()) {
@@ -390,13 +391,14 @@ void reload_auth_file(const std::string& auth_path, HttpStopSwitch& http_stop) {
         return;
     }
     const std::size_t callers = auth->size();
+    const std::string jwt = gateway::jwt_summary(*auth);
     if (Status s = http_stop.reload_auth(
             std::make_shared<const gateway::AuthTable>(std::move(auth.value())));
         !s.ok()) {
         gateway::log_line("SIGHUP: the auth file was not reloaded: " + s.message());
         return;
     }
-    gateway::log_line("SIGHUP: auth file reloaded, " + std::to_string(callers) + " callers");
+    gateway::log_line("SIGHUP: auth file reloaded, " + std::to_string(callers) + " callers" + jwt);
 }
 
 /// Serves Streamable HTTP until the switch is thrown (SIGTERM or SIGINT). stdin is not read.

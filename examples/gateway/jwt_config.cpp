@@ -1,0 +1,123 @@
+// jwt_config.cpp: see jwt_config.hpp.
+#include "jwt_config.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "scout/catalog.hpp"
+
+#include "util/printable.hpp"
+
+namespace scout::gateway {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr std::size_t kMaxClaimValueBytes = 1024;
+constexpr std::size_t kMaxPrefixBytes = 64;
+constexpr std::int64_t kMaxClockSkewSeconds = 600;
+
+Status bad(const std::string& key, const std::string& what) {
+    return Status{Errc::invalid_argument, "jwt." + key + ": " + what};
+}
+
+std::string got(const Json& value) {
+    return " (got " + std::string(value.type_name()) + ")";
+}
+
+/// A string member of 1 to `max` bytes without control characters, into `out`.
+Status text(const std::string& key, const Json& value, std::size_t max, std::string& out) {
+    bool ok = value.is_string();
+    if (ok) {
+        const std::string& s = value.get_ref<const std::string&>();
+        ok = !s.empty() && s.size() <= max;
+        for (const char c : s) {
+            const auto b = static_cast<unsigned char>(c);
+            ok = ok && b >= 0x20 && b != 0x7f;
+        }
+    }
+    if (!ok) {
+        return bad(key,
+                   "must be a string of 1 to " + std::to_string(max) +
+                       " bytes without control characters" + (value.is_string() ? "" : got(value)));
+    }
+    out = value.get<std::string>();
+    return {};
+}
+
+}  // namespace
+
+Result<JwtRules> parse_jwt_rules(const Json& section) {
+    if (!section.is_object()) {
+        return Status{Errc::invalid_argument, "jwt: must be an object" + got(section)};
+    }
+    JwtRules rules;
+    bool has_issuer = false;
+    bool has_audience = false;
+    bool has_jwks = false;
+    for (const auto& [key, value] : section.items()) {
+        Status s;
+        if (key == "issuer") {
+            s = text(key, value, kMaxClaimValueBytes, rules.issuer);
+            has_issuer = true;
+        } else if (key == "audience") {
+            s = text(key, value, kMaxClaimValueBytes, rules.audience);
+            has_audience = true;
+        } else if (key == "jwks_file") {
+            s = text(key, value, 4096, rules.jwks_file);
+            has_jwks = true;
+        } else if (key == "jwks_url") {
+            s = bad(key,
+                    "is not supported: keep the identity provider's key set in a file, give "
+                    "\"jwks_file\", and send SIGHUP when it changes");
+        } else if (key == "clock_skew_seconds") {
+            if (!value.is_number_integer() || value.get<std::int64_t>() < 0 ||
+                value.get<std::int64_t>() > kMaxClockSkewSeconds) {
+                s = bad(key,
+                        "must be a whole number from 0 to " + std::to_string(kMaxClockSkewSeconds) +
+                            (value.is_number() ? "" : got(value)));
+            } else {
+                rules.clock_skew_seconds = value.get<std::int64_t>();
+            }
+        } else if (key == "scopes_claim") {
+            s = text(key, value, kMaxPrefixBytes, rules.scopes_claim);
+        } else if (key == "server_scope_prefix") {
+            s = text(key, value, kMaxPrefixBytes, rules.server_scope_prefix);
+        } else if (key == "caller_prefix") {
+            s = text(key, value, kMaxPrefixBytes, rules.caller_prefix);
+        } else if (key == "environment_claim") {
+            s = text(key, value, kMaxPrefixBytes, rules.environment_claim);
+            if (s.ok() && !rules.environment.empty()) {
+                s = bad(key, "give either \"environment_claim\" or \"environment\", not both");
+            }
+        } else if (key == "environment") {
+            s = text(key, value, kMaxNameBytes, rules.environment);
+            if (s.ok() && !rules.environment_claim.empty()) {
+                s = bad(key, "give either \"environment_claim\" or \"environment\", not both");
+            }
+        } else if (key == "rate") {
+            RateLimit rate;
+            s = parse_rate_limit("jwt.rate", value, rate);
+            rules.rate = rate;
+        } else {
+            s = bad(detail::clipped(key),
+                    "unknown key (known: issuer, audience, jwks_file, clock_skew_seconds, "
+                    "scopes_claim, server_scope_prefix, caller_prefix, environment_claim, "
+                    "environment, rate)");
+        }
+        if (!s.ok()) {
+            return s;
+        }
+    }
+    if (!has_issuer) {
+        return bad("issuer", "is required (the \"iss\" every token must carry)");
+    }
+    if (!has_audience) {
+        return bad("audience", "is required (what every token's \"aud\" must name)");
+    }
+    if (!has_jwks) {
+        return bad("jwks_file", "is required (the key set, a JWKS file)");
+    }
+    return rules;
+}
+
+}  // namespace scout::gateway
