@@ -23,8 +23,8 @@
                     "api_key": KEY, "timeout_ms": MS, "api_version": V (Azure OpenAI),
                     "headers": {NAME: VALUE}, "ca_file": PEM,
                     "allow_cleartext_key": BOOL}   (scout::HttpEmbedderOptions)
-                   (default "static": scout's trained word model, found in the checkout's data/
-                   or the install prefix's share/scout; "none" is BM25 alone);
+                   (default "static": scout's trained word model, found in $SCOUT_DATA_DIR or
+                   in share/scout of the prefix libscout is installed in; "none" is BM25 alone);
        "query_cache": N   query vectors kept in an LRU cache (default 1024, 0 = none);
        "options": {...}   index settings, any subset of the "options" object of an index file
                           (docs/FORMAT.md), e.g. {"fusion": {"method": "rrf"}}, and
