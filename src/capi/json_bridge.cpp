@@ -360,13 +360,18 @@ Result<CatalogConfig> catalog_config_from_json(std::string_view text_in, bool al
     return config;
 }
 
-Result<SearchOptions> search_options_from_json(std::string_view text_in) {
+Mode default_search_mode(bool has_embedder) noexcept {
+    return has_embedder ? Mode::hybrid : Mode::bm25;
+}
+
+Result<SearchOptions> search_options_from_json(std::string_view text_in, Mode default_mode) {
     auto parsed = parse_object(text_in, "search options");
     if (!parsed) {
         return parsed.status();
     }
     const json& j = parsed.value();
     SearchOptions options;
+    options.mode = default_mode;
     for (const auto& [key, value] : j.items()) {
         if (key == "top_k" || key == "fetch_k" || key == "embed_timeout_ms") {
             if (!value.is_number_unsigned()) {
