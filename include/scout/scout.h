@@ -34,7 +34,8 @@
        {"servers": [{"name", "description", "category"?, "environment"?, "status"?,
                      "tools": [{"name", "title"?, "description"?, "inputSchema"?,
                                 "annotations"?}]}]}.
-   - search options: an object, every key optional: "top_k" (1..20, default 5), "mode"
+   - search options: an object, every key optional: "top_k" (1..20, default 5; others are
+     SCOUT_INVALID_ARGUMENT naming the range, never clamped), "mode"
      ("hybrid", "bm25", "dense"; default hybrid when the catalog has an embedder, bm25 when it
      was made with "none"), "servers" (array of names: the caller's scope),
      "environment" (label), "embed_timeout_ms", "auto_k" (true, false or a ratio in (0, 1]),

@@ -381,7 +381,12 @@ Result<SearchOptions> search_options_from_json(std::string_view text_in, Mode de
             const auto capped = static_cast<std::size_t>(
                 std::min<std::uint64_t>(n, std::numeric_limits<std::uint32_t>::max()));
             if (key == "top_k") {
-                options.top_k = capped;  // clamped to [1, kMaxTopK] by the searcher
+                if (n < 1 || n > SearchOptions::kMaxTopK) {  // refused, as the CLI does
+                    return bad("search options: 'top_k' must be 1.." +
+                               std::to_string(SearchOptions::kMaxTopK) + " (got " +
+                               std::to_string(n) + ")");
+                }
+                options.top_k = capped;
             } else if (key == "fetch_k") {
                 options.fetch_k = capped;
             } else {

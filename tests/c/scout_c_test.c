@@ -125,6 +125,9 @@ static void test_bad_input(void) {
     CHECK(scout_catalog_search(catalog, "", NULL, &out) == SCOUT_INVALID_ARGUMENT);
     CHECK(scout_catalog_search(catalog, "\xff\xfe", NULL, &out) == SCOUT_INVALID_ARGUMENT);
     CHECK(scout_catalog_search(catalog, "q", "{\"top_k\": -1}", &out) == SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_catalog_search(catalog, "q", "{\"top_k\": 0}", &out) == SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_catalog_search(catalog, "q", "{\"top_k\": 21}", &out) == SCOUT_INVALID_ARGUMENT);
+    CHECK(contains(scout_last_error(), "'top_k' must be 1..20 (got 21)"));
     CHECK(scout_catalog_search(catalog, "q", "{\"mode\": \"fast\"}", &out) ==
           SCOUT_INVALID_ARGUMENT);
     CHECK(scout_catalog_search(catalog, "q", "{\"topk\": 3}", &out) == SCOUT_INVALID_ARGUMENT);
