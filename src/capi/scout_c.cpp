@@ -17,12 +17,13 @@
 
 struct scout_catalog {
     scout::Catalog catalog;
-    scout::Mode default_mode;  ///< of searches that name no mode: bm25 without an embedder
+    /// The mode of searches that name none: bm25 when the catalog has no embedder.
+    scout::Mode default_mode = scout::Mode::hybrid;
 };
 
 struct scout_searcher {
     scout::Searcher searcher;
-    scout::Mode default_mode;
+    scout::Mode default_mode = scout::Mode::hybrid;
 };
 
 namespace {
