@@ -3,6 +3,7 @@
 # counter's BPE rank files (downloaded by scripts/fetch.d/20-tokenizer.sh, not in the repository).
 #
 #   SCOUT_MODEL_FILE, SCOUT_CATALOG_FILE, SCOUT_RANK_FILES (empty when not found)
+#   SCOUT_CACHE_FOLDER     the fetchers' cache folder
 #   scout_stage_data(<target> <dir>)
 #                          a target copying them into <dir> (<dir>/tokenizer for the rank files)
 #
@@ -15,15 +16,20 @@ set(SCOUT_MODEL_FILE ${PROJECT_SOURCE_DIR}/data/scout-static-256d.swm)
 # `scout search --catalog <prefix>/share/scout/enterprise_catalog.json` with nothing else.
 set(SCOUT_CATALOG_FILE ${PROJECT_SOURCE_DIR}/data/enterprise_catalog.json)
 
-# Where the rank files are taken from: SCOUT_TOKENIZER_DIR, else the fetchers' cache folder.
+# The fetchers' cache folder (scripts/fetch.d/), SCOUT_CACHE_FOLDER: $SCOUT_CACHE_DIR, else
+# $XDG_CACHE_HOME/scout, else ~/.cache/scout.
+if(DEFINED ENV{SCOUT_CACHE_DIR} AND NOT "$ENV{SCOUT_CACHE_DIR}" STREQUAL "")
+  set(SCOUT_CACHE_FOLDER "$ENV{SCOUT_CACHE_DIR}")
+elseif(DEFINED ENV{XDG_CACHE_HOME} AND NOT "$ENV{XDG_CACHE_HOME}" STREQUAL "")
+  set(SCOUT_CACHE_FOLDER "$ENV{XDG_CACHE_HOME}/scout")
+else()
+  set(SCOUT_CACHE_FOLDER "$ENV{HOME}/.cache/scout")
+endif()
+# Where the rank files are taken from: SCOUT_TOKENIZER_DIR, else the cache folder's tokenizer/.
 if(DEFINED ENV{SCOUT_TOKENIZER_DIR} AND NOT "$ENV{SCOUT_TOKENIZER_DIR}" STREQUAL "")
   set(scout_rank_default "$ENV{SCOUT_TOKENIZER_DIR}")
-elseif(DEFINED ENV{SCOUT_CACHE_DIR} AND NOT "$ENV{SCOUT_CACHE_DIR}" STREQUAL "")
-  set(scout_rank_default "$ENV{SCOUT_CACHE_DIR}/tokenizer")
-elseif(DEFINED ENV{XDG_CACHE_HOME} AND NOT "$ENV{XDG_CACHE_HOME}" STREQUAL "")
-  set(scout_rank_default "$ENV{XDG_CACHE_HOME}/scout/tokenizer")
 else()
-  set(scout_rank_default "$ENV{HOME}/.cache/scout/tokenizer")
+  set(scout_rank_default "${SCOUT_CACHE_FOLDER}/tokenizer")
 endif()
 set(SCOUT_TOKENIZER_DIR "${scout_rank_default}" CACHE PATH
   "Folder of cl100k_base.tiktoken and o200k_base.tiktoken, shipped with scout (scripts/fetch.d/20-tokenizer.sh)")
