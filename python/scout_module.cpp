@@ -430,6 +430,7 @@ PYBIND11_MODULE(_scout, m) {
     m.doc() = "scout's compiled core; use the package `scout`.";
     py::register_exception_translator(&translate);
 
+    m.attr("MAX_TOP_K") = py::int_(scout::SearchOptions::kMaxTopK);
     m.def(
         "version",
         [] { return std::string(scout::version()); },

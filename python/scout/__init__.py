@@ -48,7 +48,7 @@ version = _scout.version
 __version__: str = _scout.version()
 
 #: The largest top_k a search takes (the smallest is 1); others raise InvalidArgument.
-MAX_TOP_K = 20
+MAX_TOP_K: int = _scout.MAX_TOP_K
 
 _Function = TypeVar("_Function", bound=Callable[..., Any])
 
@@ -58,7 +58,7 @@ def _keywords_checked(function: _Function) -> _Function:
     every keyword the call takes (instead of Python's bare "unexpected keyword argument")."""
     signature = _inspect.signature(function)
     known = [name for name, parameter in signature.parameters.items()
-             if name != "self" and parameter.kind in (parameter.POSITIONAL_OR_KEYWORD,
+             if name not in ("self", "cls") and parameter.kind in (parameter.POSITIONAL_OR_KEYWORD,
                                                      parameter.KEYWORD_ONLY)]
 
     @_functools.wraps(function)

@@ -61,6 +61,7 @@ def test_unknown_keywords_are_named(bm25_only, call, wrong, near):
     if near:
         assert f"did you mean '{near}'?" in message
     assert "top_k" in message or "embedder" in message  # the keywords it takes
+    assert "self" not in message and "cls" not in message
 
 
 @pytest.mark.parametrize("top_k", [0, -1, 21, 1000])
