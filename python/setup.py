@@ -79,6 +79,8 @@ class CMakeBuild(build_ext):
 
 setup(
     version=scout_version(),
+    packages=["scout"],
+    package_data={"scout": ["py.typed", "*.pyi"]},
     ext_modules=[Extension("scout._scout", sources=[])],
     cmdclass={"build_ext": CMakeBuild},
 )
