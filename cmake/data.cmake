@@ -11,10 +11,12 @@
 # programs run from the build tree find them as installed ones do; install.cmake installs them
 # into <prefix>/<datadir>/scout.
 
-set(SCOUT_MODEL_FILE ${PROJECT_SOURCE_DIR}/data/scout-static-256d.swm)
+# INTERNAL cache entries, so that scout_stage_data() works from any directory, a parent
+# project's included.
+set(SCOUT_MODEL_FILE ${PROJECT_SOURCE_DIR}/data/scout-static-256d.swm CACHE INTERNAL "")
 # The bundled example catalog (650 tools): `scout synth` grows it by default, and a user can try
 # `scout search --catalog <prefix>/share/scout/enterprise_catalog.json` with nothing else.
-set(SCOUT_CATALOG_FILE ${PROJECT_SOURCE_DIR}/data/enterprise_catalog.json)
+set(SCOUT_CATALOG_FILE ${PROJECT_SOURCE_DIR}/data/enterprise_catalog.json CACHE INTERNAL "")
 
 # The fetchers' cache folder (scripts/fetch.d/), SCOUT_CACHE_FOLDER: $SCOUT_CACHE_DIR, else
 # $XDG_CACHE_HOME/scout, else ~/.cache/scout.
@@ -34,15 +36,17 @@ endif()
 set(SCOUT_TOKENIZER_DIR "${scout_rank_default}" CACHE PATH
   "Folder of cl100k_base.tiktoken and o200k_base.tiktoken, shipped with scout (scripts/fetch.d/20-tokenizer.sh)")
 
-set(SCOUT_RANK_FILES "")
+set(scout_rank_files "")
 foreach(encoding cl100k_base o200k_base)
   if(EXISTS "${SCOUT_TOKENIZER_DIR}/${encoding}.tiktoken")
-    list(APPEND SCOUT_RANK_FILES "${SCOUT_TOKENIZER_DIR}/${encoding}.tiktoken")
+    list(APPEND scout_rank_files "${SCOUT_TOKENIZER_DIR}/${encoding}.tiktoken")
   endif()
 endforeach()
-list(LENGTH SCOUT_RANK_FILES scout_rank_count)
-if(NOT scout_rank_count EQUAL 2)
-  set(SCOUT_RANK_FILES "")
+list(LENGTH scout_rank_files scout_rank_count)
+if(scout_rank_count EQUAL 2)
+  set(SCOUT_RANK_FILES "${scout_rank_files}" CACHE INTERNAL "")
+else()
+  set(SCOUT_RANK_FILES "" CACHE INTERNAL "")
   message(WARNING "scout: the BPE rank files are not in ${SCOUT_TOKENIZER_DIR} (run "
     "scripts/fetch.d/20-tokenizer.sh, or set -DSCOUT_TOKENIZER_DIR=); they are left out of the "
     "build tree and the install, so token counts need SCOUT_TOKENIZER_DIR at run time")
