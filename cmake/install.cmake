@@ -13,8 +13,11 @@ install(TARGETS scout scout_mcp EXPORT scoutTargets
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/scout DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES ${PROJECT_BINARY_DIR}/include/scout/export.hpp
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/scout)
-# The shipped static word model, where StaticEmbedder::load_default() looks in an installed scout.
-install(FILES ${PROJECT_SOURCE_DIR}/data/scout-static-256d.swm DESTINATION ${CMAKE_INSTALL_DATADIR}/scout)
+# The shipped data (cmake/data.cmake), where an installed libscout looks for it: <libdir>/../share/scout.
+install(FILES ${SCOUT_MODEL_FILE} ${SCOUT_CATALOG_FILE} DESTINATION ${CMAKE_INSTALL_DATADIR}/scout)
+if(SCOUT_RANK_FILES)
+  install(FILES ${SCOUT_RANK_FILES} DESTINATION ${CMAKE_INSTALL_DATADIR}/scout/tokenizer)
+endif()
 install(EXPORT scoutTargets NAMESPACE scout:: DESTINATION ${SCOUT_CMAKE_DIR})
 
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/scoutConfig.cmake.in

@@ -160,8 +160,9 @@ public:
     PyCatalog(const std::string& config_json, const std::optional<std::string>& open_path) {
         auto config =
             take(scout::detail::catalog_config_from_json(config_json, !open_path.has_value()));
+        default_mode_ = scout::detail::default_search_mode(config.embedder != nullptr);
         if (!open_path) {
-            catalog_ = std::make_unique<scout::Catalog>(
+            catalog_ = std::make_shared<scout::Catalog>(
                 take(scout::Catalog::create(config.options, std::move(config.embedder))));
             return;
         }
@@ -170,21 +171,21 @@ public:
             py::gil_scoped_release release;
             opened.emplace(scout::Catalog::open(*open_path, std::move(config.embedder)));
         }
-        catalog_ = std::make_unique<scout::Catalog>(take(std::move(*opened)));
+        catalog_ = std::make_shared<scout::Catalog>(take(std::move(*opened)));
     }
 
     void upsert_servers_json(const std::string& servers_json) {
         auto spec = take(scout::parse_catalog_json(servers_json));
-        raise_if_error(catalog_->upsert_servers(spec));
+        raise_if_error(open_catalog()->upsert_servers(spec));
     }
 
     void upsert_servers_file(const std::string& path) {
         auto spec = take(scout::load_catalog_file(path));
-        raise_if_error(catalog_->upsert_servers(spec));
+        raise_if_error(open_catalog()->upsert_servers(spec));
     }
 
     void remove_server(const std::string& server) {
-        raise_if_error(catalog_->remove_server(server));
+        raise_if_error(open_catalog()->remove_server(server));
     }
 
     void set_server_status(const std::string& server, const std::string& status) {
@@ -194,14 +195,15 @@ public:
                                "unknown server status '" + status +
                                    "' (expected active, degraded, inactive or rejected)"}};
         }
-        raise_if_error(catalog_->set_server_status(server, *parsed));
+        raise_if_error(open_catalog()->set_server_status(server, *parsed));
     }
 
     py::object commit() {
         std::optional<scout::Result<scout::CommitInfo>> info;
+        const std::shared_ptr<scout::Catalog> catalog = open_catalog();
         {
             py::gil_scoped_release release;
-            info.emplace(catalog_->commit());
+            info.emplace(catalog->commit());
         }
         return to_python(scout::detail::commit_info_to_json(take(std::move(*info))));
     }
@@ -211,39 +213,51 @@ public:
                         const std::string& tool,
                         bool success) {
         const std::string query = utf8_argument(query_object, "query");
-        raise_if_error(catalog_->record_outcome(
+        raise_if_error(open_catalog()->record_outcome(
             query, {server, tool}, success ? scout::Outcome::success : scout::Outcome::failure));
     }
 
     void save(const std::string& path) const {
         Status status;
+        const std::shared_ptr<scout::Catalog> catalog = open_catalog();
         {
             py::gil_scoped_release release;
-            status = catalog_->save(path);
+            status = catalog->save(path);
         }
         raise_if_error(status);
     }
 
     [[nodiscard]] py::object stats() const {
-        return to_python(scout::detail::search_stats_to_json(catalog_->stats()));
+        return to_python(scout::detail::search_stats_to_json(open_catalog()->stats()));
     }
+
+    /// Releases the catalog: later calls raise scout.InvalidArgument. Searches already running
+    /// on other threads finish on the catalog they hold.
+    void close() { catalog_.reset(); }
+
+    [[nodiscard]] bool closed() const noexcept { return catalog_ == nullptr; }
 
     [[nodiscard]] py::object search(const py::object& query_object,
                                     std::int64_t top_k,
-                                    const std::string& mode,
+                                    const std::optional<std::string>& mode,
                                     std::optional<std::vector<std::string>> servers,
                                     std::optional<std::string> environment,
                                     const py::object& auto_k,
                                     std::int64_t embed_timeout_ms,
                                     bool outcome_prior) {
         const std::string query = utf8_argument(query_object, "query");
-        scout::SearchOptions options = search_options(
-            top_k, mode, std::move(servers), std::move(environment), auto_k, embed_timeout_ms);
+        scout::SearchOptions options = search_options(top_k,
+                                                      mode.value_or(""),
+                                                      std::move(servers),
+                                                      std::move(environment),
+                                                      auto_k,
+                                                      embed_timeout_ms);
         options.outcome_prior = outcome_prior;
         std::optional<scout::Result<scout::SearchResult>> found;
+        const std::shared_ptr<scout::Catalog> catalog = open_catalog();
         {
             py::gil_scoped_release release;
-            found.emplace(catalog_->searcher().search(query, options));
+            found.emplace(catalog->searcher().search(query, options));
         }
         const scout::SearchResult result = take(std::move(*found));
         py::list hits(result.hits.size());
@@ -271,11 +285,12 @@ public:
         std::vector<std::int64_t> out;
         out.reserve(repeats);
         Status failure;
+        const std::shared_ptr<scout::Catalog> catalog = open_catalog();
         {
             py::gil_scoped_release release;
             for (std::size_t i = 0; i < repeats && failure.ok(); ++i) {
                 const auto started = std::chrono::steady_clock::now();
-                auto result = catalog_->searcher().search(query, options);
+                auto result = catalog->searcher().search(query, options);
                 const auto elapsed = std::chrono::steady_clock::now() - started;
                 failure = result.status();
                 out.push_back(
@@ -287,19 +302,34 @@ public:
     }
 
 private:
-    static scout::SearchOptions search_options(std::int64_t top_k,
-                                               const std::string& mode,
-                                               std::optional<std::vector<std::string>> servers,
-                                               std::optional<std::string> environment,
-                                               const py::object& auto_k,
-                                               std::int64_t embed_timeout_ms) {
-        if (top_k < 0 || embed_timeout_ms < 0) {
-            throw StatusError{
-                {Errc::invalid_argument, "top_k and embed_timeout_ms must not be negative"}};
+    /// The catalog, shared so that a close() on another thread never frees it mid-call.
+    [[nodiscard]] std::shared_ptr<scout::Catalog> open_catalog() const {
+        if (!catalog_) {
+            throw StatusError{{Errc::invalid_argument, "the catalog is closed"}};
+        }
+        return catalog_;
+    }
+
+    /// `mode` "" is the catalog's default: hybrid with an embedder, bm25 without (scout.h).
+    [[nodiscard]] scout::SearchOptions search_options(
+        std::int64_t top_k,
+        const std::string& mode,
+        std::optional<std::vector<std::string>> servers,
+        std::optional<std::string> environment,
+        const py::object& auto_k,
+        std::int64_t embed_timeout_ms) const {
+        constexpr auto kMaxTopK = static_cast<std::int64_t>(scout::SearchOptions::kMaxTopK);
+        if (top_k < 1 || top_k > kMaxTopK) {  // refused, as the CLI does, never clamped
+            throw StatusError{{Errc::invalid_argument,
+                               "top_k must be 1.." + std::to_string(kMaxTopK) + " (got " +
+                                   std::to_string(top_k) + ")"}};
+        }
+        if (embed_timeout_ms < 0) {
+            throw StatusError{{Errc::invalid_argument, "embed_timeout_ms must not be negative"}};
         }
         scout::SearchOptions options;
-        options.top_k = static_cast<std::size_t>(std::min<std::int64_t>(top_k, 1 << 20));
-        const auto parsed = scout::parse_mode(mode);
+        options.top_k = static_cast<std::size_t>(top_k);
+        const auto parsed = mode.empty() ? std::optional(default_mode_) : scout::parse_mode(mode);
         if (!parsed) {
             throw StatusError{
                 {Errc::invalid_argument,
@@ -374,7 +404,8 @@ private:
 
     static constexpr std::size_t kMaxCachedSchemas = 65536;
 
-    std::unique_ptr<scout::Catalog> catalog_;
+    std::shared_ptr<scout::Catalog> catalog_;
+    scout::Mode default_mode_ = scout::Mode::hybrid;
     std::unordered_map<std::string, py::object> schemas_;
 };
 
@@ -399,6 +430,7 @@ PYBIND11_MODULE(_scout, m) {
     m.doc() = "scout's compiled core; use the package `scout`.";
     py::register_exception_translator(&translate);
 
+    m.attr("MAX_TOP_K") = py::int_(scout::SearchOptions::kMaxTopK);
     m.def(
         "version",
         [] { return std::string(scout::version()); },
@@ -454,21 +486,21 @@ PYBIND11_MODULE(_scout, m) {
              "Learning from executions: `tool` of `server` ran for `query` and succeeded or "
              "failed; searches with outcome_prior=True use it.")
         .def("stats", &PyCatalog::stats, "Search counts and latency percentiles since creation.")
-        .def("search",
+        .def("_search",
              &PyCatalog::search,
              py::arg("query"),
              py::arg("top_k") = 5,
-             py::arg("mode") = "hybrid",
+             py::arg("mode") = py::none(),
              py::arg("servers") = py::none(),
              py::arg("environment") = py::none(),
              py::arg("auto_k") = false,
              py::arg("embed_timeout_ms") = 0,
              py::arg("outcome_prior") = false,
-             "Searches the latest committed catalog (outcome_prior: re-rank with recorded "
-             "outcomes). Returns a SearchResults: a list of dicts "
-             "with the keys of `scout search --json` matches, and the result's query, mode, "
-             "degraded, degraded_reason, catalog_empty and generation as attributes. Releases "
-             "the GIL while searching.")
+             "Catalog.search's core (the package checks the keywords). Releases the GIL.")
+        .def("close",
+             &PyCatalog::close,
+             "Releases the catalog's memory now; later calls raise scout.InvalidArgument.")
+        .def_property_readonly("closed", &PyCatalog::closed, "True after close().")
         .def("_time_search",
              &PyCatalog::time_search,
              py::arg("query"),

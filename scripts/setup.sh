@@ -29,6 +29,15 @@ if [ "${SCOUT_SKIP_APT:-0}" != "1" ] && ! command -v npm >/dev/null 2>&1; then
   $sudo_cmd env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nodejs npm
 fi
 
+# Node-API headers (node_api.h) for the Node.js package, bindings/node: NodeSource's nodejs ships
+# them, Debian's nodejs leaves them to libnode-dev.
+if [ "${SCOUT_SKIP_APT:-0}" != "1" ] && command -v node >/dev/null 2>&1 &&
+   [ ! -f /usr/include/node/node_api.h ]; then
+  echo "setup: installing libnode-dev"
+  $sudo_cmd apt-get update -qq
+  $sudo_cmd env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libnode-dev
+fi
+
 for fetcher in scripts/fetch.d/*.sh; do
   [ -e "$fetcher" ] || continue
   bash "$fetcher"

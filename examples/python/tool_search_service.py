@@ -74,7 +74,7 @@ class Handler(BaseHTTPRequestHandler):
             results = self.catalog.search(
                 request["query"],
                 top_k=request.get("top_k", 5),
-                mode=request.get("mode", "hybrid"),
+                mode=request.get("mode"),
                 servers=request.get("servers"),
                 environment=request.get("environment"))
         except scout.InvalidArgument as e:

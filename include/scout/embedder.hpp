@@ -172,11 +172,13 @@ public:
     [[nodiscard]] static Result<std::shared_ptr<StaticEmbedder>> load(
         const std::string& path, StaticEmbedderOptions options = {});
 
-    /// File name of the shipped model (kept in the checkout's data/ and installed under
-    /// <prefix>/share/scout).
+    /// File name of the shipped model (kept in the checkout's data/, installed under
+    /// <prefix>/share/scout, staged in a build tree's share/scout).
     static constexpr const char* kDefaultModelFile = "scout-static-256d.swm";
-    /// Where load_default() looks, in order: $SCOUT_DATA_DIR, the checkout's data/ (the source
-    /// tree this library was built from), <executable>/../share/scout, the install prefix.
+    /// Where load_default() looks, in order: $SCOUT_DATA_DIR; then, relative to the binary that
+    /// holds scout's code (libscout.so, the Python extension, or a program linking scout
+    /// statically), ../share/scout (an install under any prefix, or a build tree) and
+    /// share/scout (a bundle such as the Python wheel). No folder of the build machine.
     [[nodiscard]] static std::vector<std::string> default_model_candidates();
     /// The first of default_model_candidates() that exists, or "" when none does.
     [[nodiscard]] static std::string default_model_path();

@@ -23,8 +23,8 @@
                     "api_key": KEY, "timeout_ms": MS, "api_version": V (Azure OpenAI),
                     "headers": {NAME: VALUE}, "ca_file": PEM,
                     "allow_cleartext_key": BOOL}   (scout::HttpEmbedderOptions)
-                   (default "static": scout's trained word model, found in the checkout's data/
-                   or the install prefix's share/scout; "none" is BM25 alone);
+                   (default "static": scout's trained word model, found in $SCOUT_DATA_DIR or
+                   in share/scout of the prefix libscout is installed in; "none" is BM25 alone);
        "query_cache": N   query vectors kept in an LRU cache (default 1024, 0 = none);
        "options": {...}   index settings, any subset of the "options" object of an index file
                           (docs/FORMAT.md), e.g. {"fusion": {"method": "rrf"}}, and
@@ -34,13 +34,22 @@
        {"servers": [{"name", "description", "category"?, "environment"?, "status"?,
                      "tools": [{"name", "title"?, "description"?, "inputSchema"?,
                                 "annotations"?}]}]}.
-   - search options: an object, every key optional: "top_k" (1..20, default 5), "mode"
-     ("hybrid", "bm25", "dense"), "servers" (array of names: the caller's scope),
+   - search options: an object, every key optional: "top_k" (1..20, default 5; others are
+     SCOUT_INVALID_ARGUMENT naming the range, never clamped), "mode"
+     ("hybrid", "bm25", "dense"; default hybrid when the catalog has an embedder, bm25 when it
+     was made with "none"), "servers" (array of names: the caller's scope),
      "environment" (label), "embed_timeout_ms", "auto_k" (true, false or a ratio in (0, 1]),
      "exact_name_first" (bool), "outcome_prior" (bool: re-rank with recorded outcomes).
    - search result: the JSON of `scout search --json`: {"query", "mode", "degraded",
      "degraded_reason"?, "catalog_empty", "matches": [{"name", "server", "tool", "description",
-     "inputSchema", "score", "bm25_rank", "dense_rank"}]}. */
+     "inputSchema", "score", "bm25_rank", "dense_rank"}]}.
+     "degraded" is true when, and only when, the search wanted its dense branch and could not
+     run it, so BM25 answered alone: the mode was hybrid or dense (asked for, or the default of
+     a catalog with an embedder) and there was no embedder, the embedding service failed, or the
+     embedding timed out; "degraded_reason" then says which. A catalog made with "none" and
+     searched without a mode is BM25 by choice: not degraded. The same definition holds for
+     `scout search --json` (where --embedder none without --mode is bm25, and a model that
+     cannot be loaded leaves hybrid degraded) and for the Python module. */
 #ifndef SCOUT_SCOUT_H
 #define SCOUT_SCOUT_H
 

@@ -41,12 +41,19 @@ public:
     [[nodiscard]] static Result<TokenCounter> load(TokenEncoding encoding,
                                                    const std::filesystem::path& rank_file);
 
-    /// Loads `<encoding>.tiktoken` from default_rank_dir().
+    /// Loads `<encoding>.tiktoken` from the first of default_rank_dirs() that holds it;
+    /// not_found, naming the folders looked at, when none does.
     [[nodiscard]] static Result<TokenCounter> load_default(TokenEncoding encoding);
 
-    /// $SCOUT_TOKENIZER_DIR if set, else $SCOUT_CACHE_DIR/tokenizer, else
-    /// $XDG_CACHE_HOME/scout/tokenizer, else $HOME/.cache/scout/tokenizer (the places
-    /// scripts/fetch.d/20-tokenizer.sh installs the files).
+    /// Where load_default() looks, in order: $SCOUT_TOKENIZER_DIR if set; the `tokenizer`
+    /// folder of each place the shipped model is looked for ($SCOUT_DATA_DIR, then
+    /// <prefix>/share/scout relative to libscout itself: see
+    /// StaticEmbedder::default_model_candidates); the per-user cache ($SCOUT_CACHE_DIR, else
+    /// $XDG_CACHE_HOME/scout, else $HOME/.cache/scout, + /tokenizer), where a source checkout's
+    /// scripts/fetch.d/20-tokenizer.sh puts the files.
+    [[nodiscard]] static std::vector<std::filesystem::path> default_rank_dirs();
+
+    /// The first of default_rank_dirs() holding a rank file, else the first of them.
     [[nodiscard]] static std::filesystem::path default_rank_dir();
 
     /// Token ids of `text`.

@@ -1,25 +1,34 @@
 """scout: tool search for MCP gateways, from Python.
 
     import scout
-    catalog = scout.Catalog(embedder="static")   # or "none", "glove", {"kind": "http", ...}
-    catalog.upsert_servers("data/enterprise_catalog.json")   # a path, or a list of server dicts
-    catalog.commit()
-    for match in catalog.search("open a pull request", top_k=3, servers=["github-enterprise"]):
-        print(match["name"], match["score"])
+    with scout.Catalog() as catalog:    # embedder="static": the trained word model it ships
+        catalog.upsert_servers("catalog.json")   # a path, or a list of server dicts
+        catalog.commit()
+        for match in catalog.search("open a pull request", top_k=3, servers=["github"]):
+            print(match["name"], match["score"])
 
 A Catalog is safe to use from several threads: searches run in parallel (the GIL is released
 while the library works) and never wait for a commit. Every failure raises a subclass of
-scout.Error carrying the library's status code.
+scout.Error carrying the library's status code; an unknown keyword argument is a TypeError
+naming the keywords the call takes.
 """
 
+from __future__ import annotations
+
+import difflib as _difflib
+import functools as _functools
+import inspect as _inspect
 import json as _json
 import os as _os
+from typing import (Any, Callable, Dict, List, Optional, Sequence, TypedDict, TypeVar, Union,
+                    cast)
 
 from . import _scout
 
 __all__ = [
     "Catalog",
     "SearchResults",
+    "Match",
     "Error",
     "InvalidArgument",
     "NotFound",
@@ -30,12 +39,40 @@ __all__ = [
     "DimensionMismatch",
     "Unavailable",
     "Internal",
+    "MAX_TOP_K",
     "version",
     "__version__",
 ]
 
 version = _scout.version
-__version__ = _scout.version()
+__version__: str = _scout.version()
+
+#: The largest top_k a search takes (the smallest is 1); others raise InvalidArgument.
+MAX_TOP_K: int = _scout.MAX_TOP_K
+
+_Function = TypeVar("_Function", bound=Callable[..., Any])
+
+
+def _keywords_checked(function: _Function) -> _Function:
+    """Makes an unknown keyword argument a TypeError that names the nearest known keyword and
+    every keyword the call takes (instead of Python's bare "unexpected keyword argument")."""
+    signature = _inspect.signature(function)
+    known = [name for name, parameter in signature.parameters.items()
+             if name not in ("self", "cls") and parameter.kind in (parameter.POSITIONAL_OR_KEYWORD,
+                                                     parameter.KEYWORD_ONLY)]
+
+    @_functools.wraps(function)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        unknown = [name for name in kwargs if name not in signature.parameters]
+        if unknown:
+            name = unknown[0]
+            near = _difflib.get_close_matches(name, known, n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            raise TypeError(f"{function.__qualname__}() got an unknown keyword argument "
+                            f"{name!r}{hint}; it takes {', '.join(known)}")
+        return function(*args, **kwargs)
+
+    return cast(_Function, checked)
 
 
 class Error(Exception):
@@ -99,15 +136,35 @@ for _code, _name in _scout._status_names().items():
     _cls.code_name = _name
 
 
-class SearchResults(list):
-    """The matches of one search (dicts with the keys of `scout search --json` matches: name,
-    server, tool, description, inputSchema, score, bm25_rank, dense_rank), best first. The
-    attributes say how it was answered: query, mode, degraded (the dense branch was wanted but
-    unavailable, so BM25 answered alone), degraded_reason, catalog_empty, generation."""
+class Match(TypedDict):
+    """One match of a search: the keys of `scout search --json` matches."""
 
-    def to_json(self):
+    name: str  # the enhanced name, {server}_{tool}
+    server: str
+    tool: str
+    description: str
+    inputSchema: Any  # the tool's JSON schema (a dict), None when it has none
+    score: float
+    bm25_rank: int  # 0 when BM25 did not return it
+    dense_rank: int  # 0 when the dense branch did not return it
+
+
+class SearchResults(List[Match]):
+    """The matches of one search, best first. The attributes say how it was answered: query,
+    mode (the mode that ran), degraded (the search wanted its dense branch, because the mode
+    was hybrid or dense, asked for or the default of a catalog with an embedder, and could
+    not run it, so BM25 answered alone), degraded_reason, catalog_empty, generation."""
+
+    query: str
+    mode: str
+    degraded: bool
+    degraded_reason: str
+    catalog_empty: bool
+    generation: int
+
+    def to_json(self) -> Dict[str, Any]:
         """The result as `scout search --json` prints it (a dict)."""
-        out = {
+        out: Dict[str, Any] = {
             "query": self.query,
             "mode": self.mode,
             "degraded": self.degraded,
@@ -122,8 +179,13 @@ class SearchResults(list):
 _scout._register({cls.code: cls for cls in _ERRORS}, SearchResults)
 
 
-def _config_json(embedder, query_cache, options):
-    config = {}
+Embedder = Union[str, Dict[str, Any]]
+PathLike = Union[str, bytes, "_os.PathLike[str]", "_os.PathLike[bytes]"]
+
+
+def _config_json(embedder: Optional[Embedder], query_cache: Optional[int],
+                 options: Optional[Dict[str, Any]]) -> str:
+    config: Dict[str, Any] = {}
     if embedder is not None:
         config["embedder"] = embedder
     if query_cache is not None:
@@ -137,22 +199,27 @@ def _config_json(embedder, query_cache, options):
 
 
 class Catalog(_scout.Catalog):
-    """A tool catalog: stage servers, commit, search.
+    """A tool catalog: stage servers, commit, search. A context manager: leaving the `with`
+    block closes it (close() releases its memory at once; later calls raise InvalidArgument).
 
-    embedder: "static" (the default: scout's trained word model, shipped in data/), "static:PATH",
-      "glove", "none" (BM25 alone), "hashing" / "hashing:DIM" (tests), or a dict such as
-      {"kind": "http", "url": "http://127.0.0.1:11434/v1", "model": "nomic-embed-text"}.
+    embedder: "static" (the default: scout's trained word model, shipped with the package),
+      "static:PATH", "glove", "none" (BM25 alone), "hashing" / "hashing:DIM" (tests), or a dict
+      such as {"kind": "http", "url": "http://127.0.0.1:11434/v1", "model": "nomic-embed-text"}.
     options: index settings, any subset of an index file's "options" object (docs/FORMAT.md),
       e.g. {"fusion": {"method": "rrf"}}, and "threads": the threads a commit uses (0, the
       default, = every core; not stored in index files).
     query_cache: query vectors kept in an LRU cache (default 1024; 0 turns it off).
     """
 
-    def __init__(self, embedder="static", options=None, query_cache=None):
+    @_keywords_checked
+    def __init__(self, embedder: Embedder = "static", options: Optional[Dict[str, Any]] = None,
+                 query_cache: Optional[int] = None) -> None:
         super().__init__(_config_json(embedder, query_cache, options))
 
     @classmethod
-    def open(cls, path, embedder="static", query_cache=None):
+    @_keywords_checked
+    def open(cls, path: PathLike, embedder: Embedder = "static",
+             query_cache: Optional[int] = None) -> "Catalog":
         """Opens an index file written by save() or `scout index` (settings come from the file;
         the embedder must be the one the file was built with, or "none")."""
         opened = cls.__new__(cls)
@@ -160,18 +227,26 @@ class Catalog(_scout.Catalog):
             opened, _config_json(embedder, query_cache, None), _os.fsdecode(path))
         return opened
 
-    def save(self, path):
+    def __enter__(self) -> "Catalog":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def save(self, path: PathLike) -> None:
         """Writes the committed catalog to an index file (str or path-like), atomically. Releases
         the GIL while it writes."""
         super().save(_os.fsdecode(path))
 
-    def upsert_servers(self, servers):
+    def upsert_servers(self, servers: Union[PathLike, Dict[str, Any],
+                                            Sequence[Dict[str, Any]]]) -> None:
         """Stages servers, all or nothing: a path to a catalog file, a catalog dict
         {"servers": [...]}, or a list of server dicts ({"name", "description", "tools": [...]}).
         Invisible to searches until commit()."""
         if isinstance(servers, (str, bytes, _os.PathLike)):
             self._upsert_servers_file(_os.fsdecode(servers))
             return
+        document: Any
         if isinstance(servers, dict):
             document = servers
         elif isinstance(servers, (list, tuple)):
@@ -185,3 +260,22 @@ class Catalog(_scout.Catalog):
         except (TypeError, ValueError) as e:
             raise InvalidArgument(f"servers are not JSON: {e}") from None
         self._upsert_servers_json(text)
+
+    @_keywords_checked
+    def search(self, query: str, top_k: int = 5, mode: Optional[str] = None,
+               servers: Optional[Sequence[str]] = None, environment: Optional[str] = None,
+               auto_k: Union[bool, float] = False, embed_timeout_ms: int = 0,
+               outcome_prior: bool = False) -> SearchResults:
+        """Searches the latest committed catalog; returns the matches, best first.
+
+        top_k: 1..MAX_TOP_K (20); anything else raises InvalidArgument naming the range.
+        mode: "hybrid", "bm25" or "dense"; None (the default) is hybrid when the catalog has an
+          embedder and bm25 when it was made with embedder="none".
+        servers: the caller's scope (None: every server); environment: an environment label.
+        auto_k: True, or a ratio in (0, 1], to cut the list where the scores drop.
+        embed_timeout_ms: a deadline for embedding the query (0: none).
+        outcome_prior: re-rank with the outcomes record_outcome() recorded.
+        Releases the GIL while searching."""
+        return cast(SearchResults, self._search(
+            query, top_k, mode, servers, environment, auto_k,
+            embed_timeout_ms, outcome_prior))

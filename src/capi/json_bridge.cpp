@@ -360,13 +360,18 @@ Result<CatalogConfig> catalog_config_from_json(std::string_view text_in, bool al
     return config;
 }
 
-Result<SearchOptions> search_options_from_json(std::string_view text_in) {
+Mode default_search_mode(bool has_embedder) noexcept {
+    return has_embedder ? Mode::hybrid : Mode::bm25;
+}
+
+Result<SearchOptions> search_options_from_json(std::string_view text_in, Mode default_mode) {
     auto parsed = parse_object(text_in, "search options");
     if (!parsed) {
         return parsed.status();
     }
     const json& j = parsed.value();
     SearchOptions options;
+    options.mode = default_mode;
     for (const auto& [key, value] : j.items()) {
         if (key == "top_k" || key == "fetch_k" || key == "embed_timeout_ms") {
             if (!value.is_number_unsigned()) {
@@ -376,7 +381,12 @@ Result<SearchOptions> search_options_from_json(std::string_view text_in) {
             const auto capped = static_cast<std::size_t>(
                 std::min<std::uint64_t>(n, std::numeric_limits<std::uint32_t>::max()));
             if (key == "top_k") {
-                options.top_k = capped;  // clamped to [1, kMaxTopK] by the searcher
+                if (n < 1 || n > SearchOptions::kMaxTopK) {  // refused, as the CLI does
+                    return bad("search options: 'top_k' must be 1.." +
+                               std::to_string(SearchOptions::kMaxTopK) + " (got " +
+                               std::to_string(n) + ")");
+                }
+                options.top_k = capped;
             } else if (key == "fetch_k") {
                 options.fetch_k = capped;
             } else {

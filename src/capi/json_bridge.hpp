@@ -36,8 +36,15 @@ struct CatalogConfig {
 /// "kind" (see scout.h). Null for none.
 [[nodiscard]] Result<std::shared_ptr<Embedder>> embedder_from_json(const nlohmann::json& spec);
 
-/// Reads search options (every key optional; scout.h documents them). Empty text: defaults.
-[[nodiscard]] Result<SearchOptions> search_options_from_json(std::string_view text);
+/// The mode of a search that names none: hybrid when the catalog has an embedder, else bm25. A
+/// catalog made without an embedder is BM25 by choice, so its searches are not degraded unless
+/// they ask for the dense branch (scout.h, "degraded").
+[[nodiscard]] Mode default_search_mode(bool has_embedder) noexcept;
+
+/// Reads search options (every key optional; scout.h documents them). Empty text: defaults,
+/// with `default_mode` when no "mode" is given.
+[[nodiscard]] Result<SearchOptions> search_options_from_json(std::string_view text,
+                                                             Mode default_mode);
 
 /// The JSON of `scout search --json`.
 [[nodiscard]] nlohmann::json search_result_to_json(std::string_view query,

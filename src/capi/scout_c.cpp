@@ -17,10 +17,13 @@
 
 struct scout_catalog {
     scout::Catalog catalog;
+    /// The mode of searches that name none: bm25 when the catalog has no embedder.
+    scout::Mode default_mode = scout::Mode::hybrid;
 };
 
 struct scout_searcher {
     scout::Searcher searcher;
+    scout::Mode default_mode = scout::Mode::hybrid;
 };
 
 namespace {
@@ -79,6 +82,7 @@ std::string_view optional_text(const char* text) {
 }
 
 Status search_into(const scout::Searcher& searcher,
+                   scout::Mode default_mode,
                    const char* query,
                    const char* options_json,
                    char** result_json) {
@@ -88,7 +92,8 @@ Status search_into(const scout::Searcher& searcher,
     if (result_json == nullptr) {
         return null_argument("result_json");
     }
-    auto options = scout::detail::search_options_from_json(optional_text(options_json));
+    auto options =
+        scout::detail::search_options_from_json(optional_text(options_json), default_mode);
     if (!options) {
         return options.status();
     }
@@ -142,7 +147,8 @@ scout_status scout_catalog_create(const char* options_json, scout_catalog** out)
         if (!catalog) {
             return catalog.status();
         }
-        *out = new scout_catalog{std::move(catalog.value())};
+        *out = new scout_catalog{std::move(catalog.value()),
+                                 scout::detail::default_search_mode(config->embedder != nullptr)};
         return {};
     });
 }
@@ -163,7 +169,8 @@ scout_status scout_catalog_open(const char* path, const char* options_json, scou
         if (!catalog) {
             return catalog.status();
         }
-        *out = new scout_catalog{std::move(catalog.value())};
+        *out = new scout_catalog{std::move(catalog.value()),
+                                 scout::detail::default_search_mode(config->embedder != nullptr)};
         return {};
     });
 }
@@ -295,7 +302,8 @@ scout_status scout_catalog_search(const scout_catalog* catalog,
         if (catalog == nullptr) {
             return null_argument("catalog");
         }
-        return search_into(catalog->catalog.searcher(), query, options_json, result_json);
+        return search_into(
+            catalog->catalog.searcher(), catalog->default_mode, query, options_json, result_json);
     });
 }
 
@@ -307,7 +315,7 @@ scout_status scout_searcher_create(const scout_catalog* catalog, scout_searcher*
         if (out == nullptr) {
             return null_argument("out");
         }
-        *out = new scout_searcher{catalog->catalog.searcher()};
+        *out = new scout_searcher{catalog->catalog.searcher(), catalog->default_mode};
         return {};
     });
 }
@@ -328,7 +336,8 @@ scout_status scout_searcher_search(const scout_searcher* searcher,
         if (searcher == nullptr) {
             return null_argument("searcher");
         }
-        return search_into(searcher->searcher, query, options_json, result_json);
+        return search_into(
+            searcher->searcher, searcher->default_mode, query, options_json, result_json);
     });
 }
 

@@ -2,8 +2,6 @@
 // learned weight (trained model) or SIF weight (plain vectors) times catalog IDF^p. Words come
 // from the same analyzer chain as BM25 (identifier splitting, lowercasing, stop words) but
 // unstemmed, since the vocabularies hold surface forms.
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -24,6 +22,7 @@
 #include "embed/vector_table.hpp"
 #include "embed/word_model.hpp"
 #include "util/byte_io.hpp"
+#include "util/data_dir.hpp"
 #include "util/file_io.hpp"
 #include "util/hash.hpp"
 #include "util/word_hash.hpp"
@@ -159,18 +158,6 @@ std::vector<std::string> base_forms(const std::string& word) {
 std::uint64_t weights_checksum(const std::vector<float>& w) {
     return detail::checksum64(
         std::string_view(reinterpret_cast<const char*>(w.data()), w.size() * sizeof(float)));
-}
-
-/// The directory of the running executable, or "" (Linux /proc).
-std::string executable_dir() {
-    char buffer[4096];
-    const ssize_t n = ::readlink("/proc/self/exe", buffer, sizeof(buffer) - 1);
-    if (n <= 0) {
-        return {};
-    }
-    return std::filesystem::path(std::string(buffer, static_cast<std::size_t>(n)))
-        .parent_path()
-        .string();
 }
 
 std::string base_name(const std::string& path) {
@@ -457,23 +444,9 @@ Result<std::shared_ptr<StaticEmbedder>> StaticEmbedder::load(const std::string& 
 }
 
 std::vector<std::string> StaticEmbedder::default_model_candidates() {
-    std::vector<std::string> dirs;
-    if (const char* dir = std::getenv("SCOUT_DATA_DIR"); dir != nullptr && *dir != '\0') {
-        dirs.emplace_back(dir);
-    }
-#ifdef SCOUT_SOURCE_DATA_DIR
-    dirs.emplace_back(SCOUT_SOURCE_DATA_DIR);
-#endif
-    if (const std::string exe = executable_dir(); !exe.empty()) {
-        dirs.push_back(exe + "/../share/scout");
-    }
-#ifdef SCOUT_INSTALL_DATA_DIR
-    dirs.emplace_back(SCOUT_INSTALL_DATA_DIR);
-#endif
     std::vector<std::string> out;
-    out.reserve(dirs.size());
-    for (const std::string& d : dirs) {
-        out.push_back(d + "/" + kDefaultModelFile);
+    for (const std::filesystem::path& dir : detail::data_dirs()) {
+        out.push_back((dir / kDefaultModelFile).string());
     }
     return out;
 }

@@ -3,9 +3,12 @@
 
 #include <cstdlib>
 #include <new>
+#include <string>
+#include <system_error>
 
 #include "tokens/bpe_ranks.hpp"
 #include "tokens/pretokenizer.hpp"
+#include "util/data_dir.hpp"
 #include "util/file_io.hpp"
 
 namespace scout {
@@ -13,6 +16,10 @@ namespace {
 
 /// The rank files are 1.7 MB (cl100k) and 3.6 MB (o200k); a larger file is not one of them.
 constexpr std::size_t kMaxRankFileBytes = std::size_t{64} << 20;
+
+std::string rank_file_name(TokenEncoding encoding) {
+    return std::string(token_encoding_name(encoding)) + ".tiktoken";
+}
 
 }  // namespace
 
@@ -48,23 +55,45 @@ Result<TokenCounter> TokenCounter::load(TokenEncoding encoding,
     }
 }
 
-std::filesystem::path TokenCounter::default_rank_dir() {
+std::vector<std::filesystem::path> TokenCounter::default_rank_dirs() {
+    std::vector<std::filesystem::path> dirs;
     if (const char* dir = std::getenv("SCOUT_TOKENIZER_DIR"); dir != nullptr && *dir != '\0') {
-        return dir;
+        dirs.emplace_back(dir);
     }
-    return detail::cache_dir() / "tokenizer";
+    for (const std::filesystem::path& dir : detail::data_dirs()) {
+        dirs.push_back(dir / "tokenizer");
+    }
+    dirs.push_back(detail::cache_dir() / "tokenizer");
+    return dirs;
+}
+
+std::filesystem::path TokenCounter::default_rank_dir() {
+    const std::vector<std::filesystem::path> dirs = default_rank_dirs();
+    std::error_code ec;
+    for (const std::filesystem::path& dir : dirs) {
+        for (TokenEncoding encoding : {TokenEncoding::cl100k_base, TokenEncoding::o200k_base}) {
+            if (std::filesystem::is_regular_file(dir / rank_file_name(encoding), ec)) {
+                return dir;
+            }
+        }
+    }
+    return dirs.front();
 }
 
 Result<TokenCounter> TokenCounter::load_default(TokenEncoding encoding) {
-    const std::filesystem::path file =
-        default_rank_dir() / (std::string(token_encoding_name(encoding)) + ".tiktoken");
-    auto counter = load(encoding, file);
-    if (!counter && counter.status().code() == Errc::not_found) {
-        return Status{Errc::not_found,
-                      counter.status().message() +
-                          " (run scripts/fetch.d/20-tokenizer.sh or set SCOUT_TOKENIZER_DIR)"};
+    std::string looked;
+    std::error_code ec;
+    for (const std::filesystem::path& dir : default_rank_dirs()) {
+        const std::filesystem::path file = dir / rank_file_name(encoding);
+        if (std::filesystem::is_regular_file(file, ec)) {
+            return load(encoding, file);
+        }
+        looked += (looked.empty() ? "" : ", ") + dir.string();
     }
-    return counter;
+    return Status{Errc::not_found,
+                  rank_file_name(encoding) + " is in none of: " + looked +
+                      " (set SCOUT_TOKENIZER_DIR to its folder; a source checkout downloads "
+                      "the rank files with scripts/fetch.d/20-tokenizer.sh)"};
 }
 
 std::vector<std::uint32_t> TokenCounter::encode(std::string_view text) const {

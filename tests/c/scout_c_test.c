@@ -125,6 +125,9 @@ static void test_bad_input(void) {
     CHECK(scout_catalog_search(catalog, "", NULL, &out) == SCOUT_INVALID_ARGUMENT);
     CHECK(scout_catalog_search(catalog, "\xff\xfe", NULL, &out) == SCOUT_INVALID_ARGUMENT);
     CHECK(scout_catalog_search(catalog, "q", "{\"top_k\": -1}", &out) == SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_catalog_search(catalog, "q", "{\"top_k\": 0}", &out) == SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_catalog_search(catalog, "q", "{\"top_k\": 21}", &out) == SCOUT_INVALID_ARGUMENT);
+    CHECK(contains(scout_last_error(), "'top_k' must be 1..20 (got 21)"));
     CHECK(scout_catalog_search(catalog, "q", "{\"mode\": \"fast\"}", &out) ==
           SCOUT_INVALID_ARGUMENT);
     CHECK(scout_catalog_search(catalog, "q", "{\"topk\": 3}", &out) == SCOUT_INVALID_ARGUMENT);
@@ -226,12 +229,41 @@ static void test_search_and_persist(const char* folder) {
     scout_catalog_free(reopened);
 }
 
+/* "degraded" (scout.h): only when the dense branch was wanted and could not run. A catalog made
+   with "none" is BM25 by choice when no mode is named; asking it for hybrid is degraded. */
+static void test_degraded(void) {
+    scout_catalog* catalog = NULL;
+    scout_searcher* searcher = NULL;
+    char* json = NULL;
+    CHECK(scout_catalog_create("{\"embedder\": \"none\"}", &catalog) == SCOUT_OK);
+    CHECK(scout_catalog_upsert_servers(catalog, kServers) == SCOUT_OK);
+    CHECK(scout_catalog_commit(catalog, NULL) == SCOUT_OK);
+    CHECK(scout_catalog_search(catalog, "merge request", NULL, &json) == SCOUT_OK);
+    CHECK(json != NULL && contains(json, "\"mode\":\"bm25\"") &&
+          contains(json, "\"degraded\":false"));
+    scout_string_free(json);
+    json = NULL;
+    CHECK(scout_searcher_create(catalog, &searcher) == SCOUT_OK);
+    CHECK(scout_searcher_search(searcher, "merge request", "{}", &json) == SCOUT_OK);
+    CHECK(json != NULL && contains(json, "\"degraded\":false"));
+    scout_string_free(json);
+    json = NULL;
+    CHECK(scout_catalog_search(catalog, "merge request", "{\"mode\": \"hybrid\"}", &json) ==
+          SCOUT_OK);
+    CHECK(json != NULL && contains(json, "\"degraded\":true") &&
+          contains(json, "\"degraded_reason\":\"no embedder configured\""));
+    scout_string_free(json);
+    scout_searcher_free(searcher);
+    scout_catalog_free(catalog);
+}
+
 int main(int argc, char** argv) {
     const char* folder = argc > 1 ? argv[1] : ".";
     CHECK(strlen(scout_version()) >= 5);
     CHECK(strcmp(scout_last_error(), "") == 0);
     test_bad_input();
     test_search_and_persist(folder);
+    test_degraded();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

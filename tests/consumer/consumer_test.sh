@@ -5,6 +5,10 @@
 #   pkg-config      builds the quickstart (c++) and tests/c/scout_c_test.c (cc, C99) with the
 #                   flags of `pkg-config --cflags --libs scout`
 #   add_subdirectory  builds scout from source inside a parent project (tests/consumer/...)
+#   relocated       runs the installed `scout` and libscout.so from a folder, with an environment
+#                   (HOME, no SCOUT_* variable, no cache) that cannot see SOURCE or BUILD: hybrid
+#                   search must not be degraded and token counts must work, from the data under
+#                   the prefix; no installed binary may name SOURCE or BUILD
 # Each built program runs; the quickstart must print the pull-request tool of its scope.
 set -euo pipefail
 mode="$1"
@@ -68,8 +72,59 @@ case "$mode" in
         cmake --build "$work/add_subdirectory" -j2 --target consumer >/dev/null
         check_quickstart "$work/add_subdirectory/consumer"
         ;;
+    relocated)
+        run="$work/relocated"
+        rm -rf "$run"
+        mkdir -p "$run/home"
+        cp "$catalog" "$run/catalog.json"
+        for file in "$prefix"/bin/* "$prefix"/lib*/libscout*.so*; do
+            if grep -qaF -e "$source" -e "$build" "$file"; then
+                echo "consumer_test: $file names the source or build tree" >&2
+                exit 1
+            fi
+        done
+        test -f "$prefix/share/scout/scout-static-256d.swm" || {
+            echo "consumer_test: the static model is not installed in $prefix/share/scout" >&2
+            exit 1
+        }
+        clean=(env -i "PATH=/usr/bin:/bin" "HOME=$run/home" "LANG=C.UTF-8")
+        out="$(cd "$run" && "${clean[@]}" "$prefix/bin/scout" search --catalog catalog.json --json \
+            --top-k 3 "create a pull request" 2>"$run/stderr")" || {
+            cat "$run/stderr" >&2
+            exit 1
+        }
+        echo "$out"
+        python3 - "$out" <<'PY'
+import json, sys
+result = json.loads(sys.argv[1])
+assert result["mode"] == "hybrid" and result["degraded"] is False, f"degraded search: {result}"
+assert any(m["dense_rank"] > 0 for m in result["matches"]), "no match came from the dense branch"
+PY
+        # libscout.so in a process whose executable is not scout's (a C program's view, through
+        # ctypes): the static model must load from next to the library. (A static build installs
+        # libscout.a, linked into programs, which the `scout` run above covers.)
+        shared="$(ls "$prefix"/lib*/libscout.so 2>/dev/null || true)"
+        [ -z "$shared" ] || (cd "$run" && "${clean[@]}" python3 - "$shared" <<'PY'
+import ctypes, sys
+lib = ctypes.CDLL(sys.argv[1])
+lib.scout_last_error.restype = ctypes.c_char_p
+catalog = ctypes.c_void_p()
+status = lib.scout_catalog_create(b'{"embedder": "static"}', ctypes.byref(catalog))
+assert status == 0, f"the installed libscout.so found no model: {lib.scout_last_error()}"
+lib.scout_catalog_free(catalog)
+print("libscout.so loaded the static model from the prefix")
+PY
+        )
+        if [ "${SCOUT_CONSUMER_RANK_FILES:-0}" = 1 ]; then
+            (cd "$run" && "${clean[@]}" "$prefix/bin/scout" tokens --encoding o200k_base \
+                --file catalog.json) || {
+                echo "consumer_test: the installed scout cannot count tokens" >&2
+                exit 1
+            }
+        fi
+        ;;
     *)
-        echo "usage: consumer_test.sh install|find_package|pkg-config|add_subdirectory BUILD SOURCE" >&2
+        echo "usage: consumer_test.sh install|find_package|pkg-config|add_subdirectory|relocated BUILD SOURCE" >&2
         exit 2
         ;;
 esac

@@ -71,6 +71,29 @@ TEST_CASE("scout search --embedder none searches BM25 and is not degraded", "[cl
     CHECK(j["matches"][0]["tool"] == "send_message");
 }
 
+// scout.h's one definition, shared with the C ABI and Python: degraded when, and only when, the
+// dense branch was wanted (a mode asking for it, or the default with an embedder chosen) and
+// could not run.
+TEST_CASE("scout search is degraded only when the dense branch was wanted and absent", "[cli]") {
+    const auto catalog = write_temp("catalog.json", kCatalog);
+    const std::string search = "search --catalog " + catalog.string() + " --json ";
+    const auto asked =
+        nlohmann::json::parse(run(search + "--embedder none --mode hybrid chat").out);
+    CHECK(asked["degraded"] == true);
+    CHECK(asked["mode"] == "bm25");
+    CHECK(asked["degraded_reason"] == "no embedder configured");
+    const auto missing = nlohmann::json::parse(
+        run(search + "--embedder static:" + (catalog.parent_path() / "absent.swm").string() +
+            " chat")
+            .out);
+    CHECK(missing["degraded"] == true);
+    CHECK(missing["degraded_reason"].get<std::string>().find("static embedding model "
+                                                             "unavailable") != std::string::npos);
+    const auto healthy = nlohmann::json::parse(run(search + "chat").out);  // the shipped model
+    CHECK(healthy["mode"] == "hybrid");
+    CHECK(healthy["degraded"] == false);
+}
+
 TEST_CASE("scout eval --json reports metrics and catalog gaps", "[cli]") {
     const auto catalog = write_temp("catalog.json", kCatalog);
     const auto queries = write_temp("queries.json", kQueries);

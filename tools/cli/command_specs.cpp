@@ -250,7 +250,7 @@ const CommandSpec& synth_spec() {
             {{"synthesis",
               {{"catalog",
                 "FILE",
-                "data/enterprise_catalog.json of the checkout scout was built from",
+                "the bundled enterprise_catalog.json (share/scout)",
                 "the catalog to grow"},
                {"seed", "N", std::to_string(d.seed), "seed of the generator"},
                {"servers", "N", std::to_string(d.servers), "servers in total, the base's included"},

@@ -14,12 +14,16 @@
 #include "cli/command_specs.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
-#include "eval/dataset_paths.hpp"
 #include "eval/synthetic_catalog.hpp"
+#include "util/data_dir.hpp"
 #include "util/file_io.hpp"
 
 namespace scout::cli {
 namespace {
+
+/// The catalog `scout synth` grows by default: data/enterprise_catalog.json, shipped in
+/// share/scout.
+constexpr const char* kBundledCatalog = "enterprise_catalog.json";
 
 bool parse_u64(const std::optional<std::string>& text, std::uint64_t& out) {
     if (!text)
@@ -51,12 +55,24 @@ int run_synth(int argc, char** argv) {
     }
     options.servers = servers;
     options.tools = tools;
-    // The default is the bundled catalog of the checkout scout was built from, found wherever
-    // the command runs (never a path relative to the working directory).
-    const std::string base_path = args->get("catalog").value_or(
-        (eval::source_root() / "data" / "enterprise_catalog.json").string());
-    if (!args->has("catalog") && !std::filesystem::exists(base_path)) {
-        return fail("the bundled catalog " + base_path + " is missing; give --catalog FILE");
+    // The default is the bundled catalog, shipped with scout's data (share/scout) and found as
+    // the model is, wherever the command runs (never a path relative to the working directory).
+    std::string base_path;
+    if (auto given = args->get("catalog")) {
+        base_path = *given;
+    } else {
+        std::error_code ec;
+        for (const std::filesystem::path& dir : detail::data_dirs()) {
+            if (std::filesystem::is_regular_file(dir / kBundledCatalog, ec)) {
+                base_path = (dir / kBundledCatalog).string();
+                break;
+            }
+        }
+        if (base_path.empty()) {
+            return fail(std::string("the bundled catalog ") + kBundledCatalog +
+                        " is in none of scout's data folders (see SCOUT_DATA_DIR); give --catalog "
+                        "FILE");
+        }
     }
     auto base = load_catalog_file(base_path);
     if (!base) {

@@ -1,0 +1,75 @@
+// index.d.ts: the types of the Node.js package scout-mcp (index.js).
+
+/** An embedder choice: "static" (default), "none", "static:PATH", "hashing[:DIM]",
+ * "transformer:DIR", or an object such as {kind: "http", url, model}. */
+export type Embedder = string | { kind: string; [key: string]: unknown };
+
+export interface CatalogOptions {
+  embedder?: Embedder;
+  /** Index settings: any subset of an index file's "options" object, and "threads". */
+  options?: Record<string, unknown>;
+  /** Query vectors kept in an LRU cache (default 1024; 0 = none). */
+  queryCache?: number;
+}
+
+export interface SearchOptions {
+  /** 1..20, default 5; others throw a RangeError naming the range. */
+  topK?: number;
+  /** Default: hybrid when the catalog has an embedder, bm25 when it was made with "none". */
+  mode?: 'hybrid' | 'bm25' | 'dense';
+  /** The caller's scope: only these servers' tools. */
+  servers?: string[] | null;
+  environment?: string;
+  autoK?: boolean | number;
+  embedTimeoutMs?: number;
+  outcomePrior?: boolean;
+}
+
+/** One match: the keys of `scout search --json` matches. */
+export interface Match {
+  name: string;
+  server: string;
+  tool: string;
+  description: string;
+  inputSchema: Record<string, unknown> | null;
+  score: number;
+  bm25_rank: number;
+  dense_rank: number;
+}
+
+/** The JSON of `scout search --json`. */
+export interface SearchResult {
+  query: string;
+  mode: 'hybrid' | 'bm25' | 'dense';
+  /** The dense branch was wanted (mode hybrid or dense, asked for or by default with an
+   * embedder) and could not run, so BM25 answered alone. */
+  degraded: boolean;
+  degraded_reason?: string;
+  catalog_empty: boolean;
+  matches: Match[];
+}
+
+export interface Server {
+  name: string;
+  description?: string;
+  category?: string;
+  environment?: string;
+  status?: string;
+  tools: Array<{ name: string; title?: string; description?: string; inputSchema?: unknown;
+                 annotations?: unknown }>;
+}
+
+export declare class Catalog {
+  constructor(options?: CatalogOptions);
+  static open(file: string, options?: Pick<CatalogOptions, 'embedder' | 'queryCache'>): Catalog;
+  upsertServers(servers: string | Server[] | { servers: Server[] }): void;
+  removeServer(name: string): void;
+  commit(): Record<string, unknown>;
+  save(file: string): void;
+  stats(): Record<string, unknown>;
+  search(query: string, options?: SearchOptions): SearchResult;
+  close(): void;
+}
+
+export declare const MAX_TOP_K: 20;
+export declare function version(): string;

@@ -1,0 +1,123 @@
+'use strict';
+// index.js: scout from Node.js. A thin layer over the native addon (scout_node.c, Node-API over
+// scout's C ABI): objects in, objects out, as JSON between the two. The addon and scout's data
+// (share/scout: the static model and the rank files) sit beside this file, where the library
+// looks for them, so the package needs no checkout and no environment variable.
+const fs = require('node:fs');
+const path = require('node:path');
+
+const native = require(path.join(__dirname, 'scout.node'));
+
+const SEARCH_KEYS = ['topK', 'mode', 'servers', 'environment', 'autoK', 'embedTimeoutMs',
+  'outcomePrior'];
+const CATALOG_KEYS = ['embedder', 'options', 'queryCache'];
+/** The largest topK a search takes (the smallest is 1). */
+const MAX_TOP_K = 20;
+
+function checkKeys(what, given, known) {
+  if (given === undefined || given === null) {
+    return {};
+  }
+  if (typeof given !== 'object' || Array.isArray(given)) {
+    throw new TypeError(`${what} takes an options object`);
+  }
+  for (const key of Object.keys(given)) {
+    if (!known.includes(key)) {
+      throw new TypeError(`${what}: unknown option '${key}'; it takes ${known.join(', ')}`);
+    }
+  }
+  return given;
+}
+
+function catalogJson(options) {
+  const config = {};
+  if (options.embedder !== undefined) config.embedder = options.embedder;
+  if (options.options !== undefined) config.options = options.options;
+  if (options.queryCache !== undefined) config.query_cache = options.queryCache;
+  return JSON.stringify(config);
+}
+
+/** A tool catalog: stage servers, commit, search. */
+class Catalog {
+  /**
+   * @param {{embedder?: string | object, options?: object, queryCache?: number}} [options]
+   *   embedder: "static" (default: the trained word model shipped in the package), "none",
+   *   "static:PATH", "hashing[:DIM]", "transformer:DIR" or {kind: "http", url, model, ...}.
+   */
+  constructor(options) {
+    this._handle = native.create(catalogJson(checkKeys('Catalog', options, CATALOG_KEYS)));
+  }
+
+  /** Opens an index file written by save() or `scout index`. */
+  static open(file, options) {
+    const opened = Object.create(Catalog.prototype);
+    const given = checkKeys('Catalog.open', options, ['embedder', 'queryCache']);
+    opened._handle = native.open(String(file), catalogJson(given));
+    return opened;
+  }
+
+  /** Stages servers: a catalog file's path, a catalog object {servers: [...]}, or an array. */
+  upsertServers(servers) {
+    let text;
+    if (typeof servers === 'string') {
+      text = fs.readFileSync(servers, 'utf8');
+    } else if (Array.isArray(servers)) {
+      text = JSON.stringify({ servers });
+    } else if (servers !== null && typeof servers === 'object') {
+      text = JSON.stringify(servers);
+    } else {
+      throw new TypeError('upsertServers takes a path, a catalog object or an array of servers');
+    }
+    native.upsert(this._handle, text);
+  }
+
+  removeServer(name) {
+    native.remove(this._handle, name);
+  }
+
+  /** Builds and publishes the staged catalog; returns what was done. */
+  commit() {
+    return JSON.parse(native.commit(this._handle));
+  }
+
+  save(file) {
+    native.save(this._handle, String(file));
+  }
+
+  stats() {
+    return JSON.parse(native.stats(this._handle));
+  }
+
+  /**
+   * Searches the latest committed catalog. topK: 1..20 (others throw with the range); mode
+   * undefined is hybrid with an embedder and bm25 without (scout.h: "degraded").
+   */
+  search(query, options) {
+    const given = checkKeys('search', options, SEARCH_KEYS);
+    const topK = given.topK === undefined ? 5 : given.topK;
+    if (!Number.isInteger(topK) || topK < 1 || topK > MAX_TOP_K) {
+      const error = new RangeError(`topK must be 1..${MAX_TOP_K} (got ${topK})`);
+      error.code = 'invalid_argument';
+      throw error;
+    }
+    const json = { top_k: topK };
+    if (given.mode !== undefined) json.mode = given.mode;
+    if (given.servers !== undefined) json.servers = given.servers;
+    if (given.environment !== undefined) json.environment = given.environment;
+    if (given.autoK !== undefined) json.auto_k = given.autoK;
+    if (given.embedTimeoutMs !== undefined) json.embed_timeout_ms = given.embedTimeoutMs;
+    if (given.outcomePrior !== undefined) json.outcome_prior = given.outcomePrior;
+    return JSON.parse(native.search(this._handle, query, JSON.stringify(json)));
+  }
+
+  /** Frees the catalog now; later calls throw. Also called by `using` (Symbol.dispose). */
+  close() {
+    native.close(this._handle);
+  }
+}
+
+if (Symbol.dispose) {
+  Catalog.prototype[Symbol.dispose] = Catalog.prototype.close;
+}
+
+module.exports = { Catalog, MAX_TOP_K, version: native.version };

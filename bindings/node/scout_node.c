@@ -1,0 +1,260 @@
+/* scout_node.c: the native half of the Node.js package scout-mcp (index.js), in C over Node-API and
+   scout's C ABI (scout/scout.h). It passes JSON text both ways; index.js turns it into objects.
+   A catalog is an external value owning a scout_catalog; close() frees it at once, the garbage
+   collector otherwise. Failures throw an Error whose `code` is the status name
+   ("invalid_argument", "not_found", ...) and whose message is scout_last_error(). */
+#include <node_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <scout/scout.h>
+
+typedef struct {
+    scout_catalog* catalog;
+} Handle;
+
+#define CALL(env, call)                                               \
+    do {                                                              \
+        if ((call) != napi_ok) {                                      \
+            throw_message((env), "internal", "Node-API call failed"); \
+            return NULL;                                              \
+        }                                                             \
+    } while (0)
+
+static void throw_message(napi_env env, const char* code, const char* message) {
+    bool pending = false;
+    if (napi_is_exception_pending(env, &pending) == napi_ok && !pending) {
+        napi_throw_error(env, code, message);
+    }
+}
+
+static napi_value throw_status(napi_env env, scout_status status) {
+    throw_message(env, scout_status_name(status), scout_last_error());
+    return NULL;
+}
+
+static void finalize(napi_env env, void* data, void* hint) {
+    Handle* handle = data;
+    (void)env;
+    (void)hint;
+    scout_catalog_free(handle->catalog);
+    free(handle);
+}
+
+/* argv[i] as a malloc'ed UTF-8 string, or NULL (with a TypeError thrown) when it is not one. */
+static char* string_argument(napi_env env, napi_value value, const char* name) {
+    size_t length = 0;
+    char* text = NULL;
+    if (napi_get_value_string_utf8(env, value, NULL, 0, &length) != napi_ok) {
+        char message[96];
+        snprintf(message, sizeof message, "%s must be a string", name);
+        napi_throw_type_error(env, "invalid_argument", message);
+        return NULL;
+    }
+    text = malloc(length + 1);
+    if (text == NULL) {
+        throw_message(env, "internal", "out of memory");
+        return NULL;
+    }
+    if (napi_get_value_string_utf8(env, value, text, length + 1, &length) != napi_ok) {
+        free(text);
+        throw_message(env, "internal", "Node-API call failed");
+        return NULL;
+    }
+    return text;
+}
+
+/* The open catalog of an external value, or NULL (with an Error thrown). */
+static Handle* handle_argument(napi_env env, napi_value value) {
+    void* data = NULL;
+    napi_valuetype type = napi_undefined;
+    if (napi_typeof(env, value, &type) != napi_ok || type != napi_external ||
+        napi_get_value_external(env, value, &data) != napi_ok) {
+        napi_throw_type_error(env, "invalid_argument", "not a scout catalog");
+        return NULL;
+    }
+    if (((Handle*)data)->catalog == NULL) {
+        napi_throw_error(env, "invalid_argument", "the catalog is closed");
+        return NULL;
+    }
+    return data;
+}
+
+static napi_value string_result(napi_env env, const char* text) {
+    napi_value out = NULL;
+    CALL(env, napi_create_string_utf8(env, text != NULL ? text : "", NAPI_AUTO_LENGTH, &out));
+    return out;
+}
+
+/* Reads up to `count` arguments; missing ones are undefined. */
+static int arguments(napi_env env, napi_callback_info info, size_t count, napi_value* argv) {
+    size_t given = count;
+    return napi_get_cb_info(env, info, &given, argv, NULL, NULL) == napi_ok;
+}
+
+static napi_value version(napi_env env, napi_callback_info info) {
+    (void)info;
+    return string_result(env, scout_version());
+}
+
+/* create(optionsJson) and open(path, optionsJson): a new external catalog. */
+static napi_value make_catalog(napi_env env, napi_callback_info info, int open) {
+    napi_value argv[2];
+    napi_value out = NULL;
+    char* first = NULL;
+    char* second = NULL;
+    scout_catalog* catalog = NULL;
+    scout_status status = SCOUT_OK;
+    Handle* handle = NULL;
+    if (!arguments(env, info, 2, argv) ||
+        (first = string_argument(env, argv[0], "options")) == NULL ||
+        (open && (second = string_argument(env, argv[1], "options")) == NULL)) {
+        free(first);
+        return NULL;
+    }
+    status =
+        open ? scout_catalog_open(first, second, &catalog) : scout_catalog_create(first, &catalog);
+    free(first);
+    free(second);
+    if (status != SCOUT_OK) {
+        return throw_status(env, status);
+    }
+    handle = malloc(sizeof *handle);
+    if (handle == NULL) {
+        scout_catalog_free(catalog);
+        throw_message(env, "internal", "out of memory");
+        return NULL;
+    }
+    handle->catalog = catalog;
+    if (napi_create_external(env, handle, finalize, NULL, &out) != napi_ok) {
+        finalize(env, handle, NULL);
+        throw_message(env, "internal", "Node-API call failed");
+        return NULL;
+    }
+    return out;
+}
+
+static napi_value create(napi_env env, napi_callback_info info) {
+    return make_catalog(env, info, 0);
+}
+
+static napi_value open_index(napi_env env, napi_callback_info info) {
+    return make_catalog(env, info, 1);
+}
+
+static napi_value close_catalog(napi_env env, napi_callback_info info) {
+    napi_value argv[1];
+    void* data = NULL;
+    if (!arguments(env, info, 1, argv) || napi_get_value_external(env, argv[0], &data) != napi_ok) {
+        napi_throw_type_error(env, "invalid_argument", "not a scout catalog");
+        return NULL;
+    }
+    scout_catalog_free(((Handle*)data)->catalog);
+    ((Handle*)data)->catalog = NULL;
+    return NULL;
+}
+
+/* upsert(catalog, serversJson), remove(catalog, server), save(catalog, path). */
+static napi_value with_text(napi_env env, napi_callback_info info, int which) {
+    napi_value argv[2];
+    Handle* handle = NULL;
+    char* text = NULL;
+    scout_status status = SCOUT_OK;
+    if (!arguments(env, info, 2, argv) || (handle = handle_argument(env, argv[0])) == NULL ||
+        (text = string_argument(env, argv[1], which == 2 ? "path" : "argument")) == NULL) {
+        return NULL;
+    }
+    status = which == 0   ? scout_catalog_upsert_servers(handle->catalog, text)
+             : which == 1 ? scout_catalog_remove_server(handle->catalog, text)
+                          : scout_catalog_save(handle->catalog, text);
+    free(text);
+    return status == SCOUT_OK ? NULL : throw_status(env, status);
+}
+
+static napi_value upsert(napi_env env, napi_callback_info info) {
+    return with_text(env, info, 0);
+}
+
+static napi_value remove_server(napi_env env, napi_callback_info info) {
+    return with_text(env, info, 1);
+}
+
+static napi_value save(napi_env env, napi_callback_info info) {
+    return with_text(env, info, 2);
+}
+
+/* commit(catalog) and stats(catalog): JSON text. */
+static napi_value json_of(napi_env env, napi_callback_info info, int stats) {
+    napi_value argv[1];
+    Handle* handle = NULL;
+    char* json = NULL;
+    scout_status status = SCOUT_OK;
+    napi_value out = NULL;
+    if (!arguments(env, info, 1, argv) || (handle = handle_argument(env, argv[0])) == NULL) {
+        return NULL;
+    }
+    status = stats ? scout_catalog_stats(handle->catalog, &json)
+                   : scout_catalog_commit(handle->catalog, &json);
+    if (status != SCOUT_OK) {
+        return throw_status(env, status);
+    }
+    out = string_result(env, json);
+    scout_string_free(json);
+    return out;
+}
+
+static napi_value commit(napi_env env, napi_callback_info info) {
+    return json_of(env, info, 0);
+}
+
+static napi_value stats(napi_env env, napi_callback_info info) {
+    return json_of(env, info, 1);
+}
+
+/* search(catalog, query, optionsJson): the JSON of `scout search --json`. */
+static napi_value search(napi_env env, napi_callback_info info) {
+    napi_value argv[3];
+    Handle* handle = NULL;
+    char* query = NULL;
+    char* options = NULL;
+    char* json = NULL;
+    scout_status status = SCOUT_OK;
+    napi_value out = NULL;
+    if (!arguments(env, info, 3, argv) || (handle = handle_argument(env, argv[0])) == NULL ||
+        (query = string_argument(env, argv[1], "query")) == NULL ||
+        (options = string_argument(env, argv[2], "options")) == NULL) {
+        free(query);
+        return NULL;
+    }
+    status = scout_catalog_search(handle->catalog, query, options, &json);
+    free(query);
+    free(options);
+    if (status != SCOUT_OK) {
+        return throw_status(env, status);
+    }
+    out = string_result(env, json);
+    scout_string_free(json);
+    return out;
+}
+
+static napi_value init(napi_env env, napi_value exports) {
+    const napi_property_descriptor functions[] = {
+        {"version", NULL, version, NULL, NULL, NULL, napi_default, NULL},
+        {"create", NULL, create, NULL, NULL, NULL, napi_default, NULL},
+        {"open", NULL, open_index, NULL, NULL, NULL, napi_default, NULL},
+        {"close", NULL, close_catalog, NULL, NULL, NULL, napi_default, NULL},
+        {"upsert", NULL, upsert, NULL, NULL, NULL, napi_default, NULL},
+        {"remove", NULL, remove_server, NULL, NULL, NULL, napi_default, NULL},
+        {"save", NULL, save, NULL, NULL, NULL, napi_default, NULL},
+        {"commit", NULL, commit, NULL, NULL, NULL, napi_default, NULL},
+        {"stats", NULL, stats, NULL, NULL, NULL, napi_default, NULL},
+        {"search", NULL, search, NULL, NULL, NULL, napi_default, NULL},
+    };
+    if (napi_define_properties(env, exports, sizeof functions / sizeof functions[0], functions) !=
+        napi_ok) {
+        return NULL;
+    }
+    return exports;
+}
+
+NAPI_MODULE(NODE_GYP_MODULE_NAME, init)

@@ -1,0 +1,100 @@
+// scout.test.mjs: the Node.js package, run by ctest (node:test) against the build tree's package
+// folder (SCOUT_NODE_PACKAGE): search and scope, the shipped model, topK refused outside 1..20,
+// unknown options named, close(), errors carrying the status name, and `degraded` as scout.h
+// defines it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import fs from 'node:fs';
+import os from 'node:os';
+
+const require = createRequire(import.meta.url);
+const scout = require(process.env.SCOUT_NODE_PACKAGE);
+const catalogFile = path.join(process.env.SCOUT_SOURCE_DIR, 'data', 'enterprise_catalog.json');
+const QUERY = 'create a pull request';
+
+function bm25Only() {
+  const catalog = new scout.Catalog({ embedder: 'none' });
+  catalog.upsertServers(catalogFile);
+  catalog.commit();
+  return catalog;
+}
+
+test('version is the library version', () => {
+  assert.match(scout.version(), /^\d+\.\d+\.\d+$/);
+});
+
+test('search within a scope', () => {
+  const catalog = bm25Only();
+  const result = catalog.search(QUERY, { topK: 3, servers: ['github-enterprise'] });
+  assert.equal(result.query, QUERY);
+  assert.ok(result.matches.length >= 1 && result.matches.length <= 3);
+  assert.ok(result.matches.every((m) => m.server === 'github-enterprise'));
+  assert.equal(result.matches[0].name, 'github-enterprise_create_pull_request');
+  assert.equal(typeof result.matches[0].inputSchema, 'object');
+  catalog.close();
+});
+
+test('the default embedder is the shipped model: hybrid, not degraded', () => {
+  const catalog = new scout.Catalog();
+  catalog.upsertServers(catalogFile);
+  assert.equal(catalog.commit().dense_ready, true);
+  const result = catalog.search(QUERY);
+  assert.equal(result.mode, 'hybrid');
+  assert.equal(result.degraded, false);
+  assert.ok(result.matches.some((m) => m.dense_rank > 0));
+  catalog.close();
+});
+
+test('degraded only when the dense branch was wanted and absent', () => {
+  const catalog = bm25Only();
+  const chosen = catalog.search(QUERY);
+  assert.equal(chosen.mode, 'bm25');
+  assert.equal(chosen.degraded, false);
+  const asked = catalog.search(QUERY, { mode: 'hybrid' });
+  assert.equal(asked.degraded, true);
+  assert.equal(asked.degraded_reason, 'no embedder configured');
+  catalog.close();
+});
+
+test('topK outside 1..20 is refused with the range', () => {
+  const catalog = bm25Only();
+  for (const topK of [0, -1, 21, 2.5]) {
+    assert.throws(() => catalog.search(QUERY, { topK }),
+      { name: 'RangeError', message: `topK must be 1..20 (got ${topK})` });
+  }
+  assert.equal(catalog.search(QUERY, { topK: 20 }).matches.length, 20);
+  catalog.close();
+});
+
+test('unknown options are named', () => {
+  const catalog = bm25Only();
+  assert.throws(() => catalog.search(QUERY, { top_k: 3 }), /unknown option 'top_k'; it takes topK/);
+  assert.throws(() => new scout.Catalog({ embeder: 'none' }), /unknown option 'embeder'/);
+  catalog.close();
+});
+
+test('errors carry the status name; a closed catalog refuses', () => {
+  assert.throws(() => new scout.Catalog({ embedder: 'word2vec' }), { code: 'invalid_argument' });
+  const catalog = bm25Only();
+  assert.throws(() => catalog.search(''), { code: 'invalid_argument' });
+  assert.throws(() => catalog.removeServer('nobody'), { code: 'not_found' });
+  catalog.close();
+  assert.throws(() => catalog.search(QUERY), /the catalog is closed/);
+});
+
+test('save and open an index file', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scout-node-'));
+  try {
+    const catalog = bm25Only();
+    const file = path.join(dir, 'enterprise.scoutidx');
+    catalog.save(file);
+    catalog.close();
+    const opened = scout.Catalog.open(file, { embedder: 'none' });
+    assert.equal(opened.search(QUERY, { topK: 1 }).matches[0].tool, 'create_pull_request');
+    opened.close();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
