@@ -78,28 +78,53 @@ if ln:
 PY
 
 svg='set terminal svg size 900,480 dynamic noenhanced font "sans,12" background rgb "white"'
-# Clustered Hit@1 bars: histogram OUTPUT TITLE PLOT-CLAUSE
+# Clustered Hit@1 bars with each bar's value above it: histogram OUTPUT TITLE DATA TITLES...
+# (DATA's first column names the cluster, the next ones are the bars, one per title).
 histogram() {
+  local output="$1" title="$2" data="$3"
+  shift 3
+  local n=$# plot="" i=0 name
+  for name in "$@"; do
+    local col=$((i + 2))
+    if [ "$i" -eq 0 ]; then
+      plot="\"$data\" using $col:xtic(1) title \"$name\""
+    else
+      plot="$plot, '' using $col title \"$name\""
+    fi
+    i=$((i + 1))
+  done
+  # A label per bar: cluster k's bar i sits at k + (i - (n-1)/2) / (n + gap).
+  i=0
+  for name in "$@"; do
+    local col=$((i + 2))
+    plot="$plot, '' using (\$0 + ($i - ($n - 1) / 2.0) / ($n + 1.0)):(\$$col + 0.02):(sprintf('%.2f', \$$col)) with labels font ',8' notitle"
+    i=$((i + 1))
+  done
+  # Wide enough that the dataset names under the clusters do not run into each other.
+  local clusters width
+  clusters=$(grep -c . "$data")
+  width=$((clusters * 170 > 900 ? clusters * 170 : 900))
   gnuplot <<GP
-$svg
-set output "$1"
-set title "$2"
+${svg/size 900,480/size $width,480}
+set output "$output"
+set title "$title"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set yrange [0:1]
+set yrange [0:1.08]
+set ytics 0,0.2,1
 set ylabel "Hit@1"
 set grid ytics
 set key top right
 set xtics nomirror font ",10"
-plot $3
+plot $plot
 GP
 }
 
 if [ -f "$work/quality.dat" ]; then
   histogram "$out/quality.svg" "Retrieval quality: Hit@1 per dataset and mode (top 5)" \
-    "\"$work/quality.dat\" using 2:xtic(1) title \"bm25\", '' using 3 title \"dense\", '' using 4 title \"hybrid (default)\""
+    "$work/quality.dat" "bm25" "dense" "hybrid (default)"
 fi
 
 panels=()
@@ -111,6 +136,9 @@ if [ ${#panels[@]} -gt 0 ]; then
     echo "set output '$out/latency.svg'"
     echo "set multiplot layout 1,${#panels[@]} title 'Search latency (p50, single thread, top 10) against catalog size'"
     echo "set logscale xy"
+    # The x axis spans the measured sizes, not the next power of ten past them.
+    echo "set autoscale xfix"
+    echo "set offsets graph 0.03, graph 0.03, 0, 0"
     echo "set xlabel 'tools'"
     echo "set ylabel 'p50 latency (us)'"
     echo "set grid"
@@ -134,6 +162,6 @@ fi
 
 if [ -f "$work/learning.dat" ]; then
   histogram "$out/learning.svg" "Learning from executions: Hit@1 on the held-out half of each query set" \
-    "\"$work/learning.dat\" using 2:xtic(1) title \"prior off\", '' using 3 title \"prior on (after replaying the other half)\""
+    "$work/learning.dat" "prior off" "prior on (after replaying the other half)"
 fi
 ls "$out"/*.svg
