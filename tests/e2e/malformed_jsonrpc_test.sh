@@ -19,7 +19,8 @@ echo '{"mcpServers": {"broken": {"command": "/nonexistent/scout-test-backend"}}}
   echo '{"jsonrpc":"2.0","id":7}'
   echo '[1,2]'
   echo '{"jsonrpc":"1.0","id":8,"method":"ping"}'
-  echo '{"jsonrpc":"2.0","id":9,"method":"completion/complete"}'
+  echo '{"jsonrpc":"2.0","id":9,"method":"no/such/method"}'
+  echo '{"jsonrpc":"2.0","id":18,"method":"completion/complete"}'
   echo '{"jsonrpc":"2.0","id":17,"method":"resources/list"}'
   echo '{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}'
   printf '{"jsonrpc":"2.0","id":12,"method":"ping","params":{"x":"\xff\xfe"}}\n'
@@ -51,6 +52,7 @@ expect "batch -> invalid request" '"code":-32600,"message":"Invalid Request: bat
 expect "jsonrpc 1.0 -> invalid request" '"code":-32600.*"id":8'
 expect "object id -> invalid request" '"code":-32600,"message":"Invalid Request: \\"id\\"'
 expect "unknown method -> method not found" '"code":-32601.*"id":9'
+expect "completion/complete without params -> invalid params" '"code":-32602.*completion/complete needs.*"id":18'
 expect "tools/call without a name -> invalid params" '"code":-32602.*"id":10'
 expect "unknown protocol version -> newest" '"id":13.*"protocolVersion":"2025-11-25"'
 expect "2024-11-05 is echoed" '"id":14.*"protocolVersion":"2024-11-05"'
@@ -58,8 +60,8 @@ expect "empty index -> full (empty) tool list" '"id":15,"jsonrpc":"2.0","result"
 expect "tool_search on an empty index answers" '"id":16.*"matches":\[\]'
 expect "resources/list with no backend up -> an empty list" '"id":17,"jsonrpc":"2.0","result":\{"resources":\[\]\}'
 expect "still serving after all of it" '"id":"last","jsonrpc":"2.0","result":\{\}'
-[ "$(grep -c . "$dir/out")" -eq 16 ] && echo "ok - one answer per request, none for notifications" ||
-  { echo "not ok - expected 16 answers, got $(grep -c . "$dir/out")"; fail=1; }
+[ "$(grep -c . "$dir/out")" -eq 17 ] && echo "ok - one answer per request, none for notifications" ||
+  { echo "not ok - expected 17 answers, got $(grep -c . "$dir/out")"; fail=1; }
 if grep -qv '^{' "$dir/out"; then echo "not ok - stdout carries something other than JSON-RPC"; fail=1; fi
 expect_err() { grep -q -- "$1" "$dir/err" && echo "ok - stderr: $1" || { echo "not ok - stderr lacks: $1"; fail=1; }; }
 expect_err "backend 'broken' failed to start"
