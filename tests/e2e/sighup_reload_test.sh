@@ -59,17 +59,18 @@ session=$(curl -s -D - -o /dev/null --max-time 10 "http://127.0.0.1:$port/mcp" \
   -d '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' |
   tr -d '\r' | sed -n 's/^[Mm]cp-[Ss]ession-[Ii]d: *//p')
 [ -n "$session" ] || fail "no session for the caller that stays"
-search() {  # one tool_search on that session: its HTTP status, and "error" if the answer is one
+search() {  # search N: tool_search with id N on that session: its HTTP status, "error" for an error
   curl -s --max-time 20 -w ' %{http_code}\n' "http://127.0.0.1:$port/mcp" \
     -H "Authorization: Bearer stays-token-0123456789" -H 'Content-Type: application/json' \
     -H 'Accept: application/json, text/event-stream' -H "Mcp-Session-Id: $session" \
     -H 'MCP-Protocol-Version: 2025-11-25' \
-    -d '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"tool_search","arguments":{"query":"read a file"}}}' |
+    -d '{"jsonrpc":"2.0","id":'"$1"',"method":"tools/call","params":{"name":"tool_search","arguments":{"query":"read a file"}}}' |
     sed -n 's/.*"error".*/error/p; s/.* \([0-9][0-9][0-9]\)$/\1/p'
 }
 export -f search
 export port session
-seq 1 200 | xargs -P 200 -I{} bash -c search >"$dir/searches" &
+# Each request has its own id: a session refuses an id that is already in flight.
+seq 1 200 | xargs -P 200 -I{} bash -c 'search {}' >"$dir/searches" &
 searches=$!
 sleep 0.2
 write_auth new new-token-0123456789 stays stays-token-0123456789
