@@ -9,7 +9,9 @@ namespace {
 constexpr std::string_view kAlphabet =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
-int sextet(char c) {
+}  // namespace
+
+int base64_sextet(char c, char digit62, char digit63) noexcept {
     if (c >= 'A' && c <= 'Z') {
         return c - 'A';
     }
@@ -19,16 +21,14 @@ int sextet(char c) {
     if (c >= '0' && c <= '9') {
         return c - '0' + 52;
     }
-    if (c == '-') {
+    if (c == digit62) {
         return 62;
     }
-    if (c == '_') {
+    if (c == digit63) {
         return 63;
     }
     return -1;
 }
-
-}  // namespace
 
 std::string base64url_encode(std::string_view bytes) {
     std::string out;
@@ -68,7 +68,7 @@ std::optional<std::string> base64url_decode(std::string_view text) {
     std::uint32_t acc = 0;
     int bits = 0;
     for (const char c : text) {
-        const int v = sextet(c);
+        const int v = base64_sextet(c, '-', '_');
         if (v < 0) {
             return std::nullopt;
         }

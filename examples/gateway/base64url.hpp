@@ -8,6 +8,10 @@
 
 namespace scout::gateway {
 
+/// The value 0..63 of one base64 character, whose alphabets differ only in the last two digits
+/// ('+' '/' in base64, '-' '_' in base64url); -1 for any other character.
+[[nodiscard]] int base64_sextet(char c, char digit62, char digit63) noexcept;
+
 /// Bytes as base64url without padding.
 [[nodiscard]] std::string base64url_encode(std::string_view bytes);
 

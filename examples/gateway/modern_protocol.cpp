@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 
+#include "base64url.hpp"
 #include "util/printable.hpp"
 #include "util/utf8.hpp"
 
@@ -55,25 +56,6 @@ bool valid_ttl(const Json& v) {
             v.get<std::int64_t>() <= kMaxSafeInteger);
 }
 
-int base64_digit(char c) {
-    if (c >= 'A' && c <= 'Z') {
-        return c - 'A';
-    }
-    if (c >= 'a' && c <= 'z') {
-        return c - 'a' + 26;
-    }
-    if (c >= '0' && c <= '9') {
-        return c - '0' + 52;
-    }
-    if (c == '+') {
-        return 62;
-    }
-    if (c == '/') {
-        return 63;
-    }
-    return -1;
-}
-
 /// Canonical padded base64 (RFC 4648 section 4); nullopt otherwise.
 std::optional<std::string> decode_base64(std::string_view in) {
     if (in.size() % 4 != 0) {
@@ -86,7 +68,7 @@ std::optional<std::string> decode_base64(std::string_view in) {
         const std::size_t pad = !last ? 0 : in[i + 3] != '=' ? 0 : in[i + 2] != '=' ? 1 : 2;
         std::uint32_t group = 0;
         for (std::size_t k = 0; k < 4; ++k) {
-            const int d = k < 4 - pad ? base64_digit(in[i + k]) : 0;
+            const int d = k < 4 - pad ? base64_sextet(in[i + k], '+', '/') : 0;
             if (d < 0) {
                 return std::nullopt;
             }
