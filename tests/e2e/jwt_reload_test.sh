@@ -55,19 +55,9 @@ check=$("$gateway" --config "$dir/servers.json" --auth-file "$dir/auth.json" --e
 echo "$check" | grep -q "1 caller, JWTs from https://id.example.test/ (1 key)" ||
   fail "--check-config names the JWT issuer and keys: $check"
 
-"$gateway" --config "$dir/servers.json" --listen 127.0.0.1:0 --auth-file "$dir/auth.json" \
-  --embedder none 2>"$dir/stderr" </dev/null &
-pid=$!
-
-wait_log() {  # wait_log PATTERN COUNT: until the log holds COUNT lines matching PATTERN (10 s)
-  for _ in $(seq 1 200); do
-    [ "$(grep -c -- "$1" "$dir/stderr")" -ge "$2" ] && return 0
-    sleep 0.05
-  done
-  return 1
-}
-wait_log "port [0-9]" 1 || { cat "$dir/stderr"; echo "FAIL: the gateway did not serve"; exit 1; }
-port=$(grep -o "port [0-9]*" "$dir/stderr" | head -1 | cut -d' ' -f2)
+source "$(dirname "$0")/listening_gateway.sh"
+start_listening_gateway "$gateway" --config "$dir/servers.json" --auth-file "$dir/auth.json" \
+  --embedder none
 
 answer() {  # answer TOKEN: the HTTP status and WWW-Authenticate of an initialize with that token
   curl -s -o /dev/null -D - --max-time 10 "http://127.0.0.1:$port/mcp" \

@@ -28,19 +28,9 @@ write_auth() {  # write_auth NAME TOKEN...: an auth file of those callers, writt
 }
 write_auth old old-token-0123456789 stays stays-token-0123456789
 
-"$gateway" --config "$dir/servers.json" --listen 127.0.0.1:0 --auth-file "$dir/auth.json" \
-  --embedder none 2>"$dir/stderr" </dev/null &
-pid=$!
-
-wait_log() {  # wait_log PATTERN COUNT: until the log holds COUNT lines matching PATTERN (10 s)
-  for _ in $(seq 1 200); do
-    [ "$(grep -c -- "$1" "$dir/stderr")" -ge "$2" ] && return 0
-    sleep 0.05
-  done
-  return 1
-}
-wait_log "port [0-9]" 1 || { cat "$dir/stderr"; echo "FAIL: the gateway did not serve"; exit 1; }
-port=$(grep -o "port [0-9]*" "$dir/stderr" | head -1 | cut -d' ' -f2)
+source "$(dirname "$0")/listening_gateway.sh"
+start_listening_gateway "$gateway" --config "$dir/servers.json" --auth-file "$dir/auth.json" \
+  --embedder none
 
 status() {  # status TOKEN: the HTTP status of an initialize with that token
   curl -s -o /dev/null -w '%{http_code}' --max-time 10 "http://127.0.0.1:$port/mcp" \
