@@ -50,6 +50,14 @@ public:
         }
     }
 
+    /// Stops the server (every client is disconnected) and starts it again on the same data,
+    /// port and socket; true when it is serving again.
+    bool restart() {
+        const auto run = scout::testing::run_command("timeout 60 " + script() + " restart " +
+                                                     dir_.file("pg") + " 2>&1");
+        return run.code == 0;
+    }
+
     /// Over the Unix socket, trusted: no password.
     [[nodiscard]] std::string url() const {
         return "postgresql:///postgres?host=" + dir_.file("pg") + "&port=" + std::to_string(port_) +

@@ -3,6 +3,8 @@
 #   pg_test_server.sh start DIR PORT OWNER_PID   initdb DIR/data, start on 127.0.0.1:PORT and a
 #                                                Unix socket in DIR; stopped when OWNER_PID exits
 #   pg_test_server.sh stop DIR                   stop it (fast shutdown)
+#   pg_test_server.sh restart DIR                stop it (fast shutdown, every client is
+#                                                disconnected) and start it again, same data
 # The superuser is "scout" with the password "scout-test-password": trusted over the Unix socket,
 # asked for (SCRAM) over TCP. PostgreSQL refuses to run as root, so under root the server runs as
 # the unprivileged user nobody. Exit 77 when the PostgreSQL server binaries are not installed.
@@ -33,7 +35,10 @@ as_server_user() {
 
 cmd="${1:-}"
 dir="${2:-}"
-[ -n "$cmd" ] && [ -n "$dir" ] || { echo "usage: $0 start DIR PORT OWNER_PID | stop DIR" >&2; exit 2; }
+[ -n "$cmd" ] && [ -n "$dir" ] || {
+    echo "usage: $0 start DIR PORT OWNER_PID | stop DIR | restart DIR" >&2
+    exit 2
+}
 bindir="$(find_bindir)"
 if [ -z "$bindir" ]; then
     echo "PostgreSQL server binaries (initdb, pg_ctl) not found" >&2
@@ -80,8 +85,13 @@ stop)
         as_server_user "$bindir/pg_ctl" -D "$dir/data" -m fast -w -t 20 stop > /dev/null
     fi
     ;;
+restart)
+    # pg_ctl restart starts the server with the options it was started with (postmaster.opts).
+    as_server_user "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -m fast -w -t 30 \
+        restart > /dev/null || { cat "$dir/server.log" >&2; exit 1; }
+    ;;
 *)
-    echo "usage: $0 start DIR PORT OWNER_PID | stop DIR" >&2
+    echo "usage: $0 start DIR PORT OWNER_PID | stop DIR | restart DIR" >&2
     exit 2
     ;;
 esac
