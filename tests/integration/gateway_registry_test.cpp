@@ -1,8 +1,15 @@
 // gateway_registry_test.cpp: scout-gateway --registry against a PostgreSQL server of the test's
 // own: the gateway searches what the registry holds (servers no backend of its own serves), its
 // backend's listing is pushed into the registry and searchable here at once, and a change pushed
-// by another writer reaches its searches without a restart.
+// by another writer reaches its searches without a restart; its /metrics follows the replica's
+// position and failures.
+#include <httplib.h>
+#include <signal.h>
+
 #include <chrono>
+#include <cstdint>
+#include <optional>
+#include <regex>
 #include <thread>
 
 #include <catch2/catch.hpp>
@@ -47,6 +54,48 @@ std::size_t list_changed(GatewayProcess& gw) {
         }
     }
     return n;
+}
+
+/// The port the gateway listens on, from its log; 0 when it did not say within 10 s.
+int listening_port(GatewayProcess& gw) {
+    const auto deadline = std::chrono::steady_clock::now() + milliseconds(10000);
+    while (std::chrono::steady_clock::now() < deadline) {
+        const std::string err = gw.stderr_text();
+        std::smatch found;
+        if (std::regex_search(err, found, std::regex(R"(\(port (\d+),)"))) {
+            return std::stoi(found[1].str());
+        }
+        std::this_thread::sleep_for(milliseconds(20));
+    }
+    return 0;
+}
+
+/// The value of the unlabelled series `name` in a Prometheus text body, if it is there.
+std::optional<std::uint64_t> series(const std::string& body, const std::string& name) {
+    std::smatch found;
+    if (std::regex_search(body, found, std::regex("(^|\n)" + name + " (\\d+)\n"))) {
+        return std::stoull(found[2].str());
+    }
+    return std::nullopt;
+}
+
+/// Polls /metrics (10 s at most) until `done` holds for its body; the last body either way.
+template <typename Done>
+std::string metrics_until(int port, Done done) {
+    httplib::Client client("127.0.0.1", port);
+    client.set_read_timeout(5, 0);
+    std::string body;
+    const auto deadline = std::chrono::steady_clock::now() + milliseconds(10000);
+    while (std::chrono::steady_clock::now() < deadline) {
+        if (auto r = client.Get("/metrics"); r && r->status == 200) {
+            body = r->body;
+            if (done(body)) {
+                break;
+            }
+        }
+        std::this_thread::sleep_for(milliseconds(50));
+    }
+    return body;
 }
 
 }  // namespace
@@ -106,4 +155,89 @@ TEST_CASE("scout-gateway --registry searches the registry and pushes its backend
     gw.close_stdin();
     const auto exited = gw.wait_exit(milliseconds(10000));
     CHECK(exited.has_value());
+}
+
+TEST_CASE("scout-gateway --registry: /metrics shows the replica's position and its failures",
+          "[registry][gateway]") {
+    std::string why;
+    auto server = PgServer::start(why);
+    if (!server) {
+        SCOUT_SKIP_WITHOUT_FIXTURE(why);
+    }
+    REQUIRE(reg::init(connect_to(*server)).ok());
+    auto embedder = std::make_shared<scout::HashingEmbedder>(16);
+    REQUIRE(reg::push(connect_to(*server), scout::testing::small_catalog(), embedder).ok());
+
+    const Json config{{"mcpServers", {{"fake", {{"command", SCOUT_FAKE_BACKEND_PATH}}}}}};
+    const std::string config_path = server->dir().write("servers.json", config.dump());
+    GatewayProcess gw(SCOUT_GATEWAY_PATH,
+                      {"--config",
+                       config_path,
+                       "--registry",
+                       server->url(),
+                       "--embedder",
+                       "hashing:16",
+                       "--listen",
+                       "127.0.0.1:0"},
+                      server->dir().file("gateway-stderr.txt"));
+    const int port = listening_port(gw);
+    INFO("gateway stderr:\n" << gw.stderr_text());
+    REQUIRE(port != 0);
+
+    // Caught up: the small catalog and the listing of the gateway's own backend.
+    const std::uint64_t listed = scout::testing::small_catalog().servers.size() + 1;
+    std::string body = metrics_until(port, [&](const std::string& b) {
+        return series(b, "scout_registry_applied_seq") == listed;
+    });
+    INFO("/metrics:\n" << body);
+    CHECK(series(body, "scout_registry_applied_seq") == listed);
+    CHECK(series(body, "scout_registry_head_seq") == listed);
+    CHECK(series(body, "scout_registry_lag") == 0u);
+    CHECK(series(body, "scout_registry_failures_total") == 0u);
+    CHECK(series(body, "scout_registry_reconnects_total") == 0u);
+    CHECK(series(body, "scout_registry_gaps_total") == 0u);
+    CHECK(series(body, "scout_registry_resyncs_total") == 0u);
+    CHECK(body.find("# TYPE scout_registry_applied_seq gauge") != std::string::npos);
+    CHECK(body.find("# TYPE scout_registry_failures_total counter") != std::string::npos);
+
+    // A change from another writer moves both numbers.
+    scout::CatalogSpec pager;
+    pager.servers.push_back({"pager",
+                             "On-call paging.",
+                             "operations",
+                             "",
+                             scout::ServerStatus::active,
+                             {{"page_oncall", "", "Page the engineer on call.", "", ""}}});
+    auto pushed = reg::push(connect_to(*server), pager, embedder);
+    REQUIRE(pushed.ok());
+    REQUIRE(pushed->head_seq == listed + 1);
+    body = metrics_until(port, [&](const std::string& b) {
+        return series(b, "scout_registry_applied_seq") == pushed->head_seq;
+    });
+    CHECK(series(body, "scout_registry_applied_seq") == pushed->head_seq);
+    CHECK(series(body, "scout_registry_head_seq") == pushed->head_seq);
+    CHECK(series(body, "scout_registry_lag") == 0u);
+
+    // PostgreSQL restarts: the replica's connections drop (a failure) and come back (a
+    // reconnection), and it follows the next change.
+    REQUIRE(server->restart());
+    body = metrics_until(port, [&](const std::string& b) {
+        return series(b, "scout_registry_reconnects_total").value_or(0) >= 1;
+    });
+    CHECK(series(body, "scout_registry_failures_total").value_or(0) >= 1);
+    CHECK(series(body, "scout_registry_reconnects_total").value_or(0) >= 1);
+    pager.servers[0].tools[0].description = "Page the engineer on call, now.";
+    pushed = reg::push(connect_to(*server), pager, embedder);
+    REQUIRE(pushed.ok());
+    body = metrics_until(port, [&](const std::string& b) {
+        return series(b, "scout_registry_applied_seq") == pushed->head_seq;
+    });
+    CHECK(series(body, "scout_registry_applied_seq") == pushed->head_seq);
+    CHECK(series(body, "scout_registry_lag") == 0u);
+
+    ::kill(gw.pid(), SIGTERM);
+    const auto exited = gw.wait_exit(milliseconds(10000));
+    REQUIRE(exited.has_value());
+    CHECK(WIFEXITED(*exited));
+    CHECK(WEXITSTATUS(*exited) == 0);
 }
