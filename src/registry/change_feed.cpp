@@ -1,9 +1,28 @@
 // change_feed.cpp: the replica's reads, each in a read-only REPEATABLE READ transaction.
 #include "registry/change_feed.hpp"
 
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
 namespace scout::detail {
 
 namespace {
+
+/// A listing's age in seconds (a float8 column); nullopt for NULL or anything not a finite
+/// number, 0 for a listing the registry's clock puts in the future.
+std::optional<double> age_column(const PgResult& rows, int row, int column) {
+    if (rows.is_null(row, column)) {
+        return std::nullopt;
+    }
+    const std::string_view text = rows.text(row, column);
+    double age = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), age);
+    if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(age)) {
+        return std::nullopt;
+    }
+    return std::max(age, 0.0);
+}
 
 Status read_head(PgConnection& conn, ChangeBatch& batch) {
     auto head = conn.exec("SELECT last_seq FROM scout_feed WHERE id = 1");
@@ -70,8 +89,10 @@ Result<ChangeBatch> read_changes(PgConnection& conn,
                 return e;
             }
             auto rows = conn.exec(
-                "SELECT seq, server, op, spec FROM scout_changes WHERE seq > $1 ORDER BY seq LIMIT "
-                "$2",
+                "SELECT c.seq, c.server, c.op, c.spec, "
+                "extract(epoch FROM now() - s.listed_at)::float8 FROM scout_changes c "
+                "LEFT JOIN scout_servers s ON s.name = c.server WHERE c.seq > $1 "
+                "ORDER BY c.seq LIMIT $2",
                 {PgParam::number(position.applied), PgParam::number(limit)});
             if (!rows.ok()) {
                 return rows.status();
@@ -82,10 +103,11 @@ Result<ChangeBatch> read_changes(PgConnection& conn,
                     return {Errc::corrupt, "registry change row has a malformed sequence number"};
                 }
                 ChangeRow row{
-                    *seq, std::string(rows->text(r, 1)), std::string(rows->text(r, 2)), {}};
+                    *seq, std::string(rows->text(r, 1)), std::string(rows->text(r, 2)), {}, {}};
                 if (!rows->is_null(r, 3)) {
                     row.spec = std::string(rows->text(r, 3));
                 }
+                row.listed_age_s = age_column(*rows, r, 4);
                 batch.rows.push_back(std::move(row));
             }
             if (!position.wants_vectors || batch.rows.empty()) {
@@ -112,8 +134,9 @@ Result<ChangeBatch> read_everything(PgConnection& conn, bool wants_vectors) {
             if (Status e = read_head(conn, batch); !e.ok()) {
                 return e;
             }
-            auto rows =
-                conn.exec("SELECT name, spec, changed_seq FROM scout_servers ORDER BY name");
+            auto rows = conn.exec(
+                "SELECT name, spec, changed_seq, extract(epoch FROM now() - listed_at)::float8 "
+                "FROM scout_servers ORDER BY name");
             if (!rows.ok()) {
                 return rows.status();
             }
@@ -121,7 +144,8 @@ Result<ChangeBatch> read_everything(PgConnection& conn, bool wants_vectors) {
                 batch.rows.push_back({rows->number(r, 2).value_or(0),
                                       std::string(rows->text(r, 0)),
                                       "upsert",
-                                      std::string(rows->text(r, 1))});
+                                      std::string(rows->text(r, 1)),
+                                      age_column(*rows, r, 3)});
             }
             if (!wants_vectors) {
                 return {};

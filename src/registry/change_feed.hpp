@@ -18,6 +18,9 @@ struct ChangeRow {
     std::string server;
     std::string op;  ///< "upsert", "remove" or "vectors"
     std::optional<std::string> spec;
+    /// Seconds since the server was last listed (scout_servers.listed_at), by the registry's
+    /// clock when the batch was read; nullopt when the registry no longer holds the server.
+    std::optional<double> listed_age_s;
 };
 
 struct VectorRow {

@@ -85,7 +85,10 @@ struct Writer {
             "ON CONFLICT (name) DO UPDATE SET description = EXCLUDED.description, "
             "category = EXCLUDED.category, environment = EXCLUDED.environment, "
             "state = EXCLUDED.state, spec = EXCLUDED.spec, content_hash = EXCLUDED.content_hash, "
-            "listed_at = EXCLUDED.listed_at, changed_seq = EXCLUDED.changed_seq",
+            // A server pushed as DEGRADED (its backend is down) keeps the time it was last
+            // listed: replicas serve it until degraded_ttl after that.
+            "listed_at = CASE WHEN EXCLUDED.state = 'DEGRADED' THEN scout_servers.listed_at "
+            "ELSE EXCLUDED.listed_at END, changed_seq = EXCLUDED.changed_seq",
             {PgParam::text(server.name),
              PgParam::text(server.description),
              PgParam::text(server.category),

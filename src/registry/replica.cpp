@@ -3,6 +3,9 @@
 // lost notification, a restart or a dropped connection costs staleness, never a change.
 #include <algorithm>
 #include <charconv>
+#include <map>
+#include <string_view>
+#include <vector>
 
 #include "registry/replica_impl.hpp"
 #include "registry/schema.hpp"
@@ -154,11 +157,33 @@ Status Replica::Impl::apply(const detail::ChangeBatch& batch) {
         stats.vectors_fetched += decoded->vectors.size();
         stats.model_id = batch.model->id;
     }
+    // A DEGRADED server is searched from its last listing until degraded_ttl after it: the
+    // age of that listing comes with the server's last upsert row in the batch.
+    std::map<std::string_view, double, std::less<>> listing_age;
+    for (const detail::ChangeRow& row : batch.rows) {
+        if (row.op == "upsert") {
+            listing_age[row.server] = row.listed_age_s.value_or(0.0);
+        }
+    }
+    const auto now = Clock::now();
+    std::map<std::string, Clock::time_point, std::less<>> served_degraded;
     CatalogSpec upserts;
     std::vector<std::string> removals;
     for (auto& [name, spec] : decoded->servers) {
         if (spec) {
             upserts.servers.push_back(*spec);
+            if (spec->status != ServerStatus::degraded) {
+                continue;
+            }
+            const auto it = listing_age.find(name);
+            const std::chrono::duration<double> left =
+                options.degraded_ttl -
+                std::chrono::duration<double>(it != listing_age.end() ? it->second : 0.0);
+            if (left.count() > 0) {
+                upserts.servers.back().status = ServerStatus::active;
+                served_degraded.emplace(name,
+                                        now + std::chrono::duration_cast<Clock::duration>(left));
+            }
         } else if (servers.contains(name)) {
             removals.push_back(name);
         }
@@ -184,10 +209,13 @@ Status Replica::Impl::apply(const detail::ChangeBatch& batch) {
     }
     for (const ServerSpec& s : upserts.servers) {
         servers.insert(s.name);
+        degraded_until.erase(s.name);
     }
     for (const std::string& name : removals) {
         servers.erase(name);
+        degraded_until.erase(name);
     }
+    degraded_until.merge(served_degraded);
     if (!batch.vectors_model.empty()) {
         position.vectors_model = batch.vectors_model;
         position.vectors_upto = decoded->last_seq;
@@ -197,12 +225,50 @@ Status Replica::Impl::apply(const detail::ChangeBatch& batch) {
         std::lock_guard lock(state_mutex);
         ++stats.batches;
         applied.store(decoded->last_seq);
+        stats.degraded_served.clear();
+        for (const auto& [name, until] : degraded_until) {
+            stats.degraded_served.push_back(name);
+        }
     }
     applied_cv.notify_all();
     if (on_applied) {
         on_applied(decoded->last_seq);
     }
     return {};
+}
+
+void Replica::Impl::expire_degraded_locked() {
+    const auto now = Clock::now();
+    std::vector<std::string> expired;
+    for (const auto& [name, until] : degraded_until) {
+        if (until <= now) {
+            expired.push_back(name);
+        }
+    }
+    if (expired.empty()) {
+        return;
+    }
+    for (const std::string& name : expired) {
+        (void)catalog.set_server_status(name, ServerStatus::degraded);
+    }
+    if (auto committed = catalog.commit(); !committed.ok()) {
+        record(committed.status());  // tried again on the next catch-up
+        return;
+    }
+    for (const std::string& name : expired) {
+        degraded_until.erase(name);
+    }
+    {
+        std::lock_guard lock(state_mutex);
+        stats.degraded_expired += expired.size();
+        stats.degraded_served.clear();
+        for (const auto& [name, until] : degraded_until) {
+            stats.degraded_served.push_back(name);
+        }
+    }
+    if (on_applied) {
+        on_applied(applied.load());  // the catalog changed, the sequence did not
+    }
 }
 
 Status Replica::Impl::catch_up() {
@@ -267,6 +333,8 @@ Status Replica::Impl::catch_up() {
         reader.reset();
     }
     record(result);
+    // Also while the registry cannot be reached: the TTL is what bounds serving a down backend.
+    expire_degraded_locked();
     return result;
 }
 
@@ -292,6 +360,10 @@ void Replica::Impl::follow() {
             if (!s.ok()) {
                 listener.reset();
                 record(s);
+                {
+                    std::lock_guard lock(apply_mutex);
+                    expire_degraded_locked();
+                }
                 if (!pause(backoff)) {
                     return;
                 }

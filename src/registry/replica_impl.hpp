@@ -3,7 +3,9 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -31,6 +33,8 @@ struct Replica::Impl {
     /// gap is refused (detail::is_gap), a bad row changes nothing. apply_mutex must be held.
     [[nodiscard]] Status apply(const detail::ChangeBatch& batch);
     void follow();
+    /// DEGRADED servers whose TTL has passed leave search (one commit). apply_mutex held.
+    void expire_degraded_locked();
     void record(const Status& status);
 
     ReplicaOptions options;
@@ -41,6 +45,9 @@ struct Replica::Impl {
     std::optional<detail::PgConnection> reader;  // under apply_mutex
     detail::FeedPosition position;               // under apply_mutex
     std::set<std::string, std::less<>> servers;  // what the catalog holds; under apply_mutex
+    // DEGRADED servers searched until their TTL; under apply_mutex (a copy of the names in
+    // stats.degraded_served).
+    std::map<std::string, std::chrono::steady_clock::time_point, std::less<>> degraded_until;
 
     std::atomic<std::uint64_t> applied{0};
     mutable std::mutex state_mutex;  // stats, and the waits on `applied`

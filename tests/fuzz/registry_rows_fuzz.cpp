@@ -41,7 +41,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::uint64_t seq = 0;
     for (std::size_t i = 0; i + 3 < parts.size(); i += 3) {
         const std::string& op = parts[i + 1];
-        scout::detail::ChangeRow row{++seq, parts[i], op, parts[i + 2]};
+        scout::detail::ChangeRow row{++seq, parts[i], op, parts[i + 2], {}};
         if (op == "u") {
             row.op = "upsert";
         } else if (op == "r") {

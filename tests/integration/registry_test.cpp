@@ -243,6 +243,100 @@ TEST_CASE("registry: a duplicate batch is a no-op and a gap is refilled", "[regi
     CHECK(hits_of(replica->searcher()) == local_hits(edited_catalog()));
 }
 
+/// True when a search for `query` on `replica` finds a tool of `server`.
+bool finds(const reg::Replica& replica, const std::string& query, const std::string& server) {
+    auto result = replica.searcher().search(query, {.top_k = 5});
+    REQUIRE(result.ok());
+    return std::any_of(result->hits.begin(), result->hits.end(), [&](const scout::Hit& hit) {
+        return hit.server == server;
+    });
+}
+
+scout::ServerSpec pager_server(scout::ServerStatus status) {
+    return {"pager",
+            "On-call paging.",
+            "operations",
+            "",
+            status,
+            {{"page_oncall", "", "Page the engineer on call.", "", ""}}};
+}
+
+TEST_CASE("registry: a DEGRADED server is searched until its TTL after its last listing",
+          "[registry]") {
+    START_SERVER(server);
+    auto embedder = std::make_shared<CountingEmbedder>(kDim);
+    CatalogSpec spec = scout::testing::small_catalog();
+    spec.servers.push_back(pager_server(scout::ServerStatus::active));
+    REQUIRE(reg::push(connect_to(*server), spec, embedder).ok());
+    // Last listed two days ago; then its backend went down and a push marked it DEGRADED,
+    // which keeps the time of that last listing.
+    auto conn = sql(*server);
+    REQUIRE(conn.run("UPDATE scout_servers SET listed_at = now() - interval '2 days' "
+                     "WHERE name = 'pager'")
+                .ok());
+    REQUIRE(reg::push(connect_to(*server),
+                      CatalogSpec{{pager_server(scout::ServerStatus::degraded)}},
+                      embedder)
+                .ok());
+    auto age = conn.exec(
+        "SELECT extract(epoch FROM now() - listed_at) > 86400 FROM scout_servers "
+        "WHERE name = 'pager'");
+    REQUIRE(age.ok());
+    CHECK(age->text(0, 0) == "t");
+    const std::string query = "page the engineer on call";
+
+    auto replica_with_ttl = [&](std::chrono::seconds ttl) {
+        reg::ReplicaOptions options;
+        options.connect = connect_to(*server);
+        options.degraded_ttl = ttl;
+        auto made = reg::Replica::create(options, std::make_shared<CountingEmbedder>(kDim));
+        REQUIRE(made.ok());
+        REQUIRE(made.value()->sync().ok());
+        return std::move(made.value());
+    };
+    using std::chrono::hours;
+    using std::chrono::seconds;
+
+    // The default TTL (24 h) has passed: not searched, as in one process.
+    auto day = replica_with_ttl(hours(24));
+    CHECK_FALSE(finds(*day, query, "pager"));
+    CHECK(day->stats().degraded_served.empty());
+    CHECK(finds(*day, "open a pull request", "github"));
+    // A TTL of three days: still searched, and reported as degraded.
+    auto three_days = replica_with_ttl(hours(72));
+    CHECK(finds(*three_days, query, "pager"));
+    CHECK(three_days->stats().degraded_served == std::vector<std::string>{"pager"});
+
+    // A TTL that runs out two seconds from now: searched, then gone at the next catch-up after
+    // it (no change in the registry needed).
+    auto soon = replica_with_ttl(hours(48) + seconds(2));
+    CHECK(finds(*soon, query, "pager"));
+    for (int i = 0; i < 150 && finds(*soon, query, "pager"); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        REQUIRE(soon->sync().ok());
+    }
+    CHECK_FALSE(finds(*soon, query, "pager"));
+    CHECK(soon->stats().degraded_expired == 1);
+    CHECK(soon->stats().degraded_served.empty());
+
+    // Listed again while healthy: searched everywhere, degraded nowhere. A server first pushed
+    // DEGRADED is listed now, so searched for the whole TTL.
+    CatalogSpec relisted{{pager_server(scout::ServerStatus::active),
+                          {"flaky",
+                           "A flaky service.",
+                           "operations",
+                           "",
+                           scout::ServerStatus::degraded,
+                           {{"restart_flaky", "", "Restart the flaky service.", "", ""}}}}};
+    REQUIRE(reg::push(connect_to(*server), relisted, embedder).ok());
+    for (auto* r : {day.get(), soon.get()}) {
+        REQUIRE(r->sync().ok());
+        CHECK(finds(*r, query, "pager"));
+        CHECK(finds(*r, "restart the flaky service", "flaky"));
+        CHECK(r->stats().degraded_served == std::vector<std::string>{"flaky"});
+    }
+}
+
 TEST_CASE("registry: a replica whose missing changes left the log reads the whole registry",
           "[registry]") {
     START_SERVER(server);

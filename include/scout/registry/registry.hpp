@@ -111,6 +111,10 @@ struct ReplicaOptions {
     std::chrono::milliseconds reconnect_min{100};
     std::chrono::milliseconds reconnect_max{5000};
     std::size_t batch_rows = 1000;  ///< change-log rows read per batch
+    /// A server the registry holds as DEGRADED (its backend is down) is still searched here,
+    /// from its last listing, until this long after that listing (listed_at), then leaves
+    /// search. Its age is measured by the registry's clock, so replicas' clocks do not matter.
+    std::chrono::seconds degraded_ttl{std::chrono::hours(24)};
 };
 
 struct ReplicaStats {
@@ -124,7 +128,10 @@ struct ReplicaStats {
     std::uint64_t failures = 0;       ///< attempts that failed (the catalog kept its state)
     std::size_t vectors_fetched = 0;  ///< document vectors read from the registry
     std::string model_id;             ///< the registry model whose vectors are used
-    std::string last_error;           ///< the last failure, empty once an attempt succeeds
+    /// Servers the registry holds as DEGRADED that are searched here (within degraded_ttl).
+    std::vector<std::string> degraded_served;
+    std::uint64_t degraded_expired = 0;  ///< DEGRADED servers that left search at their TTL
+    std::string last_error;              ///< the last failure, empty once an attempt succeeds
 };
 
 /// A Catalog that follows the registry. Thread-safe: searcher(), applied_seq(), wait_for() and
@@ -147,9 +154,10 @@ public:
     void start();
     /// Stops the follower thread (bounded by the statement timeout). Idempotent.
     void stop();
-    /// Called with the new applied sequence number after each batch is committed, on the
-    /// thread that applied it (the follower or a sync() caller); it must be quick and must not
-    /// call sync(). Set it before start().
+    /// Called with the new applied sequence number after each batch is committed, and with the
+    /// same number when DEGRADED servers leave search at their TTL, on the thread that changed
+    /// the catalog (the follower or a sync() caller); it must be quick and must not call
+    /// sync(). Set it before start().
     void set_on_applied(std::function<void(std::uint64_t seq)> on_applied);
 
     [[nodiscard]] Searcher searcher() const;
