@@ -49,6 +49,22 @@ export interface SearchResult {
   matches: Match[];
 }
 
+/** What a commit did (scout_catalog_commit's JSON). */
+export interface CommitInfo {
+  generation: number;
+  servers: number;
+  tools: number;
+  /** Tool documents embedded and rendered by this commit (the others were reused). */
+  embedded: number;
+  rendered: number;
+  dense_reused: boolean;
+  dense_patched: boolean;
+  /** The new catalog has a dense index; dense_error says why not ("" when it has). */
+  dense_ready: boolean;
+  dense_error: string;
+  build_ms: number;
+}
+
 export interface Server {
   name: string;
   description?: string;
@@ -64,7 +80,9 @@ export declare class Catalog {
   static open(file: string, options?: Pick<CatalogOptions, 'embedder' | 'queryCache'>): Catalog;
   upsertServers(servers: string | Server[] | { servers: Server[] }): void;
   removeServer(name: string): void;
-  commit(): Record<string, unknown>;
+  commit(): CommitInfo;
+  /** commit() on a worker thread; searches meanwhile answer from the last published catalog. */
+  commitAsync(): Promise<CommitInfo>;
   save(file: string): void;
   stats(): Record<string, unknown>;
   search(query: string, options?: SearchOptions): SearchResult;

@@ -80,6 +80,21 @@ class Catalog {
     return JSON.parse(native.commit(this._handle));
   }
 
+  /**
+   * commit() on a worker thread: the event loop keeps running, and searches meanwhile answer
+   * from the last published catalog (they never wait for a commit). Commits run one at a time:
+   * a second call waits for the first, then publishes whatever was staged after it. Writes
+   * (upsertServers, removeServer, commit) wait for a commit in flight on the calling thread;
+   * close() takes effect at once for JavaScript and frees the catalog when the commit ends.
+   */
+  commitAsync() {
+    try {
+      return native.commitAsync(this._handle).then((text) => JSON.parse(text));
+    } catch (error) {
+      return Promise.reject(error);  // a closed catalog: a rejection, as for a failed commit
+    }
+  }
+
   save(file) {
     native.save(this._handle, String(file));
   }
