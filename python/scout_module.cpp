@@ -244,7 +244,8 @@ public:
                                     std::optional<std::string> environment,
                                     const py::object& auto_k,
                                     std::int64_t embed_timeout_ms,
-                                    bool outcome_prior) {
+                                    bool outcome_prior,
+                                    std::optional<std::vector<std::string>> alternatives) {
         const std::string query = utf8_argument(query_object, "query");
         scout::SearchOptions options = search_options(top_k,
                                                       mode.value_or(""),
@@ -253,6 +254,7 @@ public:
                                                       auto_k,
                                                       embed_timeout_ms);
         options.outcome_prior = outcome_prior;
+        options.alternatives = std::move(alternatives).value_or(std::vector<std::string>{});
         std::optional<scout::Result<scout::SearchResult>> found;
         const std::shared_ptr<scout::Catalog> catalog = open_catalog();
         {
@@ -496,6 +498,7 @@ PYBIND11_MODULE(_scout, m) {
              py::arg("auto_k") = false,
              py::arg("embed_timeout_ms") = 0,
              py::arg("outcome_prior") = false,
+             py::arg("alternatives") = py::none(),
              "Catalog.search's core (the package checks the keywords). Releases the GIL.")
         .def("close",
              &PyCatalog::close,

@@ -23,6 +23,8 @@ export interface SearchOptions {
   autoK?: boolean | number;
   embedTimeoutMs?: number;
   outcomePrior?: boolean;
+  /** Up to 8 other phrasings of the query, each searched too; the lists fused by RRF. */
+  alternatives?: string[] | null;
 }
 
 /** One match: the keys of `scout search --json` matches. */

@@ -9,7 +9,7 @@ const path = require('node:path');
 const native = require(path.join(__dirname, 'scout.node'));
 
 const SEARCH_KEYS = ['topK', 'mode', 'servers', 'environment', 'autoK', 'embedTimeoutMs',
-  'outcomePrior'];
+  'outcomePrior', 'alternatives'];
 const CATALOG_KEYS = ['embedder', 'options', 'queryCache'];
 /** The largest topK a search takes (the smallest is 1). */
 const MAX_TOP_K = 20;
@@ -122,6 +122,7 @@ class Catalog {
     if (given.autoK !== undefined) json.auto_k = given.autoK;
     if (given.embedTimeoutMs !== undefined) json.embed_timeout_ms = given.embedTimeoutMs;
     if (given.outcomePrior !== undefined) json.outcome_prior = given.outcomePrior;
+    if (given.alternatives !== undefined) json.alternatives = given.alternatives;
     return JSON.parse(native.search(this._handle, query, JSON.stringify(json)));
   }
 

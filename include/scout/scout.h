@@ -39,7 +39,9 @@
      ("hybrid", "bm25", "dense"; default hybrid when the catalog has an embedder, bm25 when it
      was made with "none"), "servers" (array of names: the caller's scope),
      "environment" (label), "embed_timeout_ms", "auto_k" (true, false or a ratio in (0, 1]),
-     "exact_name_first" (bool), "outcome_prior" (bool: re-rank with recorded outcomes).
+     "exact_name_first" (bool), "outcome_prior" (bool: re-rank with recorded outcomes),
+     "alternatives" (array of at most 8 other phrasings of the query, searched too and fused
+     with it by RRF: SearchOptions::alternatives).
    - search result: the JSON of `scout search --json`: {"query", "mode", "degraded",
      "degraded_reason"?, "catalog_empty", "matches": [{"name", "server", "tool", "description",
      "inputSchema", "score", "bm25_rank", "dense_rank"}]}.

@@ -265,7 +265,8 @@ class Catalog(_scout.Catalog):
     def search(self, query: str, top_k: int = 5, mode: Optional[str] = None,
                servers: Optional[Sequence[str]] = None, environment: Optional[str] = None,
                auto_k: Union[bool, float] = False, embed_timeout_ms: int = 0,
-               outcome_prior: bool = False) -> SearchResults:
+               outcome_prior: bool = False,
+               alternatives: Optional[Sequence[str]] = None) -> SearchResults:
         """Searches the latest committed catalog; returns the matches, best first.
 
         top_k: 1..MAX_TOP_K (20); anything else raises InvalidArgument naming the range.
@@ -275,7 +276,11 @@ class Catalog(_scout.Catalog):
         auto_k: True, or a ratio in (0, 1], to cut the list where the scores drop.
         embed_timeout_ms: a deadline for embedding the query (0: none).
         outcome_prior: re-rank with the outcomes record_outcome() recorded.
+        alternatives: up to 8 other phrasings of the query, each searched too; the ranked
+          lists are fused by RRF with the query's own.
         Releases the GIL while searching."""
+        if isinstance(alternatives, (str, bytes)):
+            raise InvalidArgument("alternatives must be a list of strings, not one string")
         return cast(SearchResults, self._search(
             query, top_k, mode, servers, environment, auto_k,
-            embed_timeout_ms, outcome_prior))
+            embed_timeout_ms, outcome_prior, alternatives))

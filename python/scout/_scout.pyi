@@ -28,6 +28,7 @@ class Catalog:
         auto_k: Union[bool, float] = False,
         embed_timeout_ms: int = 0,
         outcome_prior: bool = False,
+        alternatives: Optional[Sequence[str]] = None,
     ) -> Any: ...
     def close(self) -> None: ...
     @property

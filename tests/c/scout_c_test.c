@@ -120,6 +120,29 @@ static void test_bad_input(void) {
     out = NULL;
     CHECK(scout_catalog_search(catalog, "q", "{\"outcome_prior\": 1}", &out) ==
           SCOUT_INVALID_ARGUMENT);
+    /* alternatives: a query BM25 cannot match, answered through its other phrasing */
+    CHECK(scout_catalog_search(catalog, "zzqx", "{\"mode\": \"bm25\"}", &out) == SCOUT_OK);
+    CHECK(out != NULL && !contains(out, "page_oncall"));
+    scout_string_free(out);
+    out = NULL;
+    CHECK(scout_catalog_search(catalog,
+                               "zzqx",
+                               "{\"mode\": \"bm25\", \"alternatives\": [\"page the on-call\"]}",
+                               &out) == SCOUT_OK);
+    CHECK(out != NULL && contains(out, "\"name\":\"pager_page_oncall\""));
+    scout_string_free(out);
+    out = NULL;
+    CHECK(scout_catalog_search(catalog, "q", "{\"alternatives\": \"x\"}", &out) ==
+          SCOUT_INVALID_ARGUMENT);
+    CHECK(contains(scout_last_error(), "'alternatives' must be an array of strings"));
+    CHECK(scout_catalog_search(catalog, "q", "{\"alternatives\": [1]}", &out) ==
+          SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_catalog_search(
+              catalog,
+              "q",
+              "{\"alternatives\": [\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\"]}",
+              &out) == SCOUT_INVALID_ARGUMENT);
+    CHECK(contains(scout_last_error(), "at most 8"));
     CHECK(scout_catalog_search(catalog, NULL, NULL, &out) == SCOUT_INVALID_ARGUMENT);
     CHECK(scout_catalog_search(catalog, "q", NULL, NULL) == SCOUT_INVALID_ARGUMENT);
     CHECK(scout_catalog_search(catalog, "", NULL, &out) == SCOUT_INVALID_ARGUMENT);
