@@ -21,6 +21,7 @@
 #include "scout/catalog_loader.hpp"
 #include "scout/scout.hpp"
 
+#include "capi/doctor_json.hpp"
 #include "capi/json_bridge.hpp"
 
 namespace py = pybind11;
@@ -456,6 +457,20 @@ PYBIND11_MODULE(_scout, m) {
             return out;
         },
         "Status code -> its stable name.");
+
+    m.def(
+        "_doctor",
+        [](const std::string& servers_json, const std::string& config_json) {
+            std::optional<scout::Result<std::string>> report;
+            {
+                py::gil_scoped_release release;
+                report.emplace(scout::detail::doctor_json(servers_json, config_json));
+            }
+            return take(std::move(*report));
+        },
+        py::arg("servers_json"),
+        py::arg("config_json"),
+        "scout.doctor's core: the report's JSON text. Releases the GIL.");
 
     py::class_<PyCatalog>(m, "Catalog")
         .def(py::init<const std::string&, const std::optional<std::string>&>(),

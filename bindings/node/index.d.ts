@@ -91,5 +91,38 @@ export declare class Catalog {
   close(): void;
 }
 
+/** One finding of the doctor (docs/doctor.md). */
+export interface Finding {
+  kind: string;
+  severity: 'error' | 'warning' | 'info';
+  server: string;
+  tool?: string;
+  detail: string;
+  fix: string;
+  related?: Array<{ server: string; tool: string }>;
+}
+
+/** The JSON of `scout doctor --json`. */
+export interface DoctorReport {
+  summary: {
+    servers: number;
+    tools: number;
+    errors: number;
+    warnings: number;
+    infos: number;
+    self_retrieval_checked: number;
+    self_retrieved: number;
+    self_retrieval_rate: number;
+    findings_by_kind: Record<string, number>;
+  };
+  servers: Array<{ server: string; tools: number; errors: number; warnings: number;
+                   infos: number; self_retrieved: number; score: number }>;
+  findings: Finding[];
+}
+
+/** The catalog doctor on `servers` (as upsertServers takes them), indexed with these options. */
+export declare function doctor(servers: string | Server[] | { servers: Server[] },
+                               options?: Pick<CatalogOptions, 'embedder' | 'options'>): DoctorReport;
+
 export declare const MAX_TOP_K: 20;
 export declare function version(): string;

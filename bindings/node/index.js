@@ -37,6 +37,20 @@ function catalogJson(options) {
   return JSON.stringify(config);
 }
 
+/** A catalog file's text, or a catalog object or an array of servers as that JSON. */
+function serversJson(what, servers) {
+  if (typeof servers === 'string') {
+    return fs.readFileSync(servers, 'utf8');
+  }
+  if (Array.isArray(servers)) {
+    return JSON.stringify({ servers });
+  }
+  if (servers !== null && typeof servers === 'object') {
+    return JSON.stringify(servers);
+  }
+  throw new TypeError(`${what} takes a path, a catalog object or an array of servers`);
+}
+
 /** A tool catalog: stage servers, commit, search. */
 class Catalog {
   /**
@@ -58,17 +72,7 @@ class Catalog {
 
   /** Stages servers: a catalog file's path, a catalog object {servers: [...]}, or an array. */
   upsertServers(servers) {
-    let text;
-    if (typeof servers === 'string') {
-      text = fs.readFileSync(servers, 'utf8');
-    } else if (Array.isArray(servers)) {
-      text = JSON.stringify({ servers });
-    } else if (servers !== null && typeof servers === 'object') {
-      text = JSON.stringify(servers);
-    } else {
-      throw new TypeError('upsertServers takes a path, a catalog object or an array of servers');
-    }
-    native.upsert(this._handle, text);
+    native.upsert(this._handle, serversJson('upsertServers', servers));
   }
 
   removeServer(name) {
@@ -136,4 +140,13 @@ if (Symbol.dispose) {
   Catalog.prototype[Symbol.dispose] = Catalog.prototype.close;
 }
 
-module.exports = { Catalog, MAX_TOP_K, version: native.version };
+/**
+ * The catalog doctor (docs/doctor.md): indexes `servers` (as upsertServers takes them) with the
+ * catalog options {embedder, options} and returns the report of `scout doctor --json`.
+ */
+function doctor(servers, options) {
+  const given = checkKeys('doctor', options, ['embedder', 'options']);
+  return JSON.parse(native.doctor(serversJson('doctor', servers), catalogJson(given)));
+}
+
+module.exports = { Catalog, MAX_TOP_K, doctor, version: native.version };

@@ -354,6 +354,31 @@ static napi_value search(napi_env env, napi_callback_info info) {
     return out;
 }
 
+/* doctor(serversJson, optionsJson): the JSON of `scout doctor --json`. */
+static napi_value doctor(napi_env env, napi_callback_info info) {
+    napi_value argv[2];
+    char* servers = NULL;
+    char* options = NULL;
+    char* json = NULL;
+    scout_status status = SCOUT_OK;
+    napi_value out = NULL;
+    if (!arguments(env, info, 2, argv) ||
+        (servers = string_argument(env, argv[0], "servers")) == NULL ||
+        (options = string_argument(env, argv[1], "options")) == NULL) {
+        free(servers);
+        return NULL;
+    }
+    status = scout_doctor(servers, options, &json);
+    free(servers);
+    free(options);
+    if (status != SCOUT_OK) {
+        return throw_status(env, status);
+    }
+    out = string_result(env, json);
+    scout_string_free(json);
+    return out;
+}
+
 static napi_value init(napi_env env, napi_value exports) {
     const napi_property_descriptor functions[] = {
         {"version", NULL, version, NULL, NULL, NULL, napi_default, NULL},
@@ -367,6 +392,7 @@ static napi_value init(napi_env env, napi_value exports) {
         {"commitAsync", NULL, commit_async, NULL, NULL, NULL, napi_default, NULL},
         {"stats", NULL, stats, NULL, NULL, NULL, napi_default, NULL},
         {"search", NULL, search, NULL, NULL, NULL, napi_default, NULL},
+        {"doctor", NULL, doctor, NULL, NULL, NULL, napi_default, NULL},
     };
     if (napi_define_properties(env, exports, sizeof functions / sizeof functions[0], functions) !=
         napi_ok) {

@@ -137,6 +137,16 @@ SCOUT_API scout_status scout_catalog_search(const scout_catalog* catalog,
                                             char** result_json);
 
 /** A searcher pinned to the latest committed generation: later commits do not change it. */
+/** The catalog doctor (docs/doctor.md) on `servers_json` (the catalog file format): indexes it
+    in a catalog made with `options_json` (the catalog options of scout_catalog_create; optional:
+    NULL is the shipped static model) and examines every tool's text and retrievability.
+    *report_json is the JSON of `scout doctor --json`: {"summary": {"servers", "tools",
+    "errors", "warnings", "infos", "self_retrieval_rate", ...}, "servers": [per-server health],
+    "findings": [{"kind", "severity", "server", "tool"?, "detail", "fix", "related"?}]}. */
+SCOUT_API scout_status scout_doctor(const char* servers_json,
+                                    const char* options_json,
+                                    char** report_json);
+
 SCOUT_API scout_status scout_searcher_create(const scout_catalog* catalog, scout_searcher** out);
 /** Releases a searcher. NULL is ignored. */
 SCOUT_API void scout_searcher_free(scout_searcher* searcher);

@@ -27,6 +27,7 @@ from . import _scout
 
 __all__ = [
     "Catalog",
+    "doctor",
     "SearchResults",
     "Match",
     "Error",
@@ -284,3 +285,36 @@ class Catalog(_scout.Catalog):
         return cast(SearchResults, self._search(
             query, top_k, mode, servers, environment, auto_k,
             embed_timeout_ms, outcome_prior, alternatives))
+
+
+def _servers_json(servers: Union[PathLike, Dict[str, Any], Sequence[Dict[str, Any]]],
+                  what: str) -> str:
+    """A catalog file's text, or a catalog dict or a list of server dicts as that JSON."""
+    if isinstance(servers, (str, bytes, _os.PathLike)):
+        with open(_os.fsdecode(servers), encoding="utf-8") as f:
+            return f.read()
+    document: Any
+    if isinstance(servers, dict):
+        document = servers
+    elif isinstance(servers, (list, tuple)):
+        document = {"servers": list(servers)}
+    else:
+        raise InvalidArgument(f"{what} takes a path, a catalog dict or a list of server dicts, "
+                              f"not {type(servers).__name__}")
+    try:
+        return _json.dumps(document)
+    except (TypeError, ValueError) as e:
+        raise InvalidArgument(f"servers are not JSON: {e}") from None
+
+
+@_keywords_checked
+def doctor(servers: Union[PathLike, Dict[str, Any], Sequence[Dict[str, Any]]],
+           embedder: Embedder = "static",
+           options: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    """The catalog doctor (docs/doctor.md): indexes `servers` (a catalog file's path, a catalog
+    dict or a list of server dicts) with `embedder` and `options`, as Catalog() takes them, and
+    returns the report of `scout doctor --json`: {"summary", "servers", "findings"}. Releases
+    the GIL while it works."""
+    report = _scout._doctor(_servers_json(servers, "doctor"),
+                            _config_json(embedder, None, options))
+    return cast(Dict[str, Any], _json.loads(report))

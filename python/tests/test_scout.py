@@ -103,6 +103,24 @@ def test_alternatives_are_searched_and_fused():
         catalog.search("q", alternatives=["x"] * 9)
 
 
+def test_doctor_reports_what_the_cli_reports():
+    servers = [{"name": "files", "tools": [
+        {"name": "read"},
+        {"name": "write", "description": "Write a file to the disk, replacing what it held"}]}]
+    report = scout.doctor(servers, embedder="none")
+    assert report["summary"]["tools"] == 2
+    assert any(f.get("tool") == "read" and f["severity"] == "error" for f in report["findings"])
+    assert [s["server"] for s in report["servers"]] == ["files"]
+    whole = scout.doctor(ENTERPRISE, embedder="none")
+    assert whole["summary"]["tools"] == 650
+    with pytest.raises(scout.InvalidArgument):
+        scout.doctor({"servers": 1}, embedder="none")
+    with pytest.raises(scout.InvalidArgument):
+        scout.doctor(servers, embedder="word2vec")
+    with pytest.raises(TypeError, match="embedder"):
+        scout.doctor(servers, embeder="none")
+
+
 def test_record_outcome_and_prior():
     catalog = small()
     before = [m["name"] for m in catalog.search("open a pull request", top_k=3)]

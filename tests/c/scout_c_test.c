@@ -164,6 +164,24 @@ static void test_bad_input(void) {
     CHECK(strcmp(scout_status_name((scout_status)42), "unknown") == 0);
 }
 
+static void test_doctor(void) {
+    char* report = NULL;
+    const char* broken =
+        "{\"servers\": [{\"name\": \"files\", \"tools\": [{\"name\": \"read\"},"
+        " {\"name\": \"write\", \"description\": \"Write a file to the disk, replacing it\"}]}]}";
+    CHECK(scout_doctor(broken, "{\"embedder\": \"none\"}", &report) == SCOUT_OK);
+    CHECK(report != NULL && contains(report, "\"summary\": {"));
+    CHECK(report != NULL && contains(report, "\"tools\": 2"));
+    CHECK(report != NULL && contains(report, "\"tool\": \"read\"")); /* no description */
+    scout_string_free(report);
+    report = NULL;
+    CHECK(scout_doctor(NULL, NULL, &report) == SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_doctor(broken, NULL, NULL) == SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_doctor("{\"servers\": 1}", NULL, &report) == SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_doctor(broken, "{\"embedder\": \"word2vec\"}", &report) == SCOUT_INVALID_ARGUMENT);
+    CHECK(report == NULL);
+}
+
 static void test_search_and_persist(const char* folder) {
     scout_catalog* catalog = NULL;
     scout_catalog* reopened = NULL;
@@ -285,6 +303,7 @@ int main(int argc, char** argv) {
     CHECK(strlen(scout_version()) >= 5);
     CHECK(strcmp(scout_last_error(), "") == 0);
     test_bad_input();
+    test_doctor();
     test_search_and_persist(folder);
     test_degraded();
     printf("%d passed, %d failed\n", passed, failed);

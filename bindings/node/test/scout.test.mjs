@@ -96,6 +96,17 @@ test('alternatives: other phrasings of the query, searched and fused', () => {
   catalog.close();
 });
 
+test('doctor: the report of scout doctor --json', () => {
+  const servers = [{ name: 'files', tools: [{ name: 'read' },
+    { name: 'write', description: 'Write a file to the disk, replacing what it held' }] }];
+  const report = scout.doctor(servers, { embedder: 'none' });
+  assert.equal(report.summary.tools, 2);
+  assert.ok(report.findings.some((f) => f.tool === 'read' && f.severity === 'error'));
+  assert.equal(scout.doctor(catalogFile, { embedder: 'none' }).summary.tools, 650);
+  assert.throws(() => scout.doctor({ servers: 1 }), { code: 'invalid_argument' });
+  assert.throws(() => scout.doctor(servers, { embeder: 'none' }), /unknown option 'embeder'/);
+});
+
 test('save and open an index file', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scout-node-'));
   try {
