@@ -21,6 +21,7 @@
 #include "scout/catalog_loader.hpp"
 #include "scout/scout.hpp"
 
+#include "capi/doctor_json.hpp"
 #include "capi/json_bridge.hpp"
 
 namespace py = pybind11;
@@ -244,7 +245,8 @@ public:
                                     std::optional<std::string> environment,
                                     const py::object& auto_k,
                                     std::int64_t embed_timeout_ms,
-                                    bool outcome_prior) {
+                                    bool outcome_prior,
+                                    std::optional<std::vector<std::string>> alternatives) {
         const std::string query = utf8_argument(query_object, "query");
         scout::SearchOptions options = search_options(top_k,
                                                       mode.value_or(""),
@@ -253,6 +255,7 @@ public:
                                                       auto_k,
                                                       embed_timeout_ms);
         options.outcome_prior = outcome_prior;
+        options.alternatives = std::move(alternatives).value_or(std::vector<std::string>{});
         std::optional<scout::Result<scout::SearchResult>> found;
         const std::shared_ptr<scout::Catalog> catalog = open_catalog();
         {
@@ -455,6 +458,20 @@ PYBIND11_MODULE(_scout, m) {
         },
         "Status code -> its stable name.");
 
+    m.def(
+        "_doctor",
+        [](const std::string& servers_json, const std::string& config_json) {
+            std::optional<scout::Result<std::string>> report;
+            {
+                py::gil_scoped_release release;
+                report.emplace(scout::detail::doctor_json(servers_json, config_json));
+            }
+            return take(std::move(*report));
+        },
+        py::arg("servers_json"),
+        py::arg("config_json"),
+        "scout.doctor's core: the report's JSON text. Releases the GIL.");
+
     py::class_<PyCatalog>(m, "Catalog")
         .def(py::init<const std::string&, const std::optional<std::string>&>(),
              py::arg("config_json"),
@@ -496,6 +513,7 @@ PYBIND11_MODULE(_scout, m) {
              py::arg("auto_k") = false,
              py::arg("embed_timeout_ms") = 0,
              py::arg("outcome_prior") = false,
+             py::arg("alternatives") = py::none(),
              "Catalog.search's core (the package checks the keywords). Releases the GIL.")
         .def("close",
              &PyCatalog::close,

@@ -23,6 +23,8 @@ export interface SearchOptions {
   autoK?: boolean | number;
   embedTimeoutMs?: number;
   outcomePrior?: boolean;
+  /** Up to 8 other phrasings of the query, each searched too; the lists fused by RRF. */
+  alternatives?: string[] | null;
 }
 
 /** One match: the keys of `scout search --json` matches. */
@@ -49,6 +51,22 @@ export interface SearchResult {
   matches: Match[];
 }
 
+/** What a commit did (scout_catalog_commit's JSON). */
+export interface CommitInfo {
+  generation: number;
+  servers: number;
+  tools: number;
+  /** Tool documents embedded and rendered by this commit (the others were reused). */
+  embedded: number;
+  rendered: number;
+  dense_reused: boolean;
+  dense_patched: boolean;
+  /** The new catalog has a dense index; dense_error says why not ("" when it has). */
+  dense_ready: boolean;
+  dense_error: string;
+  build_ms: number;
+}
+
 export interface Server {
   name: string;
   description?: string;
@@ -64,12 +82,47 @@ export declare class Catalog {
   static open(file: string, options?: Pick<CatalogOptions, 'embedder' | 'queryCache'>): Catalog;
   upsertServers(servers: string | Server[] | { servers: Server[] }): void;
   removeServer(name: string): void;
-  commit(): Record<string, unknown>;
+  commit(): CommitInfo;
+  /** commit() on a worker thread; searches meanwhile answer from the last published catalog. */
+  commitAsync(): Promise<CommitInfo>;
   save(file: string): void;
   stats(): Record<string, unknown>;
   search(query: string, options?: SearchOptions): SearchResult;
   close(): void;
 }
+
+/** One finding of the doctor (docs/doctor.md). */
+export interface Finding {
+  kind: string;
+  severity: 'error' | 'warning' | 'info';
+  server: string;
+  tool?: string;
+  detail: string;
+  fix: string;
+  related?: Array<{ server: string; tool: string }>;
+}
+
+/** The JSON of `scout doctor --json`. */
+export interface DoctorReport {
+  summary: {
+    servers: number;
+    tools: number;
+    errors: number;
+    warnings: number;
+    infos: number;
+    self_retrieval_checked: number;
+    self_retrieved: number;
+    self_retrieval_rate: number;
+    findings_by_kind: Record<string, number>;
+  };
+  servers: Array<{ server: string; tools: number; errors: number; warnings: number;
+                   infos: number; self_retrieved: number; score: number }>;
+  findings: Finding[];
+}
+
+/** The catalog doctor on `servers` (as upsertServers takes them), indexed with these options. */
+export declare function doctor(servers: string | Server[] | { servers: Server[] },
+                               options?: Pick<CatalogOptions, 'embedder' | 'options'>): DoctorReport;
 
 export declare const MAX_TOP_K: 20;
 export declare function version(): string;

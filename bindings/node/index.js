@@ -9,7 +9,7 @@ const path = require('node:path');
 const native = require(path.join(__dirname, 'scout.node'));
 
 const SEARCH_KEYS = ['topK', 'mode', 'servers', 'environment', 'autoK', 'embedTimeoutMs',
-  'outcomePrior'];
+  'outcomePrior', 'alternatives'];
 const CATALOG_KEYS = ['embedder', 'options', 'queryCache'];
 /** The largest topK a search takes (the smallest is 1). */
 const MAX_TOP_K = 20;
@@ -37,6 +37,20 @@ function catalogJson(options) {
   return JSON.stringify(config);
 }
 
+/** A catalog file's text, or a catalog object or an array of servers as that JSON. */
+function serversJson(what, servers) {
+  if (typeof servers === 'string') {
+    return fs.readFileSync(servers, 'utf8');
+  }
+  if (Array.isArray(servers)) {
+    return JSON.stringify({ servers });
+  }
+  if (servers !== null && typeof servers === 'object') {
+    return JSON.stringify(servers);
+  }
+  throw new TypeError(`${what} takes a path, a catalog object or an array of servers`);
+}
+
 /** A tool catalog: stage servers, commit, search. */
 class Catalog {
   /**
@@ -58,17 +72,7 @@ class Catalog {
 
   /** Stages servers: a catalog file's path, a catalog object {servers: [...]}, or an array. */
   upsertServers(servers) {
-    let text;
-    if (typeof servers === 'string') {
-      text = fs.readFileSync(servers, 'utf8');
-    } else if (Array.isArray(servers)) {
-      text = JSON.stringify({ servers });
-    } else if (servers !== null && typeof servers === 'object') {
-      text = JSON.stringify(servers);
-    } else {
-      throw new TypeError('upsertServers takes a path, a catalog object or an array of servers');
-    }
-    native.upsert(this._handle, text);
+    native.upsert(this._handle, serversJson('upsertServers', servers));
   }
 
   removeServer(name) {
@@ -78,6 +82,21 @@ class Catalog {
   /** Builds and publishes the staged catalog; returns what was done. */
   commit() {
     return JSON.parse(native.commit(this._handle));
+  }
+
+  /**
+   * commit() on a worker thread: the event loop keeps running, and searches meanwhile answer
+   * from the last published catalog (they never wait for a commit). Commits run one at a time:
+   * a second call waits for the first, then publishes whatever was staged after it. Writes
+   * (upsertServers, removeServer, commit) wait for a commit in flight on the calling thread;
+   * close() takes effect at once for JavaScript and frees the catalog when the commit ends.
+   */
+  commitAsync() {
+    try {
+      return native.commitAsync(this._handle).then((text) => JSON.parse(text));
+    } catch (error) {
+      return Promise.reject(error);  // a closed catalog: a rejection, as for a failed commit
+    }
   }
 
   save(file) {
@@ -107,6 +126,7 @@ class Catalog {
     if (given.autoK !== undefined) json.auto_k = given.autoK;
     if (given.embedTimeoutMs !== undefined) json.embed_timeout_ms = given.embedTimeoutMs;
     if (given.outcomePrior !== undefined) json.outcome_prior = given.outcomePrior;
+    if (given.alternatives !== undefined) json.alternatives = given.alternatives;
     return JSON.parse(native.search(this._handle, query, JSON.stringify(json)));
   }
 
@@ -120,4 +140,13 @@ if (Symbol.dispose) {
   Catalog.prototype[Symbol.dispose] = Catalog.prototype.close;
 }
 
-module.exports = { Catalog, MAX_TOP_K, version: native.version };
+/**
+ * The catalog doctor (docs/doctor.md): indexes `servers` (as upsertServers takes them) with the
+ * catalog options {embedder, options} and returns the report of `scout doctor --json`.
+ */
+function doctor(servers, options) {
+  const given = checkKeys('doctor', options, ['embedder', 'options']);
+  return JSON.parse(native.doctor(serversJson('doctor', servers), catalogJson(given)));
+}
+
+module.exports = { Catalog, MAX_TOP_K, doctor, version: native.version };

@@ -1,16 +1,21 @@
 /* scout_node.c: the native half of the Node.js package scout-mcp (index.js), in C over Node-API and
    scout's C ABI (scout/scout.h). It passes JSON text both ways; index.js turns it into objects.
-   A catalog is an external value owning a scout_catalog; close() frees it at once, the garbage
-   collector otherwise. Failures throw an Error whose `code` is the status name
-   ("invalid_argument", "not_found", ...) and whose message is scout_last_error(). */
+   A catalog is an external value owning a scout_catalog; close() frees it at once (or, with
+   asynchronous commits in flight, when the last of them ends), the garbage collector otherwise.
+   Failures throw an Error whose `code` is the status name ("invalid_argument", "not_found",
+   ...) and whose message is scout_last_error(). commitAsync runs scout_catalog_commit on a
+   Node-API worker thread: the C ABI lets a catalog be used from several threads at once. */
 #include <node_api.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <scout/scout.h>
 
 typedef struct {
     scout_catalog* catalog;
+    int closed;    /* close() was called: every later call throws */
+    int in_flight; /* asynchronous commits not yet completed; only the JS thread changes it */
 } Handle;
 
 #define CALL(env, call)                                               \
@@ -37,7 +42,7 @@ static void finalize(napi_env env, void* data, void* hint) {
     Handle* handle = data;
     (void)env;
     (void)hint;
-    scout_catalog_free(handle->catalog);
+    scout_catalog_free(handle->catalog); /* no commit is in flight: each holds a reference */
     free(handle);
 }
 
@@ -73,7 +78,7 @@ static Handle* handle_argument(napi_env env, napi_value value) {
         napi_throw_type_error(env, "invalid_argument", "not a scout catalog");
         return NULL;
     }
-    if (((Handle*)data)->catalog == NULL) {
+    if (((Handle*)data)->closed) {
         napi_throw_error(env, "invalid_argument", "the catalog is closed");
         return NULL;
     }
@@ -126,6 +131,8 @@ static napi_value make_catalog(napi_env env, napi_callback_info info, int open) 
         return NULL;
     }
     handle->catalog = catalog;
+    handle->closed = 0;
+    handle->in_flight = 0;
     if (napi_create_external(env, handle, finalize, NULL, &out) != napi_ok) {
         finalize(env, handle, NULL);
         throw_message(env, "internal", "Node-API call failed");
@@ -149,8 +156,11 @@ static napi_value close_catalog(napi_env env, napi_callback_info info) {
         napi_throw_type_error(env, "invalid_argument", "not a scout catalog");
         return NULL;
     }
-    scout_catalog_free(((Handle*)data)->catalog);
-    ((Handle*)data)->catalog = NULL;
+    ((Handle*)data)->closed = 1;
+    if (((Handle*)data)->in_flight == 0) { /* else the last commit to end frees it */
+        scout_catalog_free(((Handle*)data)->catalog);
+        ((Handle*)data)->catalog = NULL;
+    }
     return NULL;
 }
 
@@ -211,6 +221,113 @@ static napi_value stats(napi_env env, napi_callback_info info) {
     return json_of(env, info, 1);
 }
 
+/* commitAsync(catalog): a Promise of commit()'s JSON text. The commit runs on a worker thread;
+   the external value stays referenced until it ends, so neither the garbage collector nor
+   close() frees the catalog under it. */
+typedef struct {
+    Handle* handle;
+    napi_ref keep;
+    napi_deferred deferred;
+    napi_async_work work;
+    scout_status status;
+    char* json;  /* on success, from scout_catalog_commit */
+    char* error; /* on failure, scout_last_error() of the worker thread, copied there */
+} CommitWork;
+
+static char* copy_text(const char* text) {
+    const size_t size = strlen(text) + 1;
+    char* out = malloc(size);
+    if (out != NULL) {
+        memcpy(out, text, size);
+    }
+    return out;
+}
+
+static void commit_execute(napi_env env, void* data) {
+    CommitWork* work = data;
+    (void)env;
+    work->status = scout_catalog_commit(work->handle->catalog, &work->json);
+    if (work->status != SCOUT_OK) {
+        work->error = copy_text(scout_last_error());
+    }
+}
+
+static void commit_complete(napi_env env, napi_status status, void* data) {
+    CommitWork* work = data;
+    Handle* handle = work->handle;
+    napi_value value = NULL;
+    napi_value code = NULL;
+    napi_value message = NULL;
+    if (status == napi_ok && work->status == SCOUT_OK &&
+        napi_create_string_utf8(env, work->json, NAPI_AUTO_LENGTH, &value) == napi_ok) {
+        napi_resolve_deferred(env, work->deferred, value);
+    } else {
+        const char* name = status != napi_ok          ? "internal"
+                           : work->status != SCOUT_OK ? scout_status_name(work->status)
+                                                      : "internal";
+        const char* text = work->error != NULL ? work->error : "the commit did not run";
+        if (napi_create_string_utf8(env, name, NAPI_AUTO_LENGTH, &code) == napi_ok &&
+            napi_create_string_utf8(env, text, NAPI_AUTO_LENGTH, &message) == napi_ok &&
+            napi_create_error(env, code, message, &value) == napi_ok) {
+            napi_reject_deferred(env, work->deferred, value);
+        }
+    }
+    handle->in_flight -= 1;
+    if (handle->closed && handle->in_flight == 0) {
+        scout_catalog_free(handle->catalog);
+        handle->catalog = NULL;
+    }
+    scout_string_free(work->json);
+    free(work->error);
+    napi_delete_reference(env, work->keep);
+    napi_delete_async_work(env, work->work);
+    free(work);
+}
+
+static napi_value commit_async(napi_env env, napi_callback_info info) {
+    napi_value argv[1];
+    napi_value name = NULL;
+    napi_value promise = NULL;
+    Handle* handle = NULL;
+    CommitWork* work = NULL;
+    if (!arguments(env, info, 1, argv) || (handle = handle_argument(env, argv[0])) == NULL) {
+        return NULL;
+    }
+    work = calloc(1, sizeof *work);
+    if (work == NULL) {
+        throw_message(env, "internal", "out of memory");
+        return NULL;
+    }
+    work->handle = handle;
+    if (napi_create_string_utf8(env, "scout.commit", NAPI_AUTO_LENGTH, &name) != napi_ok ||
+        napi_create_reference(env, argv[0], 1, &work->keep) != napi_ok) {
+        free(work);
+        throw_message(env, "internal", "Node-API call failed");
+        return NULL;
+    }
+    if (napi_create_async_work(
+            env, NULL, name, commit_execute, commit_complete, work, &work->work) != napi_ok ||
+        napi_create_promise(env, &work->deferred, &promise) != napi_ok) {
+        if (work->work != NULL) {
+            napi_delete_async_work(env, work->work);
+        }
+        napi_delete_reference(env, work->keep);
+        free(work);
+        throw_message(env, "internal", "Node-API call failed");
+        return NULL;
+    }
+    if (napi_queue_async_work(env, work->work) != napi_ok) {
+        /* The promise is dropped unsettled; the caller gets the exception instead. */
+        napi_delete_async_work(env, work->work);
+        napi_delete_reference(env, work->keep);
+        free(work);
+        throw_message(env, "internal", "Node-API call failed");
+        return NULL;
+    }
+    handle->in_flight += 1;
+    return promise;
+}
+
 /* search(catalog, query, optionsJson): the JSON of `scout search --json`. */
 static napi_value search(napi_env env, napi_callback_info info) {
     napi_value argv[3];
@@ -237,6 +354,31 @@ static napi_value search(napi_env env, napi_callback_info info) {
     return out;
 }
 
+/* doctor(serversJson, optionsJson): the JSON of `scout doctor --json`. */
+static napi_value doctor(napi_env env, napi_callback_info info) {
+    napi_value argv[2];
+    char* servers = NULL;
+    char* options = NULL;
+    char* json = NULL;
+    scout_status status = SCOUT_OK;
+    napi_value out = NULL;
+    if (!arguments(env, info, 2, argv) ||
+        (servers = string_argument(env, argv[0], "servers")) == NULL ||
+        (options = string_argument(env, argv[1], "options")) == NULL) {
+        free(servers);
+        return NULL;
+    }
+    status = scout_doctor(servers, options, &json);
+    free(servers);
+    free(options);
+    if (status != SCOUT_OK) {
+        return throw_status(env, status);
+    }
+    out = string_result(env, json);
+    scout_string_free(json);
+    return out;
+}
+
 static napi_value init(napi_env env, napi_value exports) {
     const napi_property_descriptor functions[] = {
         {"version", NULL, version, NULL, NULL, NULL, napi_default, NULL},
@@ -247,8 +389,10 @@ static napi_value init(napi_env env, napi_value exports) {
         {"remove", NULL, remove_server, NULL, NULL, NULL, napi_default, NULL},
         {"save", NULL, save, NULL, NULL, NULL, napi_default, NULL},
         {"commit", NULL, commit, NULL, NULL, NULL, napi_default, NULL},
+        {"commitAsync", NULL, commit_async, NULL, NULL, NULL, napi_default, NULL},
         {"stats", NULL, stats, NULL, NULL, NULL, napi_default, NULL},
         {"search", NULL, search, NULL, NULL, NULL, napi_default, NULL},
+        {"doctor", NULL, doctor, NULL, NULL, NULL, napi_default, NULL},
     };
     if (napi_define_properties(env, exports, sizeof functions / sizeof functions[0], functions) !=
         napi_ok) {

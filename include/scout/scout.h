@@ -39,7 +39,9 @@
      ("hybrid", "bm25", "dense"; default hybrid when the catalog has an embedder, bm25 when it
      was made with "none"), "servers" (array of names: the caller's scope),
      "environment" (label), "embed_timeout_ms", "auto_k" (true, false or a ratio in (0, 1]),
-     "exact_name_first" (bool), "outcome_prior" (bool: re-rank with recorded outcomes).
+     "exact_name_first" (bool), "outcome_prior" (bool: re-rank with recorded outcomes),
+     "alternatives" (array of at most 8 other phrasings of the query, searched too and fused
+     with it by RRF: SearchOptions::alternatives).
    - search result: the JSON of `scout search --json`: {"query", "mode", "degraded",
      "degraded_reason"?, "catalog_empty", "matches": [{"name", "server", "tool", "description",
      "inputSchema", "score", "bm25_rank", "dense_rank"}]}.
@@ -135,6 +137,16 @@ SCOUT_API scout_status scout_catalog_search(const scout_catalog* catalog,
                                             char** result_json);
 
 /** A searcher pinned to the latest committed generation: later commits do not change it. */
+/** The catalog doctor (docs/doctor.md) on `servers_json` (the catalog file format): indexes it
+    in a catalog made with `options_json` (the catalog options of scout_catalog_create; optional:
+    NULL is the shipped static model) and examines every tool's text and retrievability.
+    *report_json is the JSON of `scout doctor --json`: {"summary": {"servers", "tools",
+    "errors", "warnings", "infos", "self_retrieval_rate", ...}, "servers": [per-server health],
+    "findings": [{"kind", "severity", "server", "tool"?, "detail", "fix", "related"?}]}. */
+SCOUT_API scout_status scout_doctor(const char* servers_json,
+                                    const char* options_json,
+                                    char** report_json);
+
 SCOUT_API scout_status scout_searcher_create(const scout_catalog* catalog, scout_searcher** out);
 /** Releases a searcher. NULL is ignored. */
 SCOUT_API void scout_searcher_free(scout_searcher* searcher);

@@ -27,6 +27,7 @@ from . import _scout
 
 __all__ = [
     "Catalog",
+    "doctor",
     "SearchResults",
     "Match",
     "Error",
@@ -265,7 +266,8 @@ class Catalog(_scout.Catalog):
     def search(self, query: str, top_k: int = 5, mode: Optional[str] = None,
                servers: Optional[Sequence[str]] = None, environment: Optional[str] = None,
                auto_k: Union[bool, float] = False, embed_timeout_ms: int = 0,
-               outcome_prior: bool = False) -> SearchResults:
+               outcome_prior: bool = False,
+               alternatives: Optional[Sequence[str]] = None) -> SearchResults:
         """Searches the latest committed catalog; returns the matches, best first.
 
         top_k: 1..MAX_TOP_K (20); anything else raises InvalidArgument naming the range.
@@ -275,7 +277,44 @@ class Catalog(_scout.Catalog):
         auto_k: True, or a ratio in (0, 1], to cut the list where the scores drop.
         embed_timeout_ms: a deadline for embedding the query (0: none).
         outcome_prior: re-rank with the outcomes record_outcome() recorded.
+        alternatives: up to 8 other phrasings of the query, each searched too; the ranked
+          lists are fused by RRF with the query's own.
         Releases the GIL while searching."""
+        if isinstance(alternatives, (str, bytes)):
+            raise InvalidArgument("alternatives must be a list of strings, not one string")
         return cast(SearchResults, self._search(
             query, top_k, mode, servers, environment, auto_k,
-            embed_timeout_ms, outcome_prior))
+            embed_timeout_ms, outcome_prior, alternatives))
+
+
+def _servers_json(servers: Union[PathLike, Dict[str, Any], Sequence[Dict[str, Any]]],
+                  what: str) -> str:
+    """A catalog file's text, or a catalog dict or a list of server dicts as that JSON."""
+    if isinstance(servers, (str, bytes, _os.PathLike)):
+        with open(_os.fsdecode(servers), encoding="utf-8") as f:
+            return f.read()
+    document: Any
+    if isinstance(servers, dict):
+        document = servers
+    elif isinstance(servers, (list, tuple)):
+        document = {"servers": list(servers)}
+    else:
+        raise InvalidArgument(f"{what} takes a path, a catalog dict or a list of server dicts, "
+                              f"not {type(servers).__name__}")
+    try:
+        return _json.dumps(document)
+    except (TypeError, ValueError) as e:
+        raise InvalidArgument(f"servers are not JSON: {e}") from None
+
+
+@_keywords_checked
+def doctor(servers: Union[PathLike, Dict[str, Any], Sequence[Dict[str, Any]]],
+           embedder: Embedder = "static",
+           options: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    """The catalog doctor (docs/doctor.md): indexes `servers` (a catalog file's path, a catalog
+    dict or a list of server dicts) with `embedder` and `options`, as Catalog() takes them, and
+    returns the report of `scout doctor --json`: {"summary", "servers", "findings"}. Releases
+    the GIL while it works."""
+    report = _scout._doctor(_servers_json(servers, "doctor"),
+                            _config_json(embedder, None, options))
+    return cast(Dict[str, Any], _json.loads(report))

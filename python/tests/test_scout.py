@@ -90,6 +90,37 @@ def test_environment_and_status():
     assert all(m["server"] != "pager" for m in catalog.search("page the on-call", top_k=10))
 
 
+def test_alternatives_are_searched_and_fused():
+    catalog = scout.Catalog(embedder="none")
+    catalog.upsert_servers(ENTERPRISE)
+    catalog.commit()
+    assert len(catalog.search("zzqx")) == 0
+    results = catalog.search("zzqx", top_k=3, alternatives=["create a pull request"])
+    assert "github-enterprise_create_pull_request" in [m["name"] for m in results]
+    with pytest.raises(scout.InvalidArgument, match="not one string"):
+        catalog.search("q", alternatives="create a pull request")
+    with pytest.raises(scout.InvalidArgument, match="at most 8"):
+        catalog.search("q", alternatives=["x"] * 9)
+
+
+def test_doctor_reports_what_the_cli_reports():
+    servers = [{"name": "files", "tools": [
+        {"name": "read"},
+        {"name": "write", "description": "Write a file to the disk, replacing what it held"}]}]
+    report = scout.doctor(servers, embedder="none")
+    assert report["summary"]["tools"] == 2
+    assert any(f.get("tool") == "read" and f["severity"] == "error" for f in report["findings"])
+    assert [s["server"] for s in report["servers"]] == ["files"]
+    whole = scout.doctor(ENTERPRISE, embedder="none")
+    assert whole["summary"]["tools"] == 650
+    with pytest.raises(scout.InvalidArgument):
+        scout.doctor({"servers": 1}, embedder="none")
+    with pytest.raises(scout.InvalidArgument):
+        scout.doctor(servers, embedder="word2vec")
+    with pytest.raises(TypeError, match="embedder"):
+        scout.doctor(servers, embeder="none")
+
+
 def test_record_outcome_and_prior():
     catalog = small()
     before = [m["name"] for m in catalog.search("open a pull request", top_k=3)]

@@ -422,6 +422,17 @@ Result<SearchOptions> search_options_from_json(std::string_view text_in, Mode de
                 return bad("search options: 'environment' must be a string or null");
             }
             options.environment = value.get<std::string>();
+        } else if (key == "alternatives") {
+            if (value.is_null()) {
+                continue;
+            }
+            if (!value.is_array() || !std::all_of(value.begin(), value.end(), [](const json& v) {
+                    return v.is_string();
+                })) {
+                return bad("search options: 'alternatives' must be an array of strings or null");
+            }
+            options.alternatives =
+                value.get<std::vector<std::string>>();  // count checked by search
         } else if (key == "exact_name_first") {
             if (!value.is_boolean()) {
                 return bad("search options: 'exact_name_first' must be true or false");

@@ -13,6 +13,7 @@
 #include "scout/catalog_loader.hpp"
 #include "scout/scout.h"
 
+#include "capi/doctor_json.hpp"
 #include "capi/json_bridge.hpp"
 
 struct scout_catalog {
@@ -177,6 +178,22 @@ scout_status scout_catalog_open(const char* path, const char* options_json, scou
 
 void scout_catalog_free(scout_catalog* catalog) {
     delete catalog;
+}
+
+scout_status scout_doctor(const char* servers_json, const char* options_json, char** report_json) {
+    return guarded([&]() -> Status {
+        if (servers_json == nullptr) {
+            return null_argument("servers_json");
+        }
+        if (report_json == nullptr) {
+            return null_argument("report_json");
+        }
+        auto report = scout::detail::doctor_json(servers_json, optional_text(options_json));
+        if (!report) {
+            return report.status();
+        }
+        return give_string(report.value(), report_json);
+    });
 }
 
 scout_status scout_catalog_upsert_servers(scout_catalog* catalog, const char* servers_json) {

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "document/catalog_parse.hpp"
 #include "util/file_io.hpp"
 #include "util/json_limits.hpp"
 #include "util/printable.hpp"
@@ -139,7 +140,13 @@ Status with_prefix(const Status& s, const std::string& prefix) {
 }  // namespace
 
 Result<CatalogSpec> parse_catalog_json(std::string_view text) {
-    auto doc = parse_json(text);
+    return detail::parse_catalog_json(text, {});
+}
+
+Result<CatalogSpec> detail::parse_catalog_json(std::string_view text,
+                                               const ParseProgress& progress) {
+    auto doc =
+        progress ? detail::parse_json(text, kMaxJsonDepth, progress) : detail::parse_json(text);
     if (!doc) {
         return doc.status();
     }

@@ -2,6 +2,7 @@
 // containers, so the depth check happens before anything deep exists.
 #include "util/json_limits.hpp"
 
+#include <iterator>
 #include <vector>
 
 namespace scout::detail {
@@ -112,10 +113,64 @@ private:
     std::string error_;
 };
 
-Status run(std::string_view text, BoundedBuilder& builder, std::size_t max_depth) {
+/// A character iterator over the text that reports its position every kProgressStepBytes:
+/// nlohmann's parser reads through it, so progress needs no second pass and no parser change.
+class CountingIterator {
+public:
+    using iterator_category = std::input_iterator_tag;
+    using value_type = char;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const char*;
+    using reference = const char&;
+
+    CountingIterator(const char* at,
+                     const char* begin,
+                     const ParseProgress* progress,
+                     std::size_t total)
+        : at_(at), begin_(begin), progress_(progress), total_(total) {}
+    reference operator*() const { return *at_; }
+    CountingIterator& operator++() {
+        ++at_;
+        if (const auto done = static_cast<std::size_t>(at_ - begin_);
+            done % kProgressStepBytes == 0) {
+            (*progress_)(done, total_);
+        }
+        return *this;
+    }
+    CountingIterator operator++(int) {
+        CountingIterator before = *this;
+        ++*this;
+        return before;
+    }
+    bool operator==(const CountingIterator& other) const { return at_ == other.at_; }
+    bool operator!=(const CountingIterator& other) const { return at_ != other.at_; }
+
+private:
+    const char* at_;
+    const char* begin_;
+    const ParseProgress* progress_;
+    std::size_t total_;
+};
+
+Status run(std::string_view text,
+           BoundedBuilder& builder,
+           std::size_t max_depth,
+           const ParseProgress& progress = {}) {
     bool ok = false;
     try {
-        ok = Json::sax_parse(text.begin(), text.end(), &builder);
+        if (progress) {
+            const char* begin = text.data();
+            const char* end = begin + text.size();
+            progress(0, text.size());
+            ok = Json::sax_parse(CountingIterator(begin, begin, &progress, text.size()),
+                                 CountingIterator(end, begin, &progress, text.size()),
+                                 &builder);
+            if (ok) {
+                progress(text.size(), text.size());
+            }
+        } else {
+            ok = Json::sax_parse(text.begin(), text.end(), &builder);
+        }
     } catch (const std::exception& e) {  // allocation failure; the SAX path reports the rest
         return Status{Errc::invalid_argument, std::string("malformed JSON: ") + e.what()};
     }
@@ -139,6 +194,16 @@ Status run(std::string_view text, BoundedBuilder& builder, std::size_t max_depth
 Result<nlohmann::json> parse_json(std::string_view text, std::size_t max_depth) {
     BoundedBuilder builder(max_depth, false);
     if (Status s = run(text, builder, max_depth); !s.ok()) {
+        return s;
+    }
+    return std::move(builder.root());
+}
+
+Result<nlohmann::json> parse_json(std::string_view text,
+                                  std::size_t max_depth,
+                                  const ParseProgress& progress) {
+    BoundedBuilder builder(max_depth, false);
+    if (Status s = run(text, builder, max_depth, progress); !s.ok()) {
         return s;
     }
     return std::move(builder.root());

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -24,6 +25,14 @@ inline constexpr std::size_t kMaxJsonDepth = 256;
 /// nesting deeper than `max_depth` ("nested deeper than N levels"). Never throws.
 [[nodiscard]] Result<nlohmann::json> parse_json(std::string_view text,
                                                 std::size_t max_depth = kMaxJsonDepth);
+
+/// Hears how far a parse has read: bytes done of the text's total, every kProgressStepBytes and
+/// once at the end (of a successful parse).
+using ParseProgress = std::function<void(std::size_t done, std::size_t total)>;
+inline constexpr std::size_t kProgressStepBytes = std::size_t{1} << 20;
+[[nodiscard]] Result<nlohmann::json> parse_json(std::string_view text,
+                                                std::size_t max_depth,
+                                                const ParseProgress& progress);
 
 /// A parse that keeps going past the depth limit: every value that would sit deeper than
 /// `max_depth` is replaced by a discarded placeholder (is_discarded()), and `pruned` counts

@@ -120,6 +120,29 @@ static void test_bad_input(void) {
     out = NULL;
     CHECK(scout_catalog_search(catalog, "q", "{\"outcome_prior\": 1}", &out) ==
           SCOUT_INVALID_ARGUMENT);
+    /* alternatives: a query BM25 cannot match, answered through its other phrasing */
+    CHECK(scout_catalog_search(catalog, "zzqx", "{\"mode\": \"bm25\"}", &out) == SCOUT_OK);
+    CHECK(out != NULL && !contains(out, "page_oncall"));
+    scout_string_free(out);
+    out = NULL;
+    CHECK(scout_catalog_search(catalog,
+                               "zzqx",
+                               "{\"mode\": \"bm25\", \"alternatives\": [\"page the on-call\"]}",
+                               &out) == SCOUT_OK);
+    CHECK(out != NULL && contains(out, "\"name\":\"pager_page_oncall\""));
+    scout_string_free(out);
+    out = NULL;
+    CHECK(scout_catalog_search(catalog, "q", "{\"alternatives\": \"x\"}", &out) ==
+          SCOUT_INVALID_ARGUMENT);
+    CHECK(contains(scout_last_error(), "'alternatives' must be an array of strings"));
+    CHECK(scout_catalog_search(catalog, "q", "{\"alternatives\": [1]}", &out) ==
+          SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_catalog_search(
+              catalog,
+              "q",
+              "{\"alternatives\": [\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\"]}",
+              &out) == SCOUT_INVALID_ARGUMENT);
+    CHECK(contains(scout_last_error(), "at most 8"));
     CHECK(scout_catalog_search(catalog, NULL, NULL, &out) == SCOUT_INVALID_ARGUMENT);
     CHECK(scout_catalog_search(catalog, "q", NULL, NULL) == SCOUT_INVALID_ARGUMENT);
     CHECK(scout_catalog_search(catalog, "", NULL, &out) == SCOUT_INVALID_ARGUMENT);
@@ -139,6 +162,24 @@ static void test_bad_input(void) {
 
     CHECK(strcmp(scout_status_name(SCOUT_NOT_FOUND), "not_found") == 0);
     CHECK(strcmp(scout_status_name((scout_status)42), "unknown") == 0);
+}
+
+static void test_doctor(void) {
+    char* report = NULL;
+    const char* broken =
+        "{\"servers\": [{\"name\": \"files\", \"tools\": [{\"name\": \"read\"},"
+        " {\"name\": \"write\", \"description\": \"Write a file to the disk, replacing it\"}]}]}";
+    CHECK(scout_doctor(broken, "{\"embedder\": \"none\"}", &report) == SCOUT_OK);
+    CHECK(report != NULL && contains(report, "\"summary\": {"));
+    CHECK(report != NULL && contains(report, "\"tools\": 2"));
+    CHECK(report != NULL && contains(report, "\"tool\": \"read\"")); /* no description */
+    scout_string_free(report);
+    report = NULL;
+    CHECK(scout_doctor(NULL, NULL, &report) == SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_doctor(broken, NULL, NULL) == SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_doctor("{\"servers\": 1}", NULL, &report) == SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_doctor(broken, "{\"embedder\": \"word2vec\"}", &report) == SCOUT_INVALID_ARGUMENT);
+    CHECK(report == NULL);
 }
 
 static void test_search_and_persist(const char* folder) {
@@ -262,6 +303,7 @@ int main(int argc, char** argv) {
     CHECK(strlen(scout_version()) >= 5);
     CHECK(strcmp(scout_last_error(), "") == 0);
     test_bad_input();
+    test_doctor();
     test_search_and_persist(folder);
     test_degraded();
     printf("%d passed, %d failed\n", passed, failed);

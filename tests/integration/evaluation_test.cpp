@@ -2,6 +2,8 @@
 #include "eval/evaluation.hpp"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -68,4 +70,21 @@ TEST_CASE("a single branch is ranked within its own pool, as the user's search r
     const eval::Report deeper = run(catalog, 16, 10);
     CHECK(deeper.outcomes[0].first_relevant_rank == 17);
     CHECK(deeper.mrr == Approx(1.0 / 17));
+}
+
+TEST_CASE("progress counts every query, ending at all of them", "[eval]") {
+    const Catalog catalog = ladder();
+    const std::vector<eval::LabelledQuery> queries{
+        {"a", "alpha", {ToolKey{"ladder", tool_name(0)}}},
+        {"gap", "alpha", {}},  // a catalog gap is counted too
+        {"b", "alpha", {ToolKey{"ladder", tool_name(1)}}}};
+    eval::Options options;
+    options.search.mode = Mode::bm25;
+    std::vector<std::pair<std::size_t, std::size_t>> heard;
+    options.progress = [&](std::size_t done, std::size_t total) {
+        heard.emplace_back(done, total);
+    };
+    (void)eval::evaluate(catalog.searcher(), queries, options);
+    const std::vector<std::pair<std::size_t, std::size_t>> expected{{0, 3}, {1, 3}, {2, 3}, {3, 3}};
+    CHECK(heard == expected);
 }

@@ -61,13 +61,13 @@ TEST_CASE("scout index writes an index that search and eval read", "[cli][persis
         const Run from_index =
             run("search --index " + index + " --json --top-k 7 create a jira ticket");
         const Run from_catalog =
-            run("search --catalog " + catalog + " --json --top-k 7 create a jira ticket");
+            run("search --catalog " + catalog + " --quiet --json --top-k 7 create a jira ticket");
         REQUIRE(from_index.code == 0);
         CHECK(from_index.out == from_catalog.out);
 
-        const Run eval_index = run("eval --index " + index + " --queries " +
+        const Run eval_index = run("eval --index " + index + " --quiet --queries " +
                                    source("data/queries-49.json") + " --json");
-        const Run eval_catalog = run("eval --catalog " + catalog + " --queries " +
+        const Run eval_catalog = run("eval --catalog " + catalog + " --quiet --queries " +
                                      source("data/queries-49.json") + " --json");
         REQUIRE(eval_index.code == 0);
         CHECK_THAT(eval_index.out, Catch::Contains("\"hit_at_5\""));
@@ -93,9 +93,10 @@ TEST_CASE("scout index writes an index that search and eval read", "[cli][persis
                     .code == 0);
         const Run a =
             run("search --index " + tuned + " --json --top-k 9 rotate the api credentials");
-        const Run b = run("search --catalog " + catalog +
-                          " --bm25 k1=0.9,b=0.4 --fusion weighted_rrf,bm25=2 --json --top-k 9 "
-                          "rotate the api credentials");
+        const Run b =
+            run("search --catalog " + catalog +
+                " --quiet --bm25 k1=0.9,b=0.4 --fusion weighted_rrf,bm25=2 --json --top-k 9 "
+                "rotate the api credentials");
         REQUIRE(a.code == 0);
         CHECK(a.out == b.out);
         CHECK(a.out !=

@@ -2,6 +2,9 @@
 // helpers of src/util/printable.hpp.
 #include "util/json_limits.hpp"
 
+#include <utility>
+#include <vector>
+
 #include <catch2/catch.hpp>
 
 #include "util/printable.hpp"
@@ -48,6 +51,31 @@ TEST_CASE("nesting is refused past the limit, at the limit it is kept", "[json_l
     CHECK_FALSE(parse_json(R"({"a":{"b":[1]}})", 2).ok());
     CHECK_FALSE(parse_json(R"({"a":{"b":[1]}})", 0).ok());
     CHECK(parse_json("1", 0).ok());
+}
+
+TEST_CASE("a parse reports the bytes it has read", "[json_limits]") {
+    // An array of strings a little over 2.5 MiB: steps at 1 and 2 MiB, then the end.
+    std::string text = "[";
+    while (text.size() < 5 * scout::detail::kProgressStepBytes / 2) {
+        text += "\"" + std::string(1000, 'x') + "\",";
+    }
+    text += "1]";
+    std::vector<std::pair<std::size_t, std::size_t>> heard;
+    auto parsed = parse_json(text, kMaxJsonDepth, [&](std::size_t done, std::size_t total) {
+        heard.emplace_back(done, total);
+    });
+    REQUIRE(parsed.ok());
+    CHECK(parsed->size() == (text.size() - 3) / 1003 + 1);
+    const std::size_t step = scout::detail::kProgressStepBytes;
+    const std::vector<std::pair<std::size_t, std::size_t>> expected = {
+        {0, text.size()}, {step, text.size()}, {2 * step, text.size()}, {text.size(), text.size()}};
+    CHECK(heard == expected);
+
+    heard.clear();  // malformed: no end reported
+    CHECK_FALSE(parse_json("[1, 2", kMaxJsonDepth, [&](std::size_t d, std::size_t t) {
+                    heard.emplace_back(d, t);
+                }).ok());
+    CHECK(heard == std::vector<std::pair<std::size_t, std::size_t>>{{0, 5}});
 }
 
 TEST_CASE("malformed JSON gives a short message", "[json_limits]") {

@@ -113,7 +113,8 @@ OptionSpec quiet_option() {
     return {"quiet",
             "",
             "",
-            "no progress display on stderr (it is shown only when stderr is a terminal)"};
+            "no progress on stderr (by default a line redrawn with rate and ETA on a terminal, "
+            "one line per phase otherwise)"};
 }
 
 }  // namespace

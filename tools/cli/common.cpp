@@ -5,6 +5,7 @@
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <set>
 #include <thread>
@@ -14,6 +15,9 @@
 
 #include "cli/command_specs.hpp"
 #include "cli/index_options.hpp"
+#include "cli/progress.hpp"
+#include "document/catalog_parse.hpp"
+#include "util/file_io.hpp"
 
 namespace scout::cli {
 namespace {
@@ -197,10 +201,22 @@ Result<LoadedCatalog> build_catalog(const std::string& path,
                                     const CatalogOptions& options,
                                     std::shared_ptr<MeteredEmbedder> meter,
                                     Progress* progress) {
-    auto spec = load_catalog_file(path);
-    if (!spec) {
-        return spec.status();
+    auto text = detail::read_text_file(path, kMaxCatalogFileBytes);
+    if (!text) {
+        return text.status();
     }
+    detail::ParseProgress parsing;
+    if (progress != nullptr && progress->enabled()) {
+        const std::string task = "parsing " + std::filesystem::path(path).filename().string();
+        parsing = [progress, task](std::size_t done, std::size_t total) {
+            progress->update(task, done, total, ProgressUnit::bytes);
+        };
+    }
+    auto spec = detail::parse_catalog_json(text.value(), parsing);
+    if (!spec) {
+        return Status{spec.status().code(), path + ": " + spec.status().message()};
+    }
+    text = std::string();  // the catalog's text is not needed while it is indexed
     auto catalog = Catalog::create(options, meter);
     if (!catalog) {
         return catalog.status();

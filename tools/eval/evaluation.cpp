@@ -191,6 +191,9 @@ Report evaluate(const Searcher& searcher,
             static_cast<double>(relevant_in_5) / static_cast<double>(q.relevant.size());
         report.ndcg_at_5 += idcg > 0 ? dcg / idcg : 0.0;
     }
+    if (options.progress) {
+        options.progress(queries.size(), queries.size());
+    }
     if (report.evaluable > 0) {
         const auto n = static_cast<double>(report.evaluable);
         for (double* m : {&report.hit_at_1,

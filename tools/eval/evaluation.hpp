@@ -68,7 +68,8 @@ struct Report {
 struct Options {
     SearchOptions search;  ///< top_k here is the user's k: branches fetch k x fetch_factor
     std::size_t fetch_factor = 3;
-    /// Called after each query with (queries done, queries in all); for a progress display.
+    /// Called before each query with (queries done, queries in all) and once more with (all,
+    /// all) when every query is done; for a progress display.
     std::function<void(std::size_t, std::size_t)> progress;
 };
 

@@ -84,6 +84,29 @@ test('errors carry the status name; a closed catalog refuses', () => {
   assert.throws(() => catalog.search(QUERY), /the catalog is closed/);
 });
 
+test('alternatives: other phrasings of the query, searched and fused', () => {
+  const catalog = bm25Only();
+  assert.equal(catalog.search('zzqx').matches.length, 0);
+  const result = catalog.search('zzqx', { alternatives: ['create a pull request'], topK: 3 });
+  assert.ok(result.matches.some((m) => m.name === 'github-enterprise_create_pull_request'));
+  assert.throws(() => catalog.search('q', { alternatives: 'x' }),
+    { code: 'invalid_argument', message: /'alternatives' must be an array of strings/ });
+  assert.throws(() => catalog.search('q', { alternatives: Array(9).fill('x') }),
+    { code: 'invalid_argument', message: /at most 8/ });
+  catalog.close();
+});
+
+test('doctor: the report of scout doctor --json', () => {
+  const servers = [{ name: 'files', tools: [{ name: 'read' },
+    { name: 'write', description: 'Write a file to the disk, replacing what it held' }] }];
+  const report = scout.doctor(servers, { embedder: 'none' });
+  assert.equal(report.summary.tools, 2);
+  assert.ok(report.findings.some((f) => f.tool === 'read' && f.severity === 'error'));
+  assert.equal(scout.doctor(catalogFile, { embedder: 'none' }).summary.tools, 650);
+  assert.throws(() => scout.doctor({ servers: 1 }), { code: 'invalid_argument' });
+  assert.throws(() => scout.doctor(servers, { embeder: 'none' }), /unknown option 'embeder'/);
+});
+
 test('save and open an index file', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scout-node-'));
   try {

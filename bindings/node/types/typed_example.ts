@@ -1,11 +1,13 @@
 // typed_example.ts: the Node.js package's API as a TypeScript program uses it; `tsc --strict`
 // checks it against index.d.ts (ctest node:types). The @ts-expect-error lines must stay errors.
-import { Catalog, MAX_TOP_K, Match, SearchResult, version } from 'scout-mcp';
+import { Catalog, CommitInfo, MAX_TOP_K, Match, SearchResult, version } from 'scout-mcp';
 
 const catalog = new Catalog({ embedder: 'none', options: { threads: 1 } });
 catalog.upsertServers([{ name: 'github', tools: [{ name: 'create_pull_request' }] }]);
 catalog.upsertServers('catalog.json');
-const info: Record<string, unknown> = catalog.commit();
+const info: CommitInfo = catalog.commit();
+const later: Promise<CommitInfo> = catalog.commitAsync();
+later.then((done) => console.log(done.generation, done.dense_ready ? '' : done.dense_error));
 const result: SearchResult = catalog.search('open a pull request', {
   topK: MAX_TOP_K,
   mode: 'bm25',
@@ -26,5 +28,8 @@ catalog.search('q', { mode: 'fast' });
 catalog.upsertServers([{ name: 'pager' }]);
 // @ts-expect-error: matches hold numbers for scores
 const wrong: string = result.matches[0].score;
+// @ts-expect-error: commitAsync gives a Promise, not the info itself
+const notYet: CommitInfo = catalog.commitAsync();
+console.log(notYet);
 console.log(wrong);
 catalog.close();
