@@ -23,6 +23,7 @@
 
 #include "capi/doctor_json.hpp"
 #include "capi/json_bridge.hpp"
+#include "capi/token_budget_json.hpp"
 
 namespace py = pybind11;
 
@@ -246,8 +247,15 @@ public:
                                     const py::object& auto_k,
                                     std::int64_t embed_timeout_ms,
                                     bool outcome_prior,
-                                    std::optional<std::vector<std::string>> alternatives) {
+                                    std::optional<std::vector<std::string>> alternatives,
+                                    std::int64_t max_tokens) {
         const std::string query = utf8_argument(query_object, "query");
+        if (max_tokens < 0 || max_tokens > kMaxBudget) {  // 0 = no budget (the package's None)
+            throw StatusError{{Errc::invalid_argument,
+                               "max_tokens must be a whole number in 1.." +
+                                   std::to_string(kMaxBudget) + " (got " +
+                                   std::to_string(max_tokens) + ")"}};
+        }
         scout::SearchOptions options = search_options(top_k,
                                                       mode.value_or(""),
                                                       std::move(servers),
@@ -257,17 +265,51 @@ public:
         options.outcome_prior = outcome_prior;
         options.alternatives = std::move(alternatives).value_or(std::vector<std::string>{});
         std::optional<scout::Result<scout::SearchResult>> found;
+        std::optional<scout::Result<scout::BudgetedHits>> fitted;
         const std::shared_ptr<scout::Catalog> catalog = open_catalog();
         {
             py::gil_scoped_release release;
             found.emplace(catalog->searcher().search(query, options));
+            if (max_tokens > 0 && found->ok()) {
+                fitted.emplace(scout::detail::budget_hits(found->value().hits,
+                                                          static_cast<std::size_t>(max_tokens)));
+            }
         }
         const scout::SearchResult result = take(std::move(*found));
-        py::list hits(result.hits.size());
-        for (std::size_t i = 0; i < result.hits.size(); ++i) {
-            hits[i] = hit_dict(result.hits[i]);
+        py::list hits;
+        if (fitted) {
+            const scout::BudgetedHits budgeted = take(std::move(*fitted));
+            for (const scout::BudgetedHit& b : budgeted.hits) {
+                py::dict hit = hit_dict(b.hit);
+                py::list trimmed;
+                if (b.description_trimmed) {
+                    trimmed.append(py::str("description"));
+                }
+                if (b.schema_trimmed) {
+                    trimmed.append(py::str("inputSchema"));
+                }
+                hit["tokens"] = py::int_(b.tokens);
+                hit["trimmed"] = std::move(trimmed);
+                hits.append(std::move(hit));
+            }
+            py::object out = registered().results(std::move(hits));
+            out.attr("tokens") = py::int_(budgeted.tokens);
+            out.attr("omitted") = py::int_(budgeted.omitted);
+            return describe(std::move(out), query, result);
+        }
+        for (const scout::Hit& hit : result.hits) {
+            hits.append(hit_dict(hit));
         }
         py::object out = registered().results(std::move(hits));
+        out.attr("tokens") = py::none();
+        out.attr("omitted") = py::none();
+        return describe(std::move(out), query, result);
+    }
+
+    /// Sets the attributes that say how a search was answered.
+    static py::object describe(py::object out,
+                               const std::string& query,
+                               const scout::SearchResult& result) {
         out.attr("query") = text(query);
         out.attr("mode") = py::str(scout::mode_name(result.mode).data());
         out.attr("degraded") = py::bool_(result.degraded);
@@ -406,6 +448,8 @@ private:
     }
 
     static constexpr std::size_t kMaxCachedSchemas = 65536;
+    /// The largest token budget, as the C ABI's "max_tokens" (json_bridge.cpp).
+    static constexpr std::int64_t kMaxBudget = 1000000000;
 
     std::shared_ptr<scout::Catalog> catalog_;
     scout::Mode default_mode_ = scout::Mode::hybrid;
@@ -514,6 +558,7 @@ PYBIND11_MODULE(_scout, m) {
              py::arg("embed_timeout_ms") = 0,
              py::arg("outcome_prior") = false,
              py::arg("alternatives") = py::none(),
+             py::arg("max_tokens") = 0,
              "Catalog.search's core (the package checks the keywords). Releases the GIL.")
         .def("close",
              &PyCatalog::close,

@@ -25,6 +25,9 @@ export interface SearchOptions {
   outcomePrior?: boolean;
   /** Up to 8 other phrasings of the query, each searched too; the lists fused by RRF. */
   alternatives?: string[] | null;
+  /** A token budget (1..1e9, cl100k_base tokens) for the matches: the first is always kept
+   * whole, later ones trimmed or omitted. Without topK, up to 20 are considered. */
+  maxTokens?: number | null;
 }
 
 /** One match: the keys of `scout search --json` matches. */
@@ -37,6 +40,10 @@ export interface Match {
   score: number;
   bm25_rank: number;
   dense_rank: number;
+  /** With maxTokens: the match's tokens as a gateway answer renders it. */
+  tokens?: number;
+  /** With maxTokens: what was shortened to fit. */
+  trimmed?: Array<'description' | 'inputSchema'>;
 }
 
 /** The JSON of `scout search --json`. */
@@ -49,6 +56,10 @@ export interface SearchResult {
   degraded_reason?: string;
   catalog_empty: boolean;
   matches: Match[];
+  /** With maxTokens: the matches' tokens. */
+  tokens?: number;
+  /** With maxTokens: matches left out because they did not fit. */
+  omitted?: number;
 }
 
 /** What a commit did (scout_catalog_commit's JSON). */

@@ -9,7 +9,7 @@ const path = require('node:path');
 const native = require(path.join(__dirname, 'scout.node'));
 
 const SEARCH_KEYS = ['topK', 'mode', 'servers', 'environment', 'autoK', 'embedTimeoutMs',
-  'outcomePrior', 'alternatives'];
+  'outcomePrior', 'alternatives', 'maxTokens'];
 const CATALOG_KEYS = ['embedder', 'options', 'queryCache'];
 /** The largest topK a search takes (the smallest is 1). */
 const MAX_TOP_K = 20;
@@ -109,7 +109,8 @@ class Catalog {
 
   /**
    * Searches the latest committed catalog. topK: 1..20 (others throw with the range); mode
-   * undefined is hybrid with an embedder and bm25 without (scout.h: "degraded").
+   * undefined is hybrid with an embedder and bm25 without (scout.h: "degraded"). maxTokens: a
+   * token budget for the matches (1..1e9; topK then defaults to 20 and the budget decides).
    */
   search(query, options) {
     const given = checkKeys('search', options, SEARCH_KEYS);
@@ -119,7 +120,8 @@ class Catalog {
       error.code = 'invalid_argument';
       throw error;
     }
-    const json = { top_k: topK };
+    const json = given.maxTokens !== undefined && given.topK === undefined ? {} : { top_k: topK };
+    if (given.maxTokens !== undefined) json.max_tokens = given.maxTokens;
     if (given.mode !== undefined) json.mode = given.mode;
     if (given.servers !== undefined) json.servers = given.servers;
     if (given.environment !== undefined) json.environment = given.environment;

@@ -41,10 +41,23 @@
      "environment" (label), "embed_timeout_ms", "auto_k" (true, false or a ratio in (0, 1]),
      "exact_name_first" (bool), "outcome_prior" (bool: re-rank with recorded outcomes),
      "alternatives" (array of at most 8 other phrasings of the query, searched too and fused
-     with it by RRF: SearchOptions::alternatives).
+     with it by RRF: SearchOptions::alternatives), "max_tokens" (a token budget for the
+     matches, a whole number in 1..1000000000; others are SCOUT_INVALID_ARGUMENT with the
+     reason: scout/token_budget.hpp's fit_to_budget, counted in cl100k_base tokens. Without
+     "top_k" up to 20 matches are considered and the budget decides how many fit. The rank
+     file is loaded on first use and kept for the process, from $SCOUT_TOKENIZER_DIR,
+     <data dir>/tokenizer or the user cache (TokenCounter::default_rank_dirs); when none holds
+     it the search is SCOUT_NOT_FOUND naming the folders looked in).
    - search result: the JSON of `scout search --json`: {"query", "mode", "degraded",
      "degraded_reason"?, "catalog_empty", "matches": [{"name", "server", "tool", "description",
      "inputSchema", "score", "bm25_rank", "dense_rank"}]}.
+     With "max_tokens", the matches that fit, in rank order: the first is always kept whole,
+     even over the budget; each later one whole, else with its description and then its
+     schema trimmed, and the first that fits in no form ends the list. Each match then also
+     has "tokens" (its tokens as a gateway answer renders it: scout::hit_json) and "trimmed"
+     (what was shortened: "description", "inputSchema"); the result has "tokens" (their sum,
+     at most the budget unless the first match alone is over it) and "omitted" (the ranked
+     matches left out).
      "degraded" is true when, and only when, the search wanted its dense branch and could not
      run it, so BM25 answered alone: the mode was hybrid or dense (asked for, or the default of
      a catalog with an embedder) and there was no embedder, the embedding service failed, or the
@@ -136,7 +149,6 @@ SCOUT_API scout_status scout_catalog_search(const scout_catalog* catalog,
                                             const char* options_json,
                                             char** result_json);
 
-/** A searcher pinned to the latest committed generation: later commits do not change it. */
 /** The catalog doctor (docs/doctor.md) on `servers_json` (the catalog file format): indexes it
     in a catalog made with `options_json` (the catalog options of scout_catalog_create; optional:
     NULL is the shipped static model) and examines every tool's text and retrievability.
@@ -147,6 +159,7 @@ SCOUT_API scout_status scout_doctor(const char* servers_json,
                                     const char* options_json,
                                     char** report_json);
 
+/** A searcher pinned to the latest committed generation: later commits do not change it. */
 SCOUT_API scout_status scout_searcher_create(const scout_catalog* catalog, scout_searcher** out);
 /** Releases a searcher. NULL is ignored. */
 SCOUT_API void scout_searcher_free(scout_searcher* searcher);

@@ -137,8 +137,16 @@ for _code, _name in _scout._status_names().items():
     _cls.code_name = _name
 
 
-class Match(TypedDict):
-    """One match of a search: the keys of `scout search --json` matches."""
+class _BudgetKeys(TypedDict, total=False):
+    """The keys a match has when the search had a token budget (max_tokens)."""
+
+    tokens: int  # the match's tokens (cl100k_base) as a gateway answer renders it
+    trimmed: List[str]  # what was shortened to fit: "description", "inputSchema"
+
+
+class Match(_BudgetKeys):
+    """One match of a search: the keys of `scout search --json` matches (and, with max_tokens,
+    "tokens" and "trimmed")."""
 
     name: str  # the enhanced name, {server}_{tool}
     server: str
@@ -154,7 +162,8 @@ class SearchResults(List[Match]):
     """The matches of one search, best first. The attributes say how it was answered: query,
     mode (the mode that ran), degraded (the search wanted its dense branch, because the mode
     was hybrid or dense, asked for or the default of a catalog with an embedder, and could
-    not run it, so BM25 answered alone), degraded_reason, catalog_empty, generation."""
+    not run it, so BM25 answered alone), degraded_reason, catalog_empty, generation; with
+    max_tokens also tokens (the matches' sum) and omitted (matches left out), else None."""
 
     query: str
     mode: str
@@ -162,6 +171,8 @@ class SearchResults(List[Match]):
     degraded_reason: str
     catalog_empty: bool
     generation: int
+    tokens: Optional[int]
+    omitted: Optional[int]
 
     def to_json(self) -> Dict[str, Any]:
         """The result as `scout search --json` prints it (a dict)."""
@@ -174,6 +185,9 @@ class SearchResults(List[Match]):
         }
         if self.degraded:
             out["degraded_reason"] = self.degraded_reason
+        if self.tokens is not None:
+            out["tokens"] = self.tokens
+            out["omitted"] = self.omitted
         return out
 
 
@@ -181,6 +195,7 @@ _scout._register({cls.code: cls for cls in _ERRORS}, SearchResults)
 
 
 Embedder = Union[str, Dict[str, Any]]
+_MAX_BUDGET = 1_000_000_000  # the largest max_tokens, as the C ABI's
 PathLike = Union[str, bytes, "_os.PathLike[str]", "_os.PathLike[bytes]"]
 
 
@@ -263,14 +278,16 @@ class Catalog(_scout.Catalog):
         self._upsert_servers_json(text)
 
     @_keywords_checked
-    def search(self, query: str, top_k: int = 5, mode: Optional[str] = None,
+    def search(self, query: str, top_k: Optional[int] = None, mode: Optional[str] = None,
                servers: Optional[Sequence[str]] = None, environment: Optional[str] = None,
                auto_k: Union[bool, float] = False, embed_timeout_ms: int = 0,
                outcome_prior: bool = False,
-               alternatives: Optional[Sequence[str]] = None) -> SearchResults:
+               alternatives: Optional[Sequence[str]] = None,
+               max_tokens: Optional[int] = None) -> SearchResults:
         """Searches the latest committed catalog; returns the matches, best first.
 
-        top_k: 1..MAX_TOP_K (20); anything else raises InvalidArgument naming the range.
+        top_k: 1..MAX_TOP_K (20); anything else raises InvalidArgument naming the range. None
+          is 5, or MAX_TOP_K with max_tokens (the budget decides how many fit).
         mode: "hybrid", "bm25" or "dense"; None (the default) is hybrid when the catalog has an
           embedder and bm25 when it was made with embedder="none".
         servers: the caller's scope (None: every server); environment: an environment label.
@@ -279,12 +296,25 @@ class Catalog(_scout.Catalog):
         outcome_prior: re-rank with the outcomes record_outcome() recorded.
         alternatives: up to 8 other phrasings of the query, each searched too; the ranked
           lists are fused by RRF with the query's own.
+        max_tokens: a token budget (1..1e9, cl100k_base tokens) for the matches: the first is
+          always kept whole; later ones are kept whole, trimmed, or left out (counted in
+          `omitted`). Each match then has "tokens" and "trimmed". The rank files are loaded once
+          per process; NotFound names the folders looked in when they are missing.
         Releases the GIL while searching."""
         if isinstance(alternatives, (str, bytes)):
             raise InvalidArgument("alternatives must be a list of strings, not one string")
+        budget = 0
+        if max_tokens is not None:
+            if (isinstance(max_tokens, bool) or not isinstance(max_tokens, int)
+                    or not 1 <= max_tokens <= _MAX_BUDGET):
+                raise InvalidArgument(
+                    f"max_tokens must be a whole number in 1..{_MAX_BUDGET} (got {max_tokens!r})")
+            budget = max_tokens
+        if top_k is None:
+            top_k = MAX_TOP_K if budget else 5
         return cast(SearchResults, self._search(
             query, top_k, mode, servers, environment, auto_k,
-            embed_timeout_ms, outcome_prior, alternatives))
+            embed_timeout_ms, outcome_prior, alternatives, budget))
 
 
 def _servers_json(servers: Union[PathLike, Dict[str, Any], Sequence[Dict[str, Any]]],

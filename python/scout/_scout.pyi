@@ -30,6 +30,7 @@ class Catalog:
         embed_timeout_ms: int = 0,
         outcome_prior: bool = False,
         alternatives: Optional[Sequence[str]] = None,
+        max_tokens: int = 0,
     ) -> Any: ...
     def close(self) -> None: ...
     @property

@@ -97,3 +97,46 @@ def test_degraded_agrees_with_the_cli(bm25_only, mode):
     ours = bm25_only.search(QUERY, mode=mode).to_json()
     assert {k: ours[k] for k in ("mode", "degraded")} == {k: cli[k] for k in ("mode", "degraded")}
     assert ours.get("degraded_reason") == cli.get("degraded_reason")
+
+
+def _budgeted_or_skip(catalog, **kwargs):
+    """A search with a token budget, or a skip when this machine has no rank files (the error
+    must then name what is missing; SCOUT_REQUIRE_FIXTURES makes that a failure)."""
+    try:
+        return catalog.search(QUERY, **kwargs)
+    except scout.NotFound as error:
+        assert "cl100k_base" in str(error)
+        if os.environ.get("SCOUT_REQUIRE_FIXTURES"):
+            raise
+        pytest.skip("BPE rank files unavailable")
+
+
+def test_max_tokens_keeps_the_first_match_whole(bm25_only):
+    everything = _budgeted_or_skip(bm25_only, max_tokens=10**6)
+    assert len(everything) == scout.MAX_TOP_K  # without top_k the budget decides
+    assert everything.omitted == 0
+    assert everything.tokens == sum(match["tokens"] for match in everything)
+    one = bm25_only.search(QUERY, max_tokens=1)
+    assert [match["name"] for match in one] == [everything[0]["name"]]
+    assert one[0]["trimmed"] == []
+    assert one.tokens == everything[0]["tokens"] > 1
+    assert one.omitted == len(everything) - 1
+    assert one.to_json()["omitted"] == one.omitted
+
+
+def test_max_tokens_omits_what_does_not_fit(bm25_only):
+    everything = _budgeted_or_skip(bm25_only, max_tokens=10**6)
+    budget = everything[0]["tokens"] + everything[1]["tokens"] + 10
+    some = bm25_only.search(QUERY, max_tokens=budget)
+    assert some.omitted > 0 and len(some) >= 2
+    assert some.tokens <= budget
+    assert len(some) + some.omitted == len(everything)
+    assert len(bm25_only.search(QUERY, max_tokens=10**6, top_k=3)) == 3
+    plain = bm25_only.search(QUERY)
+    assert plain.tokens is None and plain.omitted is None and "tokens" not in plain[0]
+
+
+@pytest.mark.parametrize("budget", [0, -5, 2.5, "100", True, 10**10])
+def test_max_tokens_invalid_is_refused(bm25_only, budget):
+    with pytest.raises(scout.InvalidArgument, match=r"max_tokens must be a whole number in 1\.\."):
+        bm25_only.search(QUERY, max_tokens=budget)

@@ -1,7 +1,7 @@
 """typed_example.py: scout's public API as a typed program uses it; `mypy --strict` checks it
 against the package's hints and the extension's stub (ctest python:mypy). Not run."""
 
-from typing import List
+from typing import List, Optional
 
 import scout
 
@@ -14,6 +14,9 @@ def names(path: str, query: str, servers: List[str]) -> List[str]:
         results: scout.SearchResults = catalog.search(query, top_k=3, servers=servers)
         if results.degraded:
             print(results.degraded_reason)
+        fitted = catalog.search(query, max_tokens=800)
+        spent: Optional[int] = fitted.tokens
+        print(spent, fitted.omitted, fitted[0].get("trimmed", []))
         best: scout.Match = results[0]
         score: float = best["score"]
         print(results.mode, score, catalog.closed, scout.MAX_TOP_K)

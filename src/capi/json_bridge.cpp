@@ -21,6 +21,7 @@ using nlohmann::json;
 constexpr std::size_t kDefaultQueryCache = 1024;
 constexpr std::uint64_t kMaxDim = 65536;
 constexpr std::uint64_t kMaxThreads = 1024;
+constexpr std::uint64_t kMaxBudget = 1000000000;
 
 Status bad(std::string message) {
     return {Errc::invalid_argument, std::move(message)};
@@ -364,13 +365,14 @@ Mode default_search_mode(bool has_embedder) noexcept {
     return has_embedder ? Mode::hybrid : Mode::bm25;
 }
 
-Result<SearchOptions> search_options_from_json(std::string_view text_in, Mode default_mode) {
+Result<SearchRequest> search_request_from_json(std::string_view text_in, Mode default_mode) {
     auto parsed = parse_object(text_in, "search options");
     if (!parsed) {
         return parsed.status();
     }
     const json& j = parsed.value();
-    SearchOptions options;
+    SearchRequest request;
+    SearchOptions& options = request.options;
     options.mode = default_mode;
     for (const auto& [key, value] : j.items()) {
         if (key == "top_k" || key == "fetch_k" || key == "embed_timeout_ms") {
@@ -393,6 +395,16 @@ Result<SearchOptions> search_options_from_json(std::string_view text_in, Mode de
                 options.embed_timeout =
                     std::chrono::milliseconds(static_cast<std::int64_t>(capped));
             }
+        } else if (key == "max_tokens") {
+            if (value.is_null()) {
+                continue;
+            }
+            if (!value.is_number_unsigned() || value.get<std::uint64_t>() < 1 ||
+                value.get<std::uint64_t>() > kMaxBudget) {
+                return bad("search options: 'max_tokens' must be a whole number in 1.." +
+                           std::to_string(kMaxBudget) + " (got " + value.dump() + ")");
+            }
+            request.max_tokens = static_cast<std::size_t>(value.get<std::uint64_t>());
         } else if (key == "mode") {
             auto mode = value.is_string() ? parse_mode(value.get<std::string>()) : std::nullopt;
             if (!mode) {
@@ -457,7 +469,10 @@ Result<SearchOptions> search_options_from_json(std::string_view text_in, Mode de
             return bad("search options: unknown key '" + key + "'");
         }
     }
-    return options;
+    if (request.max_tokens != 0 && !j.contains("top_k")) {
+        options.top_k = SearchOptions::kMaxTopK;  // the budget decides how many fit
+    }
+    return request;
 }
 
 json hit_to_json(const Hit& hit) {
@@ -491,6 +506,30 @@ json search_result_to_json(std::string_view query, const SearchResult& result) {
     if (result.degraded) {
         out["degraded_reason"] = result.degraded_reason;
     }
+    return out;
+}
+
+json budgeted_result_to_json(std::string_view query,
+                             const SearchResult& result,
+                             const BudgetedHits& fitted) {
+    json out = search_result_to_json(query, result);
+    json matches = json::array();
+    for (const BudgetedHit& b : fitted.hits) {
+        json match = hit_to_json(b.hit);
+        json trimmed = json::array();
+        if (b.description_trimmed) {
+            trimmed.push_back("description");
+        }
+        if (b.schema_trimmed) {
+            trimmed.push_back("inputSchema");
+        }
+        match["tokens"] = b.tokens;
+        match["trimmed"] = std::move(trimmed);
+        matches.push_back(std::move(match));
+    }
+    out["matches"] = std::move(matches);
+    out["tokens"] = fitted.tokens;
+    out["omitted"] = fitted.omitted;
     return out;
 }
 

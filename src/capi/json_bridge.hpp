@@ -15,6 +15,7 @@
 #include "scout/events.hpp"
 #include "scout/options.hpp"
 #include "scout/status.hpp"
+#include "scout/token_budget.hpp"
 #include "scout/types.hpp"
 
 namespace scout::detail {
@@ -41,14 +42,28 @@ struct CatalogConfig {
 /// they ask for the dense branch (scout.h, "degraded").
 [[nodiscard]] Mode default_search_mode(bool has_embedder) noexcept;
 
+/// A search as the bindings ask for it: the library's options and a token budget.
+struct SearchRequest {
+    SearchOptions options;
+    /// "max_tokens": the most tokens the matches may take (token_budget.hpp); 0 = no budget.
+    std::size_t max_tokens = 0;
+};
+
 /// Reads search options (every key optional; scout.h documents them). Empty text: defaults,
-/// with `default_mode` when no "mode" is given.
-[[nodiscard]] Result<SearchOptions> search_options_from_json(std::string_view text,
+/// with `default_mode` when no "mode" is given. With "max_tokens" and no "top_k", top_k is
+/// SearchOptions::kMaxTopK: the budget decides how many matches fit.
+[[nodiscard]] Result<SearchRequest> search_request_from_json(std::string_view text,
                                                              Mode default_mode);
 
 /// The JSON of `scout search --json`.
 [[nodiscard]] nlohmann::json search_result_to_json(std::string_view query,
                                                    const SearchResult& result);
+/// search_result_to_json with the matches of `fitted` (fit_to_budget of the result's hits):
+/// each match also has "tokens" and "trimmed" (what was shortened: "description",
+/// "inputSchema"), and the result "tokens" (their sum) and "omitted" (hits left out).
+[[nodiscard]] nlohmann::json budgeted_result_to_json(std::string_view query,
+                                                     const SearchResult& result,
+                                                     const BudgetedHits& fitted);
 /// One match of a search result, as search_result_to_json writes it.
 [[nodiscard]] nlohmann::json hit_to_json(const Hit& hit);
 

@@ -15,6 +15,7 @@
 
 #include "capi/doctor_json.hpp"
 #include "capi/json_bridge.hpp"
+#include "capi/token_budget_json.hpp"
 
 struct scout_catalog {
     scout::Catalog catalog;
@@ -93,14 +94,28 @@ Status search_into(const scout::Searcher& searcher,
     if (result_json == nullptr) {
         return null_argument("result_json");
     }
-    auto options =
-        scout::detail::search_options_from_json(optional_text(options_json), default_mode);
-    if (!options) {
-        return options.status();
+    auto request =
+        scout::detail::search_request_from_json(optional_text(options_json), default_mode);
+    if (!request) {
+        return request.status();
     }
-    auto result = searcher.search(query, options.value());
+    if (request->max_tokens != 0) {  // a missing counter fails before the search is run
+        if (auto counter = scout::detail::process_token_counter(); !counter) {
+            return counter.status();
+        }
+    }
+    auto result = searcher.search(query, request->options);
     if (!result) {
         return result.status();
+    }
+    if (request->max_tokens != 0) {
+        auto fitted = scout::detail::budget_hits(result->hits, request->max_tokens);
+        if (!fitted) {
+            return fitted.status();
+        }
+        return give_string(scout::detail::dump_json(scout::detail::budgeted_result_to_json(
+                               query, result.value(), fitted.value())),
+                           result_json);
     }
     return give_string(
         scout::detail::dump_json(scout::detail::search_result_to_json(query, result.value())),

@@ -14,6 +14,8 @@ const scout = require(process.env.SCOUT_NODE_PACKAGE);
 const catalogFile = path.join(process.env.SCOUT_SOURCE_DIR, 'data', 'enterprise_catalog.json');
 const QUERY = 'create a pull request';
 
+const MAX_TOP_K_EXPECTED = 20;
+
 function bm25Only() {
   const catalog = new scout.Catalog({ embedder: 'none' });
   catalog.upsertServers(catalogFile);
@@ -93,6 +95,46 @@ test('alternatives: other phrasings of the query, searched and fused', () => {
     { code: 'invalid_argument', message: /'alternatives' must be an array of strings/ });
   assert.throws(() => catalog.search('q', { alternatives: Array(9).fill('x') }),
     { code: 'invalid_argument', message: /at most 8/ });
+  catalog.close();
+});
+
+test('maxTokens: the matches fitted to a token budget', () => {
+  const catalog = bm25Only();
+  assert.throws(() => catalog.search(QUERY, { maxTokens: -5 }),
+    { code: 'invalid_argument', message: /'max_tokens' must be a whole number in 1\.\..*got -5/ });
+  assert.throws(() => catalog.search(QUERY, { maxTokens: 2.5 }), { code: 'invalid_argument' });
+  assert.throws(() => catalog.search(QUERY, { maxTokens: '100' }), { code: 'invalid_argument' });
+  let all;
+  try {
+    all = catalog.search(QUERY, { maxTokens: 1e6 });
+  } catch (error) {
+    // Without rank files the error names what is missing; the run must not require them.
+    assert.equal(error.code, 'not_found');
+    assert.match(error.message, /cl100k_base/);
+    assert.ok(!process.env.SCOUT_REQUIRE_FIXTURES, 'rank files required');
+    catalog.close();
+    return;
+  }
+  assert.equal(all.matches.length, MAX_TOP_K_EXPECTED);  // without topK the budget decides
+  assert.equal(all.omitted, 0);
+  assert.equal(all.tokens, all.matches.reduce((sum, m) => sum + m.tokens, 0));
+  const first = all.matches[0];
+  // Below one match: the first is kept whole, the rest omitted.
+  const one = catalog.search(QUERY, { maxTokens: 1 });
+  assert.equal(one.matches.length, 1);
+  assert.deepEqual(one.matches[0].trimmed, []);
+  assert.equal(one.matches[0].name, first.name);
+  assert.equal(one.tokens, first.tokens);
+  assert.equal(one.omitted, all.matches.length - 1);
+  // Room for a few matches: the later ones are omitted and the total fits.
+  const budget = first.tokens + all.matches[1].tokens + 10;
+  const some = catalog.search(QUERY, { maxTokens: budget });
+  assert.ok(some.omitted > 0);
+  assert.ok(some.matches.length >= 2);
+  assert.ok(some.tokens <= budget);
+  assert.equal(some.matches.length + some.omitted, all.matches.length);
+  // topK still bounds what is considered.
+  assert.equal(catalog.search(QUERY, { maxTokens: 1e6, topK: 3 }).matches.length, 3);
   catalog.close();
 });
 

@@ -13,6 +13,9 @@ const result: SearchResult = catalog.search('open a pull request', {
   mode: 'bm25',
   servers: ['github'],
 });
+const fitted: SearchResult = catalog.search('open a pull request', { maxTokens: 800 });
+const spent: number | undefined = fitted.tokens;
+console.log(spent, fitted.omitted, fitted.matches[0]?.trimmed);
 const best: Match | undefined = result.matches[0];
 const score: number = best ? best.score : 0;
 const reason: string | undefined = result.degraded ? result.degraded_reason : undefined;
@@ -22,6 +25,8 @@ Catalog.open('index.scoutidx', { embedder: 'none' }).close();
 
 // @ts-expect-error: the option is topK
 catalog.search('q', { top_k: 3 });
+// @ts-expect-error: a budget is a number of tokens
+catalog.search('q', { maxTokens: '800' });
 // @ts-expect-error: no such mode
 catalog.search('q', { mode: 'fast' });
 // @ts-expect-error: a server needs its tools
