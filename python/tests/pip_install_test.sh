@@ -64,4 +64,19 @@ grep -q "^hybrid not degraded \[.*'github-enterprise_create_pull_request'" <<<"$
     echo "pip_install_test: the installed example did not answer hybrid, undegraded" >&2
     exit 1
 }
+# The token budget finds the rank files the wheel ships (no user cache in this HOME).
+if [[ "${SCOUT_EXPECT_RANK_FILES:-0}" == 1 ]]; then
+    fitted="$(cd "$work/run" && env -i "PATH=/usr/bin:/bin" "HOME=$work/home" "LANG=C.UTF-8" \
+        "$work/venv/bin/python" -c '
+import scout
+with scout.Catalog(embedder="none") as c:
+    c.upsert_servers("data/enterprise_catalog.json")
+    c.commit()
+    r = c.search("create a pull request", max_tokens=1)
+    print(len(r), r.omitted > 0, r.tokens == r[0]["tokens"])')"
+    [[ "$fitted" == "1 True True" ]] || {
+        echo "pip_install_test: the installed token budget answered '$fitted'" >&2
+        exit 1
+    }
+fi
 echo "pip_install_test: ok"

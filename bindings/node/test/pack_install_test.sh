@@ -25,6 +25,18 @@ echo "$out"
     echo "pack_install_test: the installed package did not answer hybrid, undegraded" >&2
     exit 1
 }
+# The token budget finds the rank files the package ships (no user cache in this HOME).
+if [[ "${SCOUT_EXPECT_RANK_FILES:-0}" == 1 ]]; then
+    fitted="$(run -e "const {Catalog} = require('scout-mcp');
+const c = new Catalog({embedder: 'none'});
+c.upsertServers('data/enterprise_catalog.json'); c.commit();
+const r = c.search('create a pull request', {maxTokens: 1});
+console.log(r.matches.length, r.omitted > 0, r.tokens === r.matches[0].tokens);")"
+    [[ "$fitted" == "1 true true" ]] || {
+        echo "pack_install_test: the installed package's token budget answered '$fitted'" >&2
+        exit 1
+    }
+fi
 where="$(run -p "require.resolve('scout-mcp')")"
 [[ "$where" == "$work/app/node_modules/"* ]] || {
     echo "pack_install_test: scout-mcp was loaded from $where, not the project's node_modules" >&2
