@@ -51,7 +51,7 @@ TEST_CASE("a tool both phrasings match well ranks first, without ties", "[phrasi
     CHECK(six->score == Approx(0.75 + kPhrasingAgreement * 0.3));
 }
 
-TEST_CASE("one list fuses to itself, scaled; odd lists are harmless", "[phrasing_fusion]") {
+TEST_CASE("one list fuses to itself, scaled, and odd lists are harmless", "[phrasing_fusion]") {
     const std::vector<std::vector<ScoredDoc>> one = {{{9, 5.f}, {2, 5.f}, {3, 1.f}}};
     const auto fused = fuse_phrasings(one, kPhrasingAgreement, 2);
     REQUIRE(fused.size() == 2);  // top_k
