@@ -92,8 +92,10 @@ struct SearchOptions {
     double auto_k_ratio = 0.5;  ///< in (0, 1]; higher returns fewer hits
     /// Other phrasings of the query (multi-query search), e.g. written by the calling model in
     /// the words a tool's name or description might use. Each is searched like the query, with
-    /// these options, and the ranked lists are fused by Reciprocal Rank Fusion (k = the
-    /// fusion's rrf_k), the query's own list included. Exact names in the query still come
+    /// these options, and the lists (the query's own included) are fused by calibrated score:
+    /// each list's scores over its own top score, a tool's best such score over the phrasings
+    /// plus a small bonus for the others' agreement (docs/multi-query.md). Hit::best_phrasing
+    /// says which phrasing gave a hit its best score. Exact names in the query still come
     /// first. Empty (the default): the query alone, exactly as without this field.
     std::vector<std::string> alternatives = {};
     /// Learning from executions (Catalog::record_outcome): re-rank the returned hits with a
@@ -123,6 +125,10 @@ struct Hit {
     float dense_score = 0;
     std::uint32_t bm25_rank = 0;
     std::uint32_t dense_rank = 0;
+    /// Multi-query search: the phrasing that gave this hit its best calibrated score, 0 for the
+    /// query itself, i for SearchOptions::alternatives[i - 1]; the branch scores and ranks above
+    /// are that phrasing's. Always 0 without alternatives.
+    std::uint32_t best_phrasing = 0;
 };
 
 /// Approximate bytes one snapshot holds, by part (string payloads, arrays and hash-map nodes).

@@ -64,6 +64,7 @@ Result<std::size_t> read_max_tokens(const Json& args) {
 /// exact text is counted and the last match dropped while it is over.
 Json budgeted_answer(const std::string& query,
                      const std::vector<Hit>& hits,
+                     bool with_phrasing,
                      const TokenCounter& counter,
                      std::size_t budget) {
     Json structured{{"query", query}, {"matches", Json::array()}, {"omitted", 0}};
@@ -73,7 +74,11 @@ Json budgeted_answer(const std::string& query,
     BudgetedHits fitted = fit_to_budget(hits, counter, options);
     Json matches = Json::array();
     for (const BudgetedHit& b : fitted.hits) {
-        matches.push_back(Json::parse(hit_json(b.hit, b.description_trimmed, b.schema_trimmed)));
+        Json match = Json::parse(hit_json(b.hit, b.description_trimmed, b.schema_trimmed));
+        if (with_phrasing) {
+            match["best_phrasing"] = b.hit.best_phrasing;
+        }
+        matches.push_back(std::move(match));
     }
     std::size_t omitted = fitted.omitted;
     while (true) {
@@ -130,6 +135,9 @@ Json MetaTools::tool_search(const Searcher& searcher, const Json& args) const {
     if (budget != 0 && (given_k == args.end() || given_k->is_null())) {
         options.top_k = SearchOptions::kMaxTopK;  // the budget decides how many fit
     }
+    // With alternatives, each match says which phrasing found it best (0: the query, i:
+    // alternatives[i - 1]), so the model learns which of its wordings the catalog speaks.
+    const bool with_phrasing = !alternatives->empty();
     options.alternatives = std::move(alternatives.value());
     options.outcome_prior = connector_.outcome_prior;
 
@@ -139,11 +147,16 @@ Json MetaTools::tool_search(const Searcher& searcher, const Json& args) const {
     }
     Json structured;
     if (budget != 0) {
-        structured = budgeted_answer(query, result->hits, *connector_.token_counter, budget);
+        structured =
+            budgeted_answer(query, result->hits, with_phrasing, *connector_.token_counter, budget);
     } else {
         Json matches = Json::array();
         for (const Hit& hit : result->hits) {
-            matches.push_back(detail::match_json(hit));
+            Json match = detail::match_json(hit);
+            if (with_phrasing) {
+                match["best_phrasing"] = hit.best_phrasing;
+            }
+            matches.push_back(std::move(match));
         }
         structured = Json{{"query", query}, {"matches", std::move(matches)}};
     }

@@ -1,6 +1,7 @@
 // multi_query.cpp: multi-query search. Each phrasing is searched to the full result depth
-// (kMaxTopK) so a tool that one phrasing ranks low can still be lifted by the others; RRF uses
-// only ranks, so lists whose scores live on different scales fuse fairly.
+// (kMaxTopK) so a tool that one phrasing ranks low can still be lifted by the others; the lists
+// are fused by calibrated score (phrasing_fusion.hpp), so one phrasing's strong match is not
+// beaten by a tool that several phrasings match weakly, as it would be by ranks alone (RRF).
 #include "search/multi_query.hpp"
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 
 #include "fusion/fusion.hpp"
 #include "search/exact_names.hpp"
+#include "search/phrasing_fusion.hpp"
 #include "search/pipeline.hpp"
 #include "search/scope.hpp"
 
@@ -56,8 +58,9 @@ Result<SearchResult> fuse_variants(const Snapshot& snap,
     }
 
     std::vector<std::vector<ScoredDoc>> lists;
-    std::map<ToolId, Hit> hit_of;
-    for (const SearchResult& r : results) {
+    std::vector<std::map<ToolId, const Hit*>> hit_of(results.size());
+    for (std::size_t p = 0; p < results.size(); ++p) {
+        const SearchResult& r = results[p];
         out.degraded = out.degraded || r.degraded;
         if (out.degraded_reason.empty()) {
             out.degraded_reason = r.degraded_reason;
@@ -65,14 +68,15 @@ Result<SearchResult> fuse_variants(const Snapshot& snap,
         std::vector<ScoredDoc> list;
         for (const Hit& h : r.hits) {
             list.push_back(ScoredDoc{h.id, h.score});
-            hit_of.emplace(h.id, h);  // the query's own list first: its branch ranks are kept
+            hit_of[p].emplace(h.id, &h);
         }
         lists.push_back(std::move(list));
     }
-    const double rrf_k = options.fusion ? options.fusion->rrf_k : snap.options.fusion.rrf_k;
-    for (const FusedDoc& doc : rrf_fuse(lists, rrf_k, SearchOptions::kMaxTopK)) {
-        Hit h = hit_of.at(doc.id);
-        h.score = static_cast<float>(doc.score);
+    for (const PhrasingHit& fused :
+         fuse_phrasings(lists, kPhrasingAgreement, SearchOptions::kMaxTopK)) {
+        Hit h = *hit_of[fused.best_phrasing].at(fused.id);  // branch ranks of the best phrasing
+        h.score = static_cast<float>(fused.score);
+        h.best_phrasing = fused.best_phrasing;
         out.hits.push_back(std::move(h));
     }
 

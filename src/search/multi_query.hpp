@@ -1,5 +1,5 @@
 // multi_query.hpp: a query with alternative phrasings. Every phrasing runs through the search
-// pipeline with the same options, and the ranked lists are fused by Reciprocal Rank Fusion.
+// pipeline with the same options, and the ranked lists are fused by calibrated score.
 #pragma once
 
 #include <memory>

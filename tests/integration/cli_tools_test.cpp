@@ -120,4 +120,16 @@ TEST_CASE("scout search --alt fuses other phrasings", "[cli]") {
     const auto m = nlohmann::json::parse(hit.out)["matches"];
     REQUIRE_FALSE(m.empty());
     CHECK(m[0]["tool"] == "sunrise_sunset");
+    CHECK(m[0]["best_phrasing"] == 1);  // only the alternative matched
+    CHECK(nlohmann::json::parse(hit.out)["alternatives"] ==
+          nlohmann::json::array({"sunrise and sunset times"}));
+    CHECK_FALSE(nlohmann::json::parse(miss.out).contains("alternatives"));
+
+    // The text output lists the alternatives and each hit's best phrasing.
+    const Run text = run("search --embedder none --mode bm25 --catalog " + source_dir() +
+                         "/tests/fixtures/doctor/clean.json --alt 'sunrise and sunset times' "
+                         "zqxj blorf");
+    REQUIRE(text.code == 0);
+    CHECK(text.out.find("alt 1: sunrise and sunset times") != std::string::npos);
+    CHECK(text.out.find("best phrasing: alt 1") != std::string::npos);
 }

@@ -1,6 +1,8 @@
 // multi_query_test.cpp: SearchOptions::alternatives. A query whose own words miss finds the tool
-// through an alternative phrasing; without alternatives the search is the plain one; the query's
-// exact names still come first; bad alternatives are rejected.
+// through an alternative phrasing; without alternatives the search is the plain one; one
+// phrasing's strong match is not beaten by a tool two phrasings match weakly; a tool both match
+// well comes first; each hit names its best phrasing; the query's exact names still come first;
+// bad alternatives are rejected.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -87,7 +89,7 @@ TEST_CASE("no alternatives is the plain search, the same phrasing keeps its orde
     same.alternatives = {"send an email message"};
     auto c = s.search("send an email message", same);
     REQUIRE(c.ok());
-    CHECK(names(*c) == names(*a));  // RRF of identical lists keeps the order
+    CHECK(names(*c) == names(*a));  // identical lists keep their order
     // Two phrasings that agree on different tools: both come up.
     scout::SearchOptions two = plain;
     two.top_k = 2;
@@ -95,8 +97,111 @@ TEST_CASE("no alternatives is the plain search, the same phrasing keeps its orde
     auto d = s.search("rain forecast", two);
     REQUIRE(d.ok());
     std::vector<std::string> both = names(*d);
-    std::sort(both.begin(), both.end());  // each is first in one list: an RRF tie
+    std::sort(both.begin(), both.end());  // each is first in one list
     CHECK(both == std::vector<std::string>{"weather_air_quality", "weather_get_forecast"});
+}
+
+/// On-call tools: one phrasing names the tool that triggers an incident, another names a
+/// messaging tool, and both share a single word with the tool that lists services.
+scout::Catalog make_incident_catalog() {
+    auto created = scout::Catalog::create();
+    REQUIRE(created.ok());
+    scout::Catalog catalog = std::move(created.value());
+    REQUIRE(
+        catalog
+            .upsert_server({"oncall",
+                            "Incident response",
+                            "",
+                            "",
+                            scout::ServerStatus::active,
+                            {tool("trigger_incident", "Trigger an incident and page the responder"),
+                             tool("list_services",
+                                  "List services with their open incident count and "
+                                  "owning team"),
+                             tool("get_schedule", "Rotation schedule of a service")}})
+            .ok());
+    REQUIRE(catalog
+                .upsert_server({"chat",
+                                "Workplace conversations",
+                                "",
+                                "",
+                                scout::ServerStatus::active,
+                                {tool("send_message", "Send a message to a team channel"),
+                                 tool("list_rooms", "Rooms you belong to")}})
+                .ok());
+    REQUIRE(catalog.commit().ok());
+    return catalog;
+}
+
+std::size_t position(const scout::SearchResult& r, const std::string& name) {
+    const std::vector<std::string> n = names(r);
+    return static_cast<std::size_t>(std::find(n.begin(), n.end(), name) - n.begin());
+}
+
+TEST_CASE("one phrasing's strong match is not beaten by two weak ones", "[search][multi_query]") {
+    const scout::Catalog catalog = make_incident_catalog();
+    const scout::Searcher s = catalog.searcher();
+    scout::SearchOptions options;
+    options.mode = scout::Mode::bm25;
+    options.top_k = 5;
+    const std::string query = "trigger incident page responder";
+    options.alternatives = {"send message team channel"};
+    auto fused = s.search(query, options);
+    REQUIRE(fused.ok());
+    // list_services is second in both phrasings' lists (by ranks alone it would win); each
+    // phrasing's own top tool ranks above it.
+    for (const char* phrasing : {"trigger incident page responder", "send message team channel"}) {
+        scout::SearchOptions one = options;
+        one.alternatives.clear();
+        auto alone = s.search(phrasing, one);
+        REQUIRE(alone.ok());
+        REQUIRE(alone->hits.size() >= 2);
+        CHECK(alone->hits[1].name == "oncall_list_services");
+    }
+    REQUIRE(fused->hits.size() >= 3);
+    CHECK(fused->hits[0].name == "oncall_trigger_incident");
+    CHECK(fused->hits[0].best_phrasing == 0);
+    CHECK(fused->hits[1].name == "chat_send_message");
+    CHECK(fused->hits[1].best_phrasing == 1);
+    CHECK(position(*fused, "oncall_list_services") == 2);
+    CHECK(fused->hits[2].score < fused->hits[1].score);
+}
+
+TEST_CASE("a tool both phrasings match well ranks first, and scores do not tie",
+          "[search][multi_query]") {
+    const scout::Catalog catalog = make_incident_catalog();
+    const scout::Searcher s = catalog.searcher();
+    scout::SearchOptions options;
+    options.mode = scout::Mode::bm25;
+    options.top_k = 5;
+    options.alternatives = {"page the responder about an incident", "send message team channel"};
+    auto fused = s.search("trigger incident", options);
+    REQUIRE(fused.ok());
+    REQUIRE(fused->hits.size() >= 3);
+    CHECK(fused->hits[0].name == "oncall_trigger_incident");
+    CHECK(fused->hits[0].score > fused->hits[1].score);
+    for (std::size_t i = 1; i < fused->hits.size(); ++i) {
+        CHECK(fused->hits[i - 1].score >= fused->hits[i].score);
+    }
+    CHECK(fused->hits[0].score != fused->hits[2].score);
+    // Each hit's branch ranks are those of its best phrasing's list.
+    const std::size_t msg = position(*fused, "chat_send_message");
+    REQUIRE(msg < fused->hits.size());
+    CHECK(fused->hits[msg].best_phrasing == 2);
+    CHECK(fused->hits[msg].bm25_rank == 1);
+}
+
+TEST_CASE("without alternatives every hit's best phrasing is the query", "[search][multi_query]") {
+    const scout::Catalog catalog = make_incident_catalog();
+    const scout::Searcher s = catalog.searcher();
+    scout::SearchOptions options;
+    options.mode = scout::Mode::bm25;
+    auto r = s.search("incident team channel", options);
+    REQUIRE(r.ok());
+    REQUIRE_FALSE(r->hits.empty());
+    for (const scout::Hit& h : r->hits) {
+        CHECK(h.best_phrasing == 0);
+    }
 }
 
 TEST_CASE("multi-query keeps exact names first and checks its alternatives",

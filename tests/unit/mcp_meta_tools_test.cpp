@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <future>
+#include <map>
 #include <set>
 
 #include <catch2/catch.hpp>
@@ -394,6 +395,23 @@ TEST_CASE("tool_search fuses alternative phrasings", "[mcp]") {
     REQUIRE(r["isError"] == false);
     REQUIRE_FALSE(matches(r).empty());
     CHECK(matches(r)[0]["name"] == "mail_send_email");
+    // Each match says which phrasing found it best: here only the alternative matched.
+    CHECK(matches(r)[0]["best_phrasing"] == 1);
+    CHECK(def["inputSchema"]["properties"]["alternatives"]["description"].get<std::string>().find(
+              "best_phrasing") != std::string::npos);
+    Json both = meta.tool_search(
+        s, {{"query", "open a new issue"}, {"alternatives", Json::array({"send an email"})}});
+    REQUIRE(both["isError"] == false);
+    std::map<std::string, int> phrasing_of;
+    for (const Json& m : matches(both)) {
+        phrasing_of[m["name"].get<std::string>()] = m["best_phrasing"].get<int>();
+    }
+    CHECK(phrasing_of.at("github_create_issue") == 0);
+    CHECK(phrasing_of.at("mail_send_email") == 1);
+    // Without alternatives the answer has no such field.
+    Json plain = meta.tool_search(s, {{"query", "open a new issue"}});
+    REQUIRE_FALSE(matches(plain).empty());
+    CHECK_FALSE(matches(plain)[0].contains("best_phrasing"));
 
     CHECK(meta.tool_search(s, {{"query", "x"}, {"alternatives", "send"}})["isError"] == true);
     CHECK(meta.tool_search(s, {{"query", "x"}, {"alternatives", Json::array({""})}})["isError"] ==

@@ -133,7 +133,8 @@ const CommandSpec& search_spec() {
                         {{"alt",
                           "PHRASING",
                           "",
-                          "another phrasing of the query, searched and fused with it (RRF)",
+                          "another phrasing of the query, searched and fused with it by calibrated "
+                          "score; each hit shows its best phrasing",
                           true}}},
                        {"output",
                         {json_option("print the result as JSON (the format of the C ABI and the "

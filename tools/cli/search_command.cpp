@@ -9,8 +9,18 @@
 namespace scout::cli {
 namespace {
 
-void print_text(const std::string& query, const SearchResult& result) {
+/// The phrasing a multi-query hit scored best with: "query", or "alt i" as listed above the hits.
+std::string phrasing_label(const Hit& h) {
+    return h.best_phrasing == 0 ? "query" : "alt " + std::to_string(h.best_phrasing);
+}
+
+void print_text(const std::string& query,
+                const SearchResult& result,
+                const std::vector<std::string>& alternatives) {
     std::cout << "query: " << query << "  (mode " << mode_name(result.mode) << ")\n";
+    for (std::size_t i = 0; i < alternatives.size(); ++i) {
+        std::cout << "alt " << i + 1 << ": " << alternatives[i] << "\n";
+    }
     if (result.degraded) {
         std::cout << "degraded: " << result.degraded_reason << "\n";
     }
@@ -23,8 +33,11 @@ void print_text(const std::string& query, const SearchResult& result) {
     int rank = 0;
     for (const Hit& h : result.hits) {
         std::cout << ++rank << ". " << h.name << "  [" << h.server << " / " << h.tool << "]  score "
-                  << h.score << "  (bm25 #" << h.bm25_rank << ", dense #" << h.dense_rank
-                  << ")\n   " << h.description.substr(0, 160) << "\n";
+                  << h.score << "  (bm25 #" << h.bm25_rank << ", dense #" << h.dense_rank << ")";
+        if (!alternatives.empty()) {
+            std::cout << "  best phrasing: " << phrasing_label(h);
+        }
+        std::cout << "\n   " << h.description.substr(0, 160) << "\n";
     }
 }
 
@@ -59,9 +72,9 @@ int run_search(int argc, char** argv) {
     }
     explain_degraded(loaded.value(), result.value());
     if (args->has("json")) {
-        std::cout << search_json(query, result.value());
+        std::cout << search_json(query, result.value(), options->alternatives);
     } else {
-        print_text(query, result.value());
+        print_text(query, result.value(), options->alternatives);
     }
     return kExitOk;
 }

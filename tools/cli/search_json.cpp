@@ -28,7 +28,9 @@ std::string compact(const nlohmann::json& value) {
 
 // The envelope is indented, each match is one compact line: indenting a nested schema costs
 // output quadratic in its depth (a 120 KB schema nested 20,000 deep once printed 800 MB).
-std::string search_json(const std::string& query, const SearchResult& result) {
+std::string search_json(const std::string& query,
+                        const SearchResult& result,
+                        const std::vector<std::string>& alternatives) {
     nlohmann::json head{{"query", query},
                         {"mode", mode_name(result.mode)},
                         {"degraded", result.degraded},
@@ -39,6 +41,9 @@ std::string search_json(const std::string& query, const SearchResult& result) {
     if (!result.notice.empty()) {
         head["notice"] = result.notice;
     }
+    if (!alternatives.empty()) {
+        head["alternatives"] = alternatives;
+    }
     std::string out = "{\n";
     for (const auto& [key, value] : head.items()) {
         out += "  " + compact(key) + ": " + compact(value) + ",\n";
@@ -46,14 +51,17 @@ std::string search_json(const std::string& query, const SearchResult& result) {
     out += "  \"matches\": [";
     const char* separator = "\n    ";
     for (const Hit& h : result.hits) {
-        const nlohmann::json match{{"name", h.name},
-                                   {"server", h.server},
-                                   {"tool", h.tool},
-                                   {"description", h.description},
-                                   {"inputSchema", parse_or_string(h.input_schema)},
-                                   {"score", h.score},
-                                   {"bm25_rank", h.bm25_rank},
-                                   {"dense_rank", h.dense_rank}};
+        nlohmann::json match{{"name", h.name},
+                             {"server", h.server},
+                             {"tool", h.tool},
+                             {"description", h.description},
+                             {"inputSchema", parse_or_string(h.input_schema)},
+                             {"score", h.score},
+                             {"bm25_rank", h.bm25_rank},
+                             {"dense_rank", h.dense_rank}};
+        if (!alternatives.empty()) {
+            match["best_phrasing"] = h.best_phrasing;
+        }
         out += separator + compact(match);
         separator = ",\n    ";
     }

@@ -47,7 +47,8 @@ struct DescriptionTemplates {
         "Up to {max_alternatives} other phrasings of the same need, searched together with "
         "the query: use the words a tool's name or description would use (synonyms, the "
         "technical term, the product name), e.g. query \"remember this for later\" with "
-        "alternatives [\"store a memory\", \"save note\"].";
+        "alternatives [\"store a memory\", \"save note\"]. Each match then gives "
+        "best_phrasing: 0 for the query, i for the i-th alternative.";
     std::string max_tokens =
         "Most tokens this answer may take: as many top matches as fit are returned (top_k "
         "defaults to {max_top_k} then), long descriptions shortened first and schemas last, "
