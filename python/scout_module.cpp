@@ -276,11 +276,12 @@ public:
             }
         }
         const scout::SearchResult result = take(std::move(*found));
+        const bool with_phrasing = !options.alternatives.empty();
         py::list hits;
         if (fitted) {
             const scout::BudgetedHits budgeted = take(std::move(*fitted));
             for (const scout::BudgetedHit& b : budgeted.hits) {
-                py::dict hit = hit_dict(b.hit);
+                py::dict hit = hit_dict(b.hit, with_phrasing);
                 py::list trimmed;
                 if (b.description_trimmed) {
                     trimmed.append(py::str("description"));
@@ -298,7 +299,7 @@ public:
             return describe(std::move(out), query, result);
         }
         for (const scout::Hit& hit : result.hits) {
-            hits.append(hit_dict(hit));
+            hits.append(hit_dict(hit, with_phrasing));
         }
         py::object out = registered().results(std::move(hits));
         out.attr("tokens") = py::none();
@@ -401,8 +402,9 @@ private:
         return options;
     }
 
-    /// One match, with the keys of `scout search --json`.
-    py::dict hit_dict(const scout::Hit& hit) {
+    /// One match, with the keys of `scout search --json` ("best_phrasing" when the search had
+    /// alternatives).
+    py::dict hit_dict(const scout::Hit& hit, bool with_phrasing) {
         static const auto* keys = new std::array<py::str, 8>{py::str("name"),
                                                              py::str("server"),
                                                              py::str("tool"),
@@ -420,6 +422,9 @@ private:
         out[(*keys)[5]] = py::float_(static_cast<double>(hit.score));
         out[(*keys)[6]] = py::int_(hit.bm25_rank);
         out[(*keys)[7]] = py::int_(hit.dense_rank);
+        if (with_phrasing) {
+            out["best_phrasing"] = py::int_(hit.best_phrasing);
+        }
         return out;
     }
 

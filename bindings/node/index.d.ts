@@ -23,7 +23,8 @@ export interface SearchOptions {
   autoK?: boolean | number;
   embedTimeoutMs?: number;
   outcomePrior?: boolean;
-  /** Up to 8 other phrasings of the query, each searched too; the lists fused by RRF. */
+  /** Up to 8 other phrasings of the query, each searched too; the lists fused by calibrated
+   * score (each match then has best_phrasing). */
   alternatives?: string[] | null;
   /** A token budget (1..1e9, cl100k_base tokens) for the matches: the first is always kept
    * whole, later ones trimmed or omitted. Without topK, up to 20 are considered. */
@@ -40,6 +41,8 @@ export interface Match {
   score: number;
   bm25_rank: number;
   dense_rank: number;
+  /** With alternatives: the phrasing that matched it best (0 the query, i the i-th alternative). */
+  best_phrasing?: number;
   /** With maxTokens: the match's tokens as a gateway answer renders it. */
   tokens?: number;
   /** With maxTokens: what was shortened to fit. */

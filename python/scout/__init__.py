@@ -138,8 +138,10 @@ for _code, _name in _scout._status_names().items():
 
 
 class _BudgetKeys(TypedDict, total=False):
-    """The keys a match has when the search had a token budget (max_tokens)."""
+    """The keys a match has only with alternatives (best_phrasing) or with a token budget
+    (max_tokens: tokens, trimmed)."""
 
+    best_phrasing: int  # with alternatives: 0 the query, i its i-th alternative
     tokens: int  # the match's tokens (cl100k_base) as a gateway answer renders it
     trimmed: List[str]  # what was shortened to fit: "description", "inputSchema"
 
@@ -295,7 +297,8 @@ class Catalog(_scout.Catalog):
         embed_timeout_ms: a deadline for embedding the query (0: none).
         outcome_prior: re-rank with the outcomes record_outcome() recorded.
         alternatives: up to 8 other phrasings of the query, each searched too; the ranked
-          lists are fused by RRF with the query's own.
+          lists are fused by calibrated score with the query's own (docs/multi-query.md),
+          and each match gets "best_phrasing" (0 the query, i its i-th alternative).
         max_tokens: a token budget (1..1e9, cl100k_base tokens) for the matches: the first is
           always kept whole; later ones are kept whole, trimmed, or left out (counted in
           `omitted`). Each match then has "tokens" and "trimmed". The rank files are loaded once

@@ -97,6 +97,9 @@ def test_alternatives_are_searched_and_fused():
     assert len(catalog.search("zzqx")) == 0
     results = catalog.search("zzqx", top_k=3, alternatives=["create a pull request"])
     assert "github-enterprise_create_pull_request" in [m["name"] for m in results]
+    # Only the alternative matches anything, so it is every match's best phrasing.
+    assert [m["best_phrasing"] for m in results] == [1] * len(results)
+    assert all("best_phrasing" not in m for m in catalog.search("create a pull request"))
     with pytest.raises(scout.InvalidArgument, match="not one string"):
         catalog.search("q", alternatives="create a pull request")
     with pytest.raises(scout.InvalidArgument, match="at most 8"):

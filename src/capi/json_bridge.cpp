@@ -475,7 +475,7 @@ Result<SearchRequest> search_request_from_json(std::string_view text_in, Mode de
     return request;
 }
 
-json hit_to_json(const Hit& hit) {
+json hit_to_json(const Hit& hit, bool with_phrasing) {
     json schema = nullptr;
     if (!hit.input_schema.empty()) {
         schema = json::parse(hit.input_schema, nullptr, false);
@@ -483,20 +483,24 @@ json hit_to_json(const Hit& hit) {
             schema = hit.input_schema;  // validated on upsert, so only a defensive fallback
         }
     }
-    return {{"name", hit.name},
-            {"server", hit.server},
-            {"tool", hit.tool},
-            {"description", hit.description},
-            {"inputSchema", std::move(schema)},
-            {"score", hit.score},
-            {"bm25_rank", hit.bm25_rank},
-            {"dense_rank", hit.dense_rank}};
+    json out{{"name", hit.name},
+             {"server", hit.server},
+             {"tool", hit.tool},
+             {"description", hit.description},
+             {"inputSchema", std::move(schema)},
+             {"score", hit.score},
+             {"bm25_rank", hit.bm25_rank},
+             {"dense_rank", hit.dense_rank}};
+    if (with_phrasing) {
+        out["best_phrasing"] = hit.best_phrasing;
+    }
+    return out;
 }
 
-json search_result_to_json(std::string_view query, const SearchResult& result) {
+json search_result_to_json(std::string_view query, const SearchResult& result, bool with_phrasing) {
     json matches = json::array();
     for (const Hit& hit : result.hits) {
-        matches.push_back(hit_to_json(hit));
+        matches.push_back(hit_to_json(hit, with_phrasing));
     }
     json out{{"query", query},
              {"mode", mode_name(result.mode)},
@@ -511,11 +515,12 @@ json search_result_to_json(std::string_view query, const SearchResult& result) {
 
 json budgeted_result_to_json(std::string_view query,
                              const SearchResult& result,
-                             const BudgetedHits& fitted) {
-    json out = search_result_to_json(query, result);
+                             const BudgetedHits& fitted,
+                             bool with_phrasing) {
+    json out = search_result_to_json(query, result, with_phrasing);
     json matches = json::array();
     for (const BudgetedHit& b : fitted.hits) {
-        json match = hit_to_json(b.hit);
+        json match = hit_to_json(b.hit, with_phrasing);
         json trimmed = json::array();
         if (b.description_trimmed) {
             trimmed.push_back("description");

@@ -55,17 +55,20 @@ struct SearchRequest {
 [[nodiscard]] Result<SearchRequest> search_request_from_json(std::string_view text,
                                                              Mode default_mode);
 
-/// The JSON of `scout search --json`.
+/// The JSON of `scout search --json`. With `with_phrasing` (the search had alternatives) each
+/// match also has "best_phrasing" (0 the query, i its i-th alternative), as the CLI writes it.
 [[nodiscard]] nlohmann::json search_result_to_json(std::string_view query,
-                                                   const SearchResult& result);
+                                                   const SearchResult& result,
+                                                   bool with_phrasing = false);
 /// search_result_to_json with the matches of `fitted` (fit_to_budget of the result's hits):
 /// each match also has "tokens" and "trimmed" (what was shortened: "description",
 /// "inputSchema"), and the result "tokens" (their sum) and "omitted" (hits left out).
 [[nodiscard]] nlohmann::json budgeted_result_to_json(std::string_view query,
                                                      const SearchResult& result,
-                                                     const BudgetedHits& fitted);
+                                                     const BudgetedHits& fitted,
+                                                     bool with_phrasing = false);
 /// One match of a search result, as search_result_to_json writes it.
-[[nodiscard]] nlohmann::json hit_to_json(const Hit& hit);
+[[nodiscard]] nlohmann::json hit_to_json(const Hit& hit, bool with_phrasing = false);
 
 [[nodiscard]] nlohmann::json commit_info_to_json(const CommitInfo& info);
 [[nodiscard]] nlohmann::json search_stats_to_json(const SearchStats& stats);

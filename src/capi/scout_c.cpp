@@ -108,18 +108,19 @@ Status search_into(const scout::Searcher& searcher,
     if (!result) {
         return result.status();
     }
+    const bool with_phrasing = !request->options.alternatives.empty();
     if (request->max_tokens != 0) {
         auto fitted = scout::detail::budget_hits(result->hits, request->max_tokens);
         if (!fitted) {
             return fitted.status();
         }
         return give_string(scout::detail::dump_json(scout::detail::budgeted_result_to_json(
-                               query, result.value(), fitted.value())),
+                               query, result.value(), fitted.value(), with_phrasing)),
                            result_json);
     }
-    return give_string(
-        scout::detail::dump_json(scout::detail::search_result_to_json(query, result.value())),
-        result_json);
+    return give_string(scout::detail::dump_json(scout::detail::search_result_to_json(
+                           query, result.value(), with_phrasing)),
+                       result_json);
 }
 
 }  // namespace

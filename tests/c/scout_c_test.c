@@ -130,6 +130,9 @@ static void test_bad_input(void) {
                                "{\"mode\": \"bm25\", \"alternatives\": [\"page the on-call\"]}",
                                &out) == SCOUT_OK);
     CHECK(out != NULL && contains(out, "\"name\":\"pager_page_oncall\""));
+    /* only the alternative matches anything: it is the best phrasing of every match */
+    CHECK(out != NULL && contains(out, "\"best_phrasing\":1") &&
+          !contains(out, "\"best_phrasing\":0"));
     scout_string_free(out);
     out = NULL;
     CHECK(scout_catalog_search(catalog, "q", "{\"alternatives\": \"x\"}", &out) ==

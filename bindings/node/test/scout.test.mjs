@@ -91,6 +91,9 @@ test('alternatives: other phrasings of the query, searched and fused', () => {
   assert.equal(catalog.search('zzqx').matches.length, 0);
   const result = catalog.search('zzqx', { alternatives: ['create a pull request'], topK: 3 });
   assert.ok(result.matches.some((m) => m.name === 'github-enterprise_create_pull_request'));
+  // Only the alternative matches anything, so it is every match's best phrasing.
+  assert.deepEqual(result.matches.map((m) => m.best_phrasing), result.matches.map(() => 1));
+  assert.ok(catalog.search('create a pull request').matches.every((m) => !('best_phrasing' in m)));
   assert.throws(() => catalog.search('q', { alternatives: 'x' }),
     { code: 'invalid_argument', message: /'alternatives' must be an array of strings/ });
   assert.throws(() => catalog.search('q', { alternatives: Array(9).fill('x') }),
