@@ -46,7 +46,9 @@ function checkout() {
 
 /** The build folder: SCOUT_BUILD_DIR, else <checkout>/build. */
 function buildDir(source) {
-  if (process.env.SCOUT_BUILD_DIR) return path.resolve(process.env.SCOUT_BUILD_DIR);
+  // npm runs this script in the package folder; a relative path is meant from where npm ran.
+  const from = process.env.INIT_CWD || process.cwd();
+  if (process.env.SCOUT_BUILD_DIR) return path.resolve(from, process.env.SCOUT_BUILD_DIR);
   return source ? path.join(source, 'build') : null;
 }
 

@@ -3,7 +3,7 @@
 # install script (install.js) finds or makes the native addon; then a search from a fresh
 # project with a fresh HOME: hybrid, not degraded. Offline: the package has no dependencies.
 #   build       npm install SOURCE/bindings/node, the addon taken from the CMake build BUILD
-#               (SCOUT_BUILD_DIR); the checkout stays clean for git
+#               (SCOUT_BUILD_DIR, given relative); the checkout stays clean for git
 #   pkg-config  BUILD installed into a prefix, npm pack of the source folder installed into a
 #               project (no checkout beside it), the addon compiled against the prefix's scout
 #               (pkg-config); without the prefix the install fails with the reasons
@@ -43,7 +43,8 @@ case "$mode" in
             git -C "$source" ls-files --others --exclude-standard -- bindings/node
         }
         before="$(untracked)"
-        npm_install "${clean[@]}" "SCOUT_BUILD_DIR=$build" >/dev/null
+        # Relative, as a user types it: from where npm runs, not the package folder.
+        npm_install "${clean[@]}" "SCOUT_BUILD_DIR=$(realpath --relative-to="$work/app" "$build")" >/dev/null
         expect_hybrid
         where="$(cd "$work/app" && "${clean[@]}" node -p "require.resolve('scout-mcp')")"
         [[ "$where" == "$source/bindings/node/index.js" ]] || {
