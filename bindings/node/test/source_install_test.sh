@@ -4,7 +4,7 @@
 # project with a fresh HOME: hybrid, not degraded. Offline: the package has no dependencies.
 #   build       npm install SOURCE/bindings/node, the addon taken from the CMake build BUILD
 #               (SCOUT_BUILD_DIR, given relative); the checkout stays clean for git
-#   pkg-config  BUILD installed into a prefix, npm pack of the source folder installed into a
+#   pkg-config  BUILD installed into a prefix (consumer:install), npm pack of the source folder installed into a
 #               project (no checkout beside it), the addon compiled against the prefix's scout
 #               (pkg-config); without the prefix the install fails with the reasons
 set -euo pipefail
@@ -60,8 +60,8 @@ case "$mode" in
         }
         ;;
     pkg-config)
-        cmake --install "$build" --prefix "$work/prefix" >/dev/null
-        pcdir="$(dirname "$(ls "$work"/prefix/lib*/pkgconfig/scout.pc)")"
+        # The prefix ctest's consumer:install fixture installed BUILD into.
+        pcdir="$(dirname "$(ls "$build"/consumer/prefix/lib*/pkgconfig/scout.pc)")"
         (cd "$work" && npm pack --silent "$source/bindings/node" >/dev/null)
         package="$(ls "$work"/scout-mcp-*.tgz)"
         # Nothing to use or build: the install fails and says why.
@@ -75,6 +75,10 @@ case "$mode" in
             exit 1
         }
         npm_install "${clean[@]}" "PKG_CONFIG_PATH=$pcdir" >/dev/null
+        test -f "$work/app/node_modules/scout-mcp/build/Release/scout.node" || {
+            echo "source_install_test: the install script compiled no addon" >&2
+            exit 1
+        }
         expect_hybrid
         ;;
     *)
