@@ -1,12 +1,20 @@
 'use strict';
 // index.js: scout from Node.js. A thin layer over the native addon (scout_node.c, Node-API over
 // scout's C ABI): objects in, objects out, as JSON between the two. The addon and scout's data
-// (share/scout: the static model and the rank files) sit beside this file, where the library
-// looks for them, so the package needs no checkout and no environment variable.
+// (share/scout: the static model and the rank files) sit together, where the library looks for
+// them, so the package needs no checkout and no environment variable.
 const fs = require('node:fs');
 const path = require('node:path');
 
-const native = require(path.join(__dirname, 'scout.node'));
+// A package folder the CMake build laid out has the addon beside this file; the source folder
+// gets it in build/Release from its install script (install.js).
+const addon = [path.join(__dirname, 'scout.node'),
+  path.join(__dirname, 'build', 'Release', 'scout.node')].find((file) => fs.existsSync(file));
+if (!addon) {
+  throw new Error(`scout-mcp: the native addon scout.node is not in ${__dirname}; ` +
+    'npm install (or npm rebuild) the package to build it');
+}
+const native = require(addon);
 
 const SEARCH_KEYS = ['topK', 'mode', 'servers', 'environment', 'autoK', 'embedTimeoutMs',
   'outcomePrior', 'alternatives', 'maxTokens'];
