@@ -50,7 +50,7 @@ struct RequestOptions {
     /// Cancelling it abandons the request (unavailable) and tells the backend.
     std::shared_ptr<CancelToken> cancel;
     /// Accept an answer with parts nested deeper than kMaxJsonDepth, left as placeholders
-    /// (detail::has_pruned); otherwise such an answer is an error.
+    /// (mcp::has_pruned); otherwise such an answer is an error.
     bool accept_pruned = false;
     /// Send notifications/cancelled when the request times out (never for initialize).
     bool cancel_on_timeout = true;

@@ -18,7 +18,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
-#include "util/file_io.hpp"
+#include "file_io.hpp"
 
 namespace scout::gateway {
 

@@ -17,8 +17,8 @@
 #include "call_pool.hpp"
 #include "log.hpp"
 #include "modern_protocol.hpp"
+#include "printable.hpp"
 #include "rate_limiter.hpp"
-#include "util/printable.hpp"
 
 namespace scout::gateway {
 namespace {

@@ -32,7 +32,7 @@ struct Message {
     std::string error;
     /// Parts of the line nested deeper than kMaxJsonDepth were left out. A request or
     /// notification is then `invalid`; a response keeps its kind, with the missing parts as
-    /// placeholders (detail::has_pruned) that must never be serialized.
+    /// placeholders (mcp::has_pruned) that must never be serialized.
     bool too_deep = false;
 };
 

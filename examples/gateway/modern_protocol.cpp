@@ -5,8 +5,8 @@
 #include <array>
 #include <cstdint>
 
-#include "util/printable.hpp"
-#include "util/utf8.hpp"
+#include "printable.hpp"
+#include "utf8.hpp"
 
 namespace scout::gateway::modern {
 namespace {

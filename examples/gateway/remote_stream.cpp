@@ -5,8 +5,8 @@
 
 #include "http_rules.hpp"
 #include "log.hpp"
+#include "printable.hpp"
 #include "sse_reader.hpp"
-#include "util/printable.hpp"
 
 namespace scout::gateway {
 namespace {
