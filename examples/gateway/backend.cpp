@@ -75,7 +75,7 @@ Backend::Backend(BackendSpec spec,
                  std::function<void()> on_indexed)
     : spec_(std::move(spec)),
       catalog_(catalog),
-      timings_(timings),
+      timings_(std::move(timings)),
       on_indexed_(std::move(on_indexed)) {}
 
 Backend::~Backend() {

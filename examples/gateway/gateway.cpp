@@ -67,7 +67,7 @@ public:
 Gateway::Gateway(Catalog& catalog,
                  std::vector<BackendSpec> backends,
                  mcp::Connector connector,
-                 BackendTimings timings,
+                 const BackendTimings& timings,
                  Writer write,
                  CallLimits limits)
     : catalog_(catalog),

@@ -169,7 +169,7 @@ std::optional<Args> Args::parse(
         }
         if (option->apply) {
             if (std::string refused = option->apply(*value); !refused.empty()) {
-                error = "--" + key + " " + refused;
+                error = std::string("--").append(key).append(" ").append(refused);
                 return std::nullopt;
             }
         }

@@ -83,26 +83,27 @@ bool parse_numbers(const std::string& spec, std::span<float> values, float max) 
 
 Status set_bm25_value(CatalogOptions& options, const std::string& key, float value) {
     Bm25Options& b = options.bm25;
-    if (key == "k1")
+    if (key == "k1") {
         b.k1 = value;
-    else if (key == "b")
+    } else if (key == "b") {
         b.b = value;
-    else if (key == "name")
+    } else if (key == "name") {
         b.weights.name = value;
-    else if (key == "server")
+    } else if (key == "server") {
         b.weights.server = value;
-    else if (key == "server_description")
+    } else if (key == "server_description") {
         b.weights.server_description = value;
-    else if (key == "description")
+    } else if (key == "description") {
         b.weights.description = value;
-    else if (key == "parameters")
+    } else if (key == "parameters") {
         b.weights.parameters = value;
-    else if (key == "action")
+    } else if (key == "action") {
         b.weights.action = value;
-    else if (key == "word_pairs")
+    } else if (key == "word_pairs") {
         b.weights.word_pairs = value;
-    else
+    } else {
         return {Errc::invalid_argument, "--bm25: unknown key '" + key + "'"};
+    }
     return {};
 }
 
@@ -113,7 +114,7 @@ OptionGroup index_option_group() {
     const FieldWeights& w = d.bm25.weights;
     const ExpansionOptions& e = d.expansion;
     const FusionOptions& f = d.fusion;
-    auto num = [](double v) {
+    auto num = [](auto v) {  // float and double settings alike, printed as they are
         std::ostringstream out;
         out << v;
         return out.str();
