@@ -35,30 +35,31 @@ Status set_fusion(CatalogOptions& options, const std::string& spec) {
             return {Errc::invalid_argument,
                     "--fusion: '" + item + "' needs key=non-negative number"};
         }
-        if (key == "k")
+        if (key == "k") {
             options.fusion.rrf_k = v;
-        else if (key == "bm25")
+        } else if (key == "bm25") {
             options.fusion.bm25_weight = v;
-        else if (key == "dense")
+        } else if (key == "dense") {
             options.fusion.dense_weight = v;
-        else if (key == "confidence")
+        } else if (key == "confidence") {
             options.fusion.dense_confidence_power = v;
-        else if (key == "fetch" && v >= 1)
+        } else if (key == "fetch" && v >= 1) {
             options.fusion.fetch_factor = static_cast<std::size_t>(v);
-        else if (key == "gated_dense")
+        } else if (key == "gated_dense") {
             options.fusion.gated_dense_weight = v;
-        else if (key == "depth" && v >= 1)
+        } else if (key == "depth" && v >= 1) {
             options.fusion.agreement_depth = static_cast<std::size_t>(v);
-        else if (key == "disagree")
+        } else if (key == "disagree") {
             options.fusion.disagreement_gate = v;
-        else if (key == "gated_confidence")
+        } else if (key == "gated_confidence") {
             options.fusion.gated_confidence_power = v;
-        else if (key == "overlap")
+        } else if (key == "overlap") {
             options.fusion.overlap_power = v;
-        else if (key == "relative" && (v == 0.0 || v == 1.0))
+        } else if (key == "relative" && (v == 0.0 || v == 1.0)) {
             options.fusion.gated_relative_bm25 = v == 1.0;
-        else
+        } else {
             return {Errc::invalid_argument, "--fusion: unknown key '" + key + "'"};
+        }
     }
     return {};
 }
