@@ -117,7 +117,9 @@ protected:
     /// transport reads no long-lived streams, so it does not).
     [[nodiscard]] virtual bool opens_subscriptions() const noexcept { return false; }
     /// Sends a request whose answer nobody waits for (subscriptions/listen, answered only when
-    /// the stream ends); only sessions that opens_subscriptions() need it.
+    /// the stream ends); only sessions that opens_subscriptions() need it. By value: the sessions
+    /// that send move it into the request.
+    // NOLINTNEXTLINE(performance-unnecessary-value-param)
     [[nodiscard]] virtual Status send_unanswered(const std::string& method, Json /*params*/) {
         return Status{Errc::unavailable, method + " cannot be sent on this transport"};
     }
