@@ -348,8 +348,8 @@ private:
         o.limits = options_.limits.server;
         o.tls = options_.tls;
         o.check_head = [this](const HttpRequest& head) { return check_head(head); };
-        o.handle = [this](HttpRequest request, Responder respond) {
-            handle(std::move(request), std::move(respond));
+        o.handle = [this](HttpRequest request, const Responder& respond) {
+            handle(std::move(request), respond);
         };
         o.error_response = [](int status, const std::string& message) {
             return json_error(
