@@ -3,7 +3,7 @@
 #include <string_view>
 
 #include "gateway.hpp"
-#include "util/printable.hpp"
+#include "printable.hpp"
 
 namespace scout::gateway {
 namespace {

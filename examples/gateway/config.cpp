@@ -8,10 +8,10 @@
 #include "scout/catalog.hpp"
 #include "scout/catalog_loader.hpp"
 
+#include "bounded_json.hpp"
 #include "config_file.hpp"
+#include "printable.hpp"
 #include "remote_session.hpp"
-#include "util/json_limits.hpp"
-#include "util/printable.hpp"
 
 namespace scout::gateway {
 namespace {

@@ -8,11 +8,10 @@
 #include "scout/events.hpp"
 
 #include "argument_check.hpp"
+#include "bounded_json.hpp"
 #include "log.hpp"
-#include "mcp/internal.hpp"
 #include "modern_protocol.hpp"
-#include "util/json_limits.hpp"
-#include "util/printable.hpp"
+#include "printable.hpp"
 
 namespace scout::gateway {
 namespace {
@@ -67,7 +66,7 @@ public:
 Gateway::Gateway(Catalog& catalog,
                  std::vector<BackendSpec> backends,
                  mcp::Connector connector,
-                 BackendTimings timings,
+                 const BackendTimings& timings,
                  Writer write,
                  CallLimits limits)
     : catalog_(catalog),
@@ -264,7 +263,7 @@ Json Gateway::list_result(const mcp::MetaTools& tools) {
                 return k.server == hit.server && k.tool == hit.tool;
             });
         if (pinned) {
-            list["tools"].push_back(mcp::detail::tool_definition(hit));
+            list["tools"].push_back(mcp::tool_definition(hit));
         }
     }
     return list;
