@@ -390,6 +390,9 @@ Status Backend::index(const Json& tools) {
         server.tools.push_back(std::move(*spec));
     }
     const std::size_t count = server.tools.size();
+    if (retired_.load()) {
+        return {};  // a reload took the server away (or gave its name to a new backend)
+    }
     if (publisher_) {
         if (Status s = publisher_(server); !s.ok()) {
             log_line("backend " + quote_name(spec_.name) +
@@ -423,6 +426,9 @@ Status Backend::index(const Json& tools) {
 }
 
 void Backend::mark_degraded() {
+    if (retired_.load()) {
+        return;
+    }
     // With a registry, this process's view of a backend does not decide the fleet's: its tools
     // stay as the registry has them.
     if (publisher_) {

@@ -39,6 +39,10 @@ struct BackendSpec {
     std::string environment;  ///< optional label ("prod", "dev") for environment-aware routing
     std::string url;          ///< set for a remote server (then command is empty)
     std::map<std::string, std::string> headers;  ///< sent with every request to `url`
+
+    /// Same name, process, label and remote: a reloaded config that keeps an entry equal keeps
+    /// its backend running.
+    [[nodiscard]] bool operator==(const BackendSpec&) const = default;
 };
 
 /// The version the gateway asks its backends for; they may answer with an older one.

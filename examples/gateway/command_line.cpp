@@ -88,7 +88,8 @@ std::vector<OptionSpec> general_options(CommandLine& c) {
         {"config",
          "FILE",
          "",
-         "backends, as {\"mcpServers\": {name: {command, args, env}}}; required",
+         "backends, as {\"mcpServers\": {name: {command, args, env}}}; required; SIGHUP reloads "
+         "its servers and pinned tools",
          false,
          text(c.config_path)},
         {"check-config",

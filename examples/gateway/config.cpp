@@ -242,6 +242,9 @@ Result<GatewayConfig> parse_gateway_config(std::string_view json_text) {
                 return s;
             }
         }
+        if (auto embedder = doc->find("embedder"); embedder != doc->end()) {
+            out.embedder_json = embedder->dump();
+        }
     } catch (const std::exception& e) {  // every access above is checked; a slip is still no crash
         return bad("config", std::string("unreadable: ") + e.what());
     }

@@ -25,6 +25,7 @@
 #include "args/args.hpp"
 #include "command_line.hpp"
 #include "config.hpp"
+#include "config_reload.hpp"
 #include "embedder_choice.hpp"
 #include "gateway.hpp"
 #include "http_transport.hpp"
@@ -179,29 +180,58 @@ struct HttpStopSwitch {
     }
 };
 
-/// SIGHUP: reads the auth file again. A file that does not parse leaves the callers as they were
-/// (and says why); a good one replaces them at once.
-void reload_auth_file(const std::string& auth_path, HttpStopSwitch& http_stop) {
+/// The files SIGHUP reads again, and what of them the running gateway was started with.
+struct ReloadedFiles {
+    std::string config_path;
+    std::string auth_path;
+    std::vector<std::pair<std::string, std::string>> embedder_args;  ///< over the config's
+    std::string running_embedder_json;  ///< the "embedder" section the embedder was made from
+};
+
+/// SIGHUP: reads the config file and the auth file again, and checks both before applying
+/// either: a file that does not parse keeps both as they were (and says why). Then the callers
+/// are replaced at once and the servers and pinned tools as Gateway::reload does (calls in
+/// flight finish on the backends they began on); an "embedder" section that changed is logged
+/// as needing a restart.
+void reload_files(const ReloadedFiles& files,
+                  scout::gateway::Gateway& gw,
+                  HttpStopSwitch& http_stop) {
     using namespace scout;
-    if (auth_path.empty()) {
-        gateway::log_line("SIGHUP: no --auth-file to reload; ignored");
+    auto refuse = [](const std::string& why) {
+        gateway::log_line(gateway::LogLevel::warn,
+                          "SIGHUP: not reloaded, the previous config and callers stay: " + why);
+    };
+    auto config = gateway::load_reloadable_config(files.config_path, files.embedder_args);
+    if (!config) {
+        refuse(config.status().message());
         return;
     }
-    auto auth = gateway::AuthTable::load(auth_path);
-    if (!auth) {
-        gateway::log_line("SIGHUP: the auth file was not reloaded, the previous callers stay: " +
-                          auth.status().message());
-        return;
+    std::shared_ptr<const gateway::AuthTable> auth;
+    if (!files.auth_path.empty()) {
+        auto loaded = gateway::AuthTable::load(files.auth_path);
+        if (!loaded) {
+            refuse(loaded.status().message());
+            return;
+        }
+        auth = std::make_shared<const gateway::AuthTable>(std::move(loaded.value()));
     }
-    const std::size_t callers = auth->size();
-    const std::string jwt = gateway::jwt_summary(*auth);
-    if (Status s = http_stop.reload_auth(
-            std::make_shared<const gateway::AuthTable>(std::move(auth.value())));
-        !s.ok()) {
-        gateway::log_line("SIGHUP: the auth file was not reloaded: " + s.message());
-        return;
+    if (auth) {
+        const std::string callers =
+            std::to_string(auth->size()) + " callers" + gateway::jwt_summary(*auth);
+        if (Status s = http_stop.reload_auth(std::move(auth)); !s.ok()) {
+            refuse(s.message());
+            return;
+        }
+        gateway::log_line("SIGHUP: auth file reloaded, " + callers);
     }
-    gateway::log_line("SIGHUP: auth file reloaded, " + std::to_string(callers) + " callers" + jwt);
+    const gateway::ReloadReport report =
+        gw.reload(std::move(config->backends), std::move(config->pinned));
+    gateway::log_line("SIGHUP: " + gateway::describe_reload(report));
+    if (std::string why =
+            gateway::embedder_change(files.running_embedder_json, config->embedder_json);
+        !why.empty()) {
+        gateway::log_line(gateway::LogLevel::warn, "SIGHUP: " + why);
+    }
 }
 
 /// Serves Streamable HTTP until the switch is thrown (SIGTERM or SIGINT). stdin is not read.
@@ -256,8 +286,8 @@ int serve_http(scout::gateway::Gateway& gw,
 int main(int argc, char** argv) {
     using namespace scout;
     // SIGTERM and SIGINT are taken by one thread (sigwait) that starts an orderly shutdown, and
-    // SIGHUP by the same thread, which reloads the auth file; every thread created from here on
-    // inherits the mask (children get it cleared before exec).
+    // SIGHUP by the same thread, which reloads the config and auth files; every thread created from
+    // here on inherits the mask (children get it cleared before exec).
     sigset_t stop_signals;
     ::sigemptyset(&stop_signals);
     ::sigaddset(&stop_signals, SIGTERM);
@@ -399,25 +429,7 @@ int main(int argc, char** argv) {
     };
     gateway::WakePipe stop_reading;
     HttpStopSwitch http_stop;
-    std::atomic<bool> exiting{false};
-    std::thread signals([&] {
-        for (;;) {
-            int sig = 0;
-            if (::sigwait(&stop_signals, &sig) != 0 || exiting.load()) {
-                return;
-            }
-            if (sig == SIGHUP) {
-                reload_auth_file(cl.auth_path, http_stop);
-                continue;
-            }
-            gateway::log_line(std::string(sig == SIGINT ? "SIGINT" : "SIGTERM") +
-                              "; shutting down");
-            out.release_waiters();
-            stop_reading.wake();
-            http_stop.stop();
-        }
-    });
-
+    const std::string running_embedder_json = config->embedder_json;
     gateway::Gateway gw(*searched, std::move(config->backends), cl.connector, cl.timings, write);
     gw.set_pinned(std::move(config->pinned));
 #if SCOUT_GATEWAY_REGISTRY
@@ -443,6 +455,27 @@ int main(int argc, char** argv) {
         replica->start();
     }
 #endif
+    // The signals wait (blocked) until this thread takes them: the gateway is built by then.
+    const ReloadedFiles reloaded{
+        cl.config_path, cl.auth_path, cl.embedder_args, running_embedder_json};
+    std::atomic<bool> exiting{false};
+    std::thread signals([&] {
+        for (;;) {
+            int sig = 0;
+            if (::sigwait(&stop_signals, &sig) != 0 || exiting.load()) {
+                return;
+            }
+            if (sig == SIGHUP) {
+                reload_files(reloaded, gw, http_stop);
+                continue;
+            }
+            gateway::log_line(std::string(sig == SIGINT ? "SIGINT" : "SIGTERM") +
+                              "; shutting down");
+            out.release_waiters();
+            stop_reading.wake();
+            http_stop.stop();
+        }
+    });
     int exit_code = 0;
     if (!cl.listen.empty()) {
         exit_code = serve_http(gw, std::move(cl.http), cl.startup_timeout, http_stop);
