@@ -6,7 +6,7 @@
 #include <cmath>
 #include <string_view>
 
-#include "util/printable.hpp"
+#include "printable.hpp"
 
 namespace scout::gateway {
 namespace {

@@ -11,10 +11,10 @@
 
 #include "scout/catalog.hpp"
 
+#include "bounded_json.hpp"
 #include "config_file.hpp"
 #include "jwt_config.hpp"
-#include "util/json_limits.hpp"
-#include "util/printable.hpp"
+#include "printable.hpp"
 
 namespace scout::gateway {
 namespace {

@@ -3,13 +3,13 @@
 
 #include <set>
 
+#include "scout/catalog_loader.hpp"
 #include "scout/doctor.hpp"
 
-#include "document/validate.hpp"
+#include "bounded_json.hpp"
 #include "log.hpp"
+#include "printable.hpp"
 #include "remote_session.hpp"
-#include "util/json_limits.hpp"
-#include "util/printable.hpp"
 
 namespace scout::gateway {
 namespace {
@@ -75,7 +75,7 @@ Backend::Backend(BackendSpec spec,
                  std::function<void()> on_indexed)
     : spec_(std::move(spec)),
       catalog_(catalog),
-      timings_(timings),
+      timings_(std::move(timings)),
       on_indexed_(std::move(on_indexed)) {}
 
 Backend::~Backend() {
@@ -382,7 +382,7 @@ Status Backend::index(const Json& tools) {
         }
         // The catalog's own check of this tool alone (an unreadable schema, say): one bad tool
         // must not make it refuse the whole server.
-        if (Status s = detail::validate_tool(server, *spec); !s.ok()) {
+        if (Status s = validate_tool(server, *spec); !s.ok()) {
             log_line("backend " + quote_name(spec_.name) + ": skipped tool " +
                      quote_name(spec->name) + ": " + detail::clipped(s.message(), 200));
             continue;
@@ -390,6 +390,9 @@ Status Backend::index(const Json& tools) {
         server.tools.push_back(std::move(*spec));
     }
     const std::size_t count = server.tools.size();
+    if (retired_.load()) {
+        return {};  // a reload took the server away (or gave its name to a new backend)
+    }
     if (publisher_) {
         if (Status s = publisher_(server); !s.ok()) {
             log_line("backend " + quote_name(spec_.name) +
@@ -423,6 +426,9 @@ Status Backend::index(const Json& tools) {
 }
 
 void Backend::mark_degraded() {
+    if (retired_.load()) {
+        return;
+    }
     // With a registry, this process's view of a backend does not decide the fleet's: its tools
     // stay as the registry has them.
     if (publisher_) {

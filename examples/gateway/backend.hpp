@@ -4,6 +4,7 @@
 // restarts it with exponential backoff.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -62,6 +63,10 @@ public:
 
     [[nodiscard]] const std::string& name() const noexcept { return spec_.name; }
     [[nodiscard]] const std::string& environment() const noexcept { return spec_.environment; }
+    [[nodiscard]] const BackendSpec& spec() const noexcept { return spec_; }
+    /// A reload removed or replaced this backend: from now on it never writes the catalog (no
+    /// listing, no DEGRADED mark), while the calls in flight on it finish.
+    void retire() noexcept { retired_.store(true); }
     /// Sets how resource subscriptions are passed through; call before start().
     void set_resource_hooks(ResourceHooks hooks) { resource_hooks_ = std::move(hooks); }
     /// Where listings go instead of the catalog (a shared registry whose changes reach the
@@ -132,6 +137,7 @@ private:
     bool logging_ = false;          ///< ... and logging
     bool completions_ = false;      ///< ... and completions
     std::uint64_t generation_ = 0;  ///< which session the callbacks belong to
+    std::atomic<bool> retired_{false};
     std::shared_ptr<McpSession> session_;
     std::thread thread_;
 };

@@ -1,10 +1,10 @@
 // backend_session.cpp: see backend_session.hpp.
 #include "backend_session.hpp"
 
+#include "bounded_json.hpp"
 #include "log.hpp"
 #include "modern_protocol.hpp"
-#include "util/json_limits.hpp"
-#include "util/printable.hpp"
+#include "printable.hpp"
 
 namespace scout::gateway {
 namespace {

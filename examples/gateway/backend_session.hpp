@@ -39,6 +39,10 @@ struct BackendSpec {
     std::string environment;  ///< optional label ("prod", "dev") for environment-aware routing
     std::string url;          ///< set for a remote server (then command is empty)
     std::map<std::string, std::string> headers;  ///< sent with every request to `url`
+
+    /// Same name, process, label and remote: a reloaded config that keeps an entry equal keeps
+    /// its backend running.
+    [[nodiscard]] bool operator==(const BackendSpec&) const = default;
 };
 
 /// The version the gateway asks its backends for; they may answer with an older one.
@@ -50,7 +54,7 @@ struct RequestOptions {
     /// Cancelling it abandons the request (unavailable) and tells the backend.
     std::shared_ptr<CancelToken> cancel;
     /// Accept an answer with parts nested deeper than kMaxJsonDepth, left as placeholders
-    /// (detail::has_pruned); otherwise such an answer is an error.
+    /// (mcp::has_pruned); otherwise such an answer is an error.
     bool accept_pruned = false;
     /// Send notifications/cancelled when the request times out (never for initialize).
     bool cancel_on_timeout = true;
@@ -117,9 +121,10 @@ protected:
     /// transport reads no long-lived streams, so it does not).
     [[nodiscard]] virtual bool opens_subscriptions() const noexcept { return false; }
     /// Sends a request whose answer nobody waits for (subscriptions/listen, answered only when
-    /// the stream ends); only sessions that opens_subscriptions() need it.
-    [[nodiscard]] virtual Status send_unanswered(const std::string& method, Json params) {
-        (void)params;
+    /// the stream ends); only sessions that opens_subscriptions() need it. By value: the sessions
+    /// that send move it into the request.
+    // NOLINTNEXTLINE(performance-unnecessary-value-param)
+    [[nodiscard]] virtual Status send_unanswered(const std::string& method, Json /*params*/) {
         return Status{Errc::unavailable, method + " cannot be sent on this transport"};
     }
 
@@ -137,6 +142,8 @@ public:
     /// Spawns the process and starts the reader and writer threads.
     [[nodiscard]] static Result<std::unique_ptr<BackendSession>> start(
         const BackendSpec& spec, NotificationFn on_notification, ClosedFn on_closed);
+    BackendSession(const BackendSession&) = delete;
+    BackendSession& operator=(const BackendSession&) = delete;
     ~BackendSession() override;
 
     [[nodiscard]] Status notify(const std::string& method, Json params) override;
@@ -158,6 +165,8 @@ protected:
     [[nodiscard]] Status send_unanswered(const std::string& method, Json params) override;
 
 private:
+    // Its members' defaults (nlohmann::json among them) do not throw; the check cannot see it.
+    // NOLINTNEXTLINE(bugprone-exception-escape)
     struct Pending {
         std::condition_variable cv;
         std::optional<Result<Json>> result;

@@ -29,13 +29,14 @@ std::vector<std::string> merged_environment(const std::map<std::string, std::str
         }
     }
     for (const auto& [k, v] : extra) {
-        out.push_back(k + "=" + v);
+        out.push_back(std::string(k).append("=").append(v));
     }
     return out;
 }
 
 std::vector<char*> pointers(std::vector<std::string>& strings) {
     std::vector<char*> out;
+    out.reserve(strings.size() + 1);
     for (auto& s : strings) {
         out.push_back(s.data());
     }

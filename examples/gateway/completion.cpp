@@ -3,7 +3,7 @@
 #include <string_view>
 
 #include "gateway.hpp"
-#include "util/printable.hpp"
+#include "printable.hpp"
 
 namespace scout::gateway {
 namespace {
@@ -15,13 +15,15 @@ Json no_suggestions() {
 }
 
 /// "server/rest" split at the server in `in_scope` it names, or nullptr.
-Backend* owner_of(std::string_view name, const std::vector<Backend*>& in_scope, std::string& rest) {
-    for (Backend* b : in_scope) {
+Backend* owner_of(std::string_view name,
+                  const std::vector<std::shared_ptr<Backend>>& in_scope,
+                  std::string& rest) {
+    for (const auto& b : in_scope) {
         const std::string& server = b->name();
         if (name.size() > server.size() + 1 && name.substr(0, server.size()) == server &&
             name[server.size()] == '/') {
             rest.assign(name.substr(server.size() + 1));
-            return b;
+            return b.get();
         }
     }
     return nullptr;
@@ -68,7 +70,8 @@ Json Gateway::complete(const Message& m,
         value.remove_prefix(kResourceUriScheme.size());
     }
     std::string inner;
-    Backend* owner = owner_of(value, backends_in_scope(tools), inner);
+    const auto in_scope = backends_in_scope(tools);  // holds the owner while it is asked
+    Backend* owner = owner_of(value, in_scope, inner);
     if (owner == nullptr || !owner->supports_completions()) {
         return make_result(m.id, no_suggestions());
     }

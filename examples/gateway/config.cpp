@@ -8,10 +8,10 @@
 #include "scout/catalog.hpp"
 #include "scout/catalog_loader.hpp"
 
+#include "bounded_json.hpp"
 #include "config_file.hpp"
+#include "printable.hpp"
 #include "remote_session.hpp"
-#include "util/json_limits.hpp"
-#include "util/printable.hpp"
 
 namespace scout::gateway {
 namespace {
@@ -241,6 +241,9 @@ Result<GatewayConfig> parse_gateway_config(std::string_view json_text) {
             if (Status s = parse_pinned(*pinned, out); !s.ok()) {
                 return s;
             }
+        }
+        if (auto embedder = doc->find("embedder"); embedder != doc->end()) {
+            out.embedder_json = embedder->dump();
         }
     } catch (const std::exception& e) {  // every access above is checked; a slip is still no crash
         return bad("config", std::string("unreadable: ") + e.what());

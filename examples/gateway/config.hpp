@@ -18,6 +18,9 @@ namespace scout::gateway {
 struct GatewayConfig {
     std::vector<BackendSpec> backends;
     PinnedTools pinned;
+    /// The "embedder" section as compact JSON ("" without one): a reload compares it, since the
+    /// running embedder cannot change without a restart.
+    std::string embedder_json;
 };
 
 /// Parses config text. invalid_argument naming the offending entry.

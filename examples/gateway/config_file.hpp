@@ -9,7 +9,7 @@
 
 #include "scout/status.hpp"
 
-#include "util/file_io.hpp"
+#include "file_io.hpp"
 
 namespace scout::gateway {
 

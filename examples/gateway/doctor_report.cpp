@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "util/file_io.hpp"
+#include "file_io.hpp"
 
 namespace scout::gateway {
 

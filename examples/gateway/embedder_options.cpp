@@ -8,9 +8,9 @@
 #include <cstdlib>
 #include <utility>
 
+#include "bounded_json.hpp"
 #include "config_file.hpp"
-#include "util/json_limits.hpp"
-#include "util/printable.hpp"
+#include "printable.hpp"
 
 namespace scout::gateway {
 namespace {
@@ -120,26 +120,6 @@ Status parse_object(const Json& e, EmbedderSettings& settings) {
 }
 
 }  // namespace
-
-bool is_embedder_option(std::string_view name) {
-    for (std::string_view known : {"--embedder",
-                                   "--embedder-url",
-                                   "--embedder-model",
-                                   "--embedder-dimensions",
-                                   "--embedder-api-version",
-                                   "--embedder-header",
-                                   "--embedder-ca",
-                                   "--embedder-allow-cleartext-key"}) {
-        if (name == known) {
-            return true;
-        }
-    }
-    return false;
-}
-
-bool is_embedder_flag(std::string_view name) {
-    return name == "--embedder-allow-cleartext-key";
-}
 
 Status apply_embedder_option(std::string_view name,
                              const std::string& value,

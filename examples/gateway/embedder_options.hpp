@@ -18,11 +18,6 @@ struct EmbedderSettings {
     HttpEmbedderOptions http;  ///< used when spec is "http"
 };
 
-/// True for the command-line options this file reads (--embedder, --embedder-url, ...).
-[[nodiscard]] bool is_embedder_option(std::string_view name);
-/// True for the one among them that takes no value (--embedder-allow-cleartext-key).
-[[nodiscard]] bool is_embedder_flag(std::string_view name);
-
 /// Applies one command-line option (a flag's value is ignored). invalid_argument for a bad
 /// value; --embedder-header adds to the headers, the others replace.
 [[nodiscard]] Status apply_embedder_option(std::string_view name,

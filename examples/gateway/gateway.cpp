@@ -8,11 +8,10 @@
 #include "scout/events.hpp"
 
 #include "argument_check.hpp"
+#include "bounded_json.hpp"
 #include "log.hpp"
-#include "mcp/internal.hpp"
 #include "modern_protocol.hpp"
-#include "util/json_limits.hpp"
-#include "util/printable.hpp"
+#include "printable.hpp"
 
 namespace scout::gateway {
 namespace {
@@ -67,28 +66,21 @@ public:
 Gateway::Gateway(Catalog& catalog,
                  std::vector<BackendSpec> backends,
                  mcp::Connector connector,
-                 BackendTimings timings,
+                 const BackendTimings& timings,
                  Writer write,
                  CallLimits limits)
     : catalog_(catalog),
+      timings_(timings),
       meta_(std::move(connector)),
       write_(std::move(write)),
+      pinned_(std::make_shared<const PinnedTools>()),
       limits_(limits),
       pool_(limits.threads, limits.queued) {
+    auto set = std::make_shared<BackendSet>();
     for (auto& spec : backends) {
-        backends_.push_back(std::make_unique<Backend>(
-            std::move(spec), catalog_, timings, [this] { on_indexed(); }));
-        const std::string server = backends_.back()->name();
-        subscription_locks_.emplace(server, std::make_unique<std::mutex>());
-        backends_.back()->set_resource_hooks(
-            {[this, server](const std::string& uri) { forward_update(server, uri); },
-             [this, server] { return resource_subs_.held_uris(server); },
-             [this, server](const Json& params) { forward_log(server, params); },
-             [this] {
-                 std::lock_guard lock(log_mutex_);
-                 return backend_log_level_;
-             }});
+        set->push_back(make_backend(std::move(spec)));
     }
+    backends_ = std::move(set);
     catalog_.set_event_sink(std::make_shared<CallerFallbackSink>());
 }
 
@@ -96,10 +88,173 @@ Gateway::~Gateway() {
     shutdown();
 }
 
+std::shared_ptr<Backend> Gateway::make_backend(BackendSpec spec) {
+    auto b =
+        std::make_shared<Backend>(std::move(spec), catalog_, timings_, [this] { on_indexed(); });
+    const std::string server = b->name();
+    b->set_resource_hooks({[this, server](const std::string& uri) { forward_update(server, uri); },
+                           [this, server] { return resource_subs_.held_uris(server); },
+                           [this, server](const Json& params) { forward_log(server, params); },
+                           [this] {
+                               std::lock_guard lock(log_mutex_);
+                               return backend_log_level_;
+                           }});
+    if (publisher_) {
+        b->set_publisher(publisher_);
+    }
+    return b;
+}
+
+std::shared_ptr<const Gateway::BackendSet> Gateway::backends() const {
+    std::lock_guard lock(backends_mutex_);
+    return backends_;
+}
+
+std::shared_ptr<const PinnedTools> Gateway::pinned() const {
+    std::lock_guard lock(backends_mutex_);
+    return pinned_;
+}
+
+std::shared_ptr<Backend> Gateway::backend(const std::string& server) const {
+    const auto set = backends();
+    for (const auto& b : *set) {
+        if (b->name() == server) {
+            return b;
+        }
+    }
+    return nullptr;
+}
+
+std::shared_ptr<std::mutex> Gateway::subscription_lock(const std::string& server) {
+    std::lock_guard lock(backends_mutex_);
+    auto& slot = subscription_locks_[server];
+    if (!slot) {
+        slot = std::make_shared<std::mutex>();
+    }
+    return slot;
+}
+
+void Gateway::set_pinned(PinnedTools pinned) {
+    auto shared = std::make_shared<const PinnedTools>(std::move(pinned));
+    std::lock_guard lock(backends_mutex_);
+    pinned_ = std::move(shared);
+}
+
 void Gateway::start(std::chrono::milliseconds wait) {
     startup_deadline_ = std::chrono::steady_clock::now() + wait;
-    for (auto& b : backends_) {
+    std::shared_ptr<const BackendSet> set;
+    {
+        std::lock_guard lock(backends_mutex_);
+        launched_ = true;
+        set = backends_;
+    }
+    for (const auto& b : *set) {
         b->start();
+    }
+}
+
+ReloadReport Gateway::reload(std::vector<BackendSpec> backends, PinnedTools pinned) {
+    ReloadReport report;
+    std::vector<std::shared_ptr<Backend>> retired;
+    std::vector<std::shared_ptr<Backend>> to_start;
+    bool launched = false;
+    {
+        std::lock_guard lock(backends_mutex_);
+        launched = launched_;
+        std::map<std::string, std::shared_ptr<Backend>> running;
+        for (const auto& b : *backends_) {
+            running.emplace(b->name(), b);
+        }
+        auto next = std::make_shared<BackendSet>();
+        for (BackendSpec& spec : backends) {
+            auto old = running.find(spec.name);
+            if (old != running.end() && old->second->spec() == spec) {
+                next->push_back(old->second);
+                ++report.kept;
+            } else {
+                (old == running.end() ? report.added : report.restarted).push_back(spec.name);
+                if (old != running.end()) {
+                    retired.push_back(old->second);
+                }
+                next->push_back(make_backend(std::move(spec)));
+                to_start.push_back(next->back());
+            }
+            if (old != running.end()) {
+                running.erase(old);
+            }
+        }
+        for (auto& [name, b] : running) {  // what is left was removed
+            report.removed.push_back(name);
+            retired.push_back(std::move(b));
+        }
+        report.pinned_changed = !(*pinned_ == pinned);
+        backends_ = std::move(next);
+        pinned_ = std::make_shared<const PinnedTools>(std::move(pinned));
+    }
+    // Retired first: a replaced backend must not write its listing over its successor's.
+    retire(std::move(retired), report.removed);
+    if (launched) {
+        for (const auto& b : to_start) {
+            b->start();
+        }
+    }
+    if (report.pinned_changed || !report.removed.empty()) {
+        on_indexed();  // tools/list may have changed; the added backends announce their own
+    }
+    return report;
+}
+
+void Gateway::retire(std::vector<std::shared_ptr<Backend>> retired,
+                     std::vector<std::string> dropped) {
+    for (const auto& b : retired) {
+        b->retire();
+    }
+    drop_listings(dropped);
+    if (retired.empty()) {
+        return;
+    }
+    std::lock_guard guard(retire_mutex_);
+    if (retire_now_) {  // shut down already: nothing is in flight any more
+        for (const auto& b : retired) {
+            b->stop();
+        }
+        return;
+    }
+    // Bounded: a call in flight ends by the call timeout (a backend's own wait, then ours).
+    const auto deadline =
+        std::chrono::steady_clock::now() + timings_.call_timeout + timings_.request_timeout;
+    retirers_.emplace_back(
+        [this, retired = std::move(retired), dropped = std::move(dropped), deadline] {
+            for (const auto& b : retired) {
+                std::unique_lock lock(retire_mutex_);
+                // Ours is the last reference once the snapshots of the calls on it are gone.
+                while (b.use_count() > 1 && !retire_now_ &&
+                       std::chrono::steady_clock::now() < deadline) {
+                    retire_cv_.wait_for(lock, std::chrono::milliseconds(20));
+                }
+                lock.unlock();
+                b->stop();
+            }
+            // A listing that raced the first removal (the backend indexing as it retired).
+            drop_listings(dropped);
+            log_line("reload: " + std::to_string(retired.size()) +
+                     (retired.size() == 1 ? " retired backend" : " retired backends") + " stopped");
+        });
+}
+
+void Gateway::drop_listings(const std::vector<std::string>& servers) {
+    if (servers.empty() || publisher_) {
+        return;  // with a registry the listings are the registry's, shared with other replicas
+    }
+    bool changed = false;
+    for (const std::string& server : servers) {
+        changed = catalog_.remove_server(server).ok() || changed;
+    }
+    if (!changed) {
+        return;
+    }
+    if (auto info = catalog_.commit(); !info) {
+        log_line("commit failed: " + info.status().to_string());
     }
 }
 
@@ -111,7 +266,8 @@ void Gateway::wait_started() {
     if (started_.load()) {
         return;
     }
-    for (auto& b : backends_) {
+    const auto set = backends();
+    for (const auto& b : *set) {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
             startup_deadline_ - std::chrono::steady_clock::now());
         if (!b->wait_first_attempt(std::max(left, std::chrono::milliseconds(0)))) {
@@ -124,13 +280,19 @@ void Gateway::wait_started() {
 
 void Gateway::shutdown() {
     std::call_once(shutdown_once_, [this] {
-        for (auto& b : backends_) {
+        {
+            std::lock_guard lock(retire_mutex_);
+            retire_now_ = true;
+        }
+        retire_cv_.notify_all();
+        const auto set = backends();
+        for (const auto& b : *set) {
             b->request_stop();
         }
         // In parallel: each stop may take its full StopGraces with a backend that ignores EOF
         // and SIGTERM, and the whole shutdown must stay within that once.
         std::vector<std::thread> stoppers;
-        for (auto& b : backends_) {
+        for (const auto& b : *set) {
             try {
                 stoppers.emplace_back([&b] { b->stop(); });
             } catch (const std::system_error&) {
@@ -138,6 +300,14 @@ void Gateway::shutdown() {
             }
         }
         for (auto& t : stoppers) {
+            t.join();
+        }
+        std::vector<std::thread> retirers;
+        {
+            std::lock_guard lock(retire_mutex_);
+            retirers.swap(retirers_);
+        }
+        for (auto& t : retirers) {
             t.join();
         }
         pool_.shutdown();  // calls in flight have failed with the backends; their answers go out
@@ -253,18 +423,21 @@ void Gateway::handle_line(const std::string& line) {
 Json Gateway::list_result(const mcp::MetaTools& tools) {
     const Searcher searcher = catalog_.searcher();
     Json list = tools.list_tools(searcher);
-    if (pinned_.empty() || !tools.injects_meta_tools(searcher)) {
+    const auto pinned_now = pinned();
+    const PinnedTools& pinned_tools = *pinned_now;
+    if (pinned_tools.empty() || !tools.injects_meta_tools(searcher)) {
         return list;  // the full list already holds every tool
     }
     for (const Hit& hit : searcher.list_tools(tools.scope_options(mcp::Scope::all_servers))) {
         const bool pinned =
-            std::find(pinned_.servers.begin(), pinned_.servers.end(), hit.server) !=
-                pinned_.servers.end() ||
-            std::any_of(pinned_.tools.begin(), pinned_.tools.end(), [&hit](const ToolKey& k) {
-                return k.server == hit.server && k.tool == hit.tool;
-            });
+            std::find(pinned_tools.servers.begin(), pinned_tools.servers.end(), hit.server) !=
+                pinned_tools.servers.end() ||
+            std::any_of(
+                pinned_tools.tools.begin(), pinned_tools.tools.end(), [&hit](const ToolKey& k) {
+                    return k.server == hit.server && k.tool == hit.tool;
+                });
         if (pinned) {
-            list["tools"].push_back(mcp::detail::tool_definition(hit));
+            list["tools"].push_back(mcp::tool_definition(hit));
         }
     }
     return list;
@@ -456,7 +629,8 @@ std::string Gateway::metrics_text() {
 
 std::string Gateway::metrics_text(const std::optional<std::vector<std::string>>& visible_servers) {
     std::vector<std::pair<std::string, std::string>> states;
-    for (auto& b : backends_) {
+    const auto set = backends();
+    for (const auto& b : *set) {
         const bool visible = !visible_servers || std::find(visible_servers->begin(),
                                                            visible_servers->end(),
                                                            b->name()) != visible_servers->end();
@@ -472,7 +646,9 @@ std::string Gateway::metrics_text(const std::optional<std::vector<std::string>>&
 }
 
 void Gateway::set_publisher(const Backend::Publisher& publisher) {
-    for (auto& b : backends_) {
+    publisher_ = publisher;  // for the backends a reload adds
+    const auto set = backends();
+    for (const auto& b : *set) {
         b->set_publisher(publisher);
     }
 }
@@ -480,7 +656,8 @@ void Gateway::set_publisher(const Backend::Publisher& publisher) {
 Gateway::Readiness Gateway::readiness() {
     std::map<std::string, int> states{
         {"starting", 0}, {"active", 0}, {"degraded", 0}, {"stopped", 0}};
-    for (auto& b : backends_) {
+    const auto set = backends();
+    for (const auto& b : *set) {
         ++states[b->state()];
     }
     // As wait_started() decides, without waiting: every first attempt is over, or the start-up
@@ -608,12 +785,11 @@ std::optional<std::string> Gateway::schema_problem(const ToolKey& key, const Jso
 Result<Json> Gateway::execute(const ToolKey& key,
                               const Json& arguments,
                               const std::shared_ptr<CancelToken>& cancel) {
-    for (auto& b : backends_) {
-        if (b->name() == key.server) {
-            auto result = b->call_tool(key.tool, arguments, cancel);
-            metrics_.record_call(key.server, key.tool, !result || is_error_result(*result));
-            return result;
-        }
+    // Held to the end of the call: a reload that removes the backend meanwhile stops it after.
+    if (const auto b = backend(key.server)) {
+        auto result = b->call_tool(key.tool, arguments, cancel);
+        metrics_.record_call(key.server, key.tool, !result || is_error_result(*result));
+        return result;
     }
     return Status{Errc::not_found, "no backend named '" + detail::printable(key.server) + "'"};
 }
@@ -622,17 +798,18 @@ Result<Json> Gateway::execute(const ToolKey& key,
 
 namespace scout::gateway {
 
-std::vector<Backend*> Gateway::backends_in_scope(const mcp::MetaTools& tools) {
+std::vector<std::shared_ptr<Backend>> Gateway::backends_in_scope(const mcp::MetaTools& tools) {
     // The rule tool_search and execute_tool apply (SearchOptions of the caller's connector).
     const SearchOptions scope = tools.scope_options(mcp::Scope::all_servers);
-    std::vector<Backend*> out;
-    for (auto& b : backends_) {
+    std::vector<std::shared_ptr<Backend>> out;
+    const auto set = backends();
+    for (const auto& b : *set) {
         const bool server_ok =
             !scope.servers || std::find(scope.servers->begin(), scope.servers->end(), b->name()) !=
                                   scope.servers->end();
         const bool environment_ok = !scope.environment || *scope.environment == b->environment();
         if (server_ok && environment_ok) {
-            out.push_back(b.get());
+            out.push_back(b);
         }
     }
     return out;
@@ -646,7 +823,7 @@ Json Gateway::pass_through(const Message& m,
     if (!params.is_object()) {
         return make_error(m.id, kInvalidParams, "params must be an object");
     }
-    const std::vector<Backend*> in_scope = backends_in_scope(tools);
+    const auto in_scope = backends_in_scope(tools);
     // Listings: every backend in scope, names and URIs prefixed with the server's name. A
     // backend without the capability (or down) is left out rather than failing the listing.
     struct Listing {
@@ -664,7 +841,7 @@ Json Gateway::pass_through(const Message& m,
             continue;
         }
         Json items = Json::array();
-        for (Backend* b : in_scope) {
+        for (const auto& b : in_scope) {
             Json cursor;
             for (int page = 0; page < kMaxPassThroughPages; ++page) {
                 Json ask = Json::object();
@@ -717,7 +894,7 @@ Json Gateway::pass_through(const Message& m,
         }
         value.remove_prefix(kUriScheme.size());
     }
-    for (Backend* b : in_scope) {
+    for (const auto& b : in_scope) {
         const std::string& server = b->name();
         if (value.size() <= server.size() || value.substr(0, server.size()) != server ||
             value[server.size()] != '/') {
@@ -764,7 +941,8 @@ Json Gateway::change_subscription(const Message& m,
                                   const std::shared_ptr<CancelToken>& cancel) {
     const ResourceSubscriptions::Resource resource{backend.name(), uri};
     // Subscriptions change rarely: one at a time per backend keeps its state in step with ours.
-    std::lock_guard lock(*subscription_locks_.at(backend.name()));
+    const auto order = subscription_lock(backend.name());
+    std::lock_guard lock(*order);
     if (m.method == "resources/unsubscribe") {
         if (resource_subs_.remove(client, resource) == ResourceSubscriptions::Removed::last) {
             // The client is unsubscribed whatever the backend answers: no update reaches it.
@@ -814,18 +992,18 @@ Json Gateway::set_logging_level(const Message& m,
                           "logging/setLevel needs params.level: debug, info, notice, warning, "
                           "error, critical, alert or emergency");
     }
-    const std::vector<Backend*> in_scope = backends_in_scope(tools);
+    const auto in_scope = backends_in_scope(tools);
     {
         std::lock_guard lock(log_mutex_);
         LogClient& c = log_clients_[client];
         c.level = level.get<std::string>();
         c.servers.clear();
-        for (Backend* b : in_scope) {
+        for (const auto& b : in_scope) {
             c.servers.push_back(b->name());
         }
         backend_log_level_ = c.level;
     }
-    for (Backend* b : in_scope) {
+    for (const auto& b : in_scope) {
         if (!b->supports_logging()) {
             continue;
         }
@@ -886,11 +1064,9 @@ void Gateway::end_client(const std::string& session) {
     // Off the caller's thread: a backend may take its call timeout to answer.
     const bool queued = pool_.submit([this, orphaned] {
         for (const auto& [server, uri] : orphaned) {
-            for (auto& b : backends_) {
-                if (b->name() != server) {
-                    continue;
-                }
-                std::lock_guard lock(*subscription_locks_.at(server));
+            if (const auto b = backend(server)) {
+                const auto order = subscription_lock(server);
+                std::lock_guard lock(*order);
                 if (resource_subs_.holders({server, uri}).empty()) {  // nobody came back since
                     (void)b->request("resources/unsubscribe", Json{{"uri", uri}});
                 }

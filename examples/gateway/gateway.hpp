@@ -7,12 +7,14 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -54,6 +56,16 @@ struct PinnedTools {
     std::vector<std::string> servers;  ///< every tool of these servers
     std::vector<ToolKey> tools;
     [[nodiscard]] bool empty() const noexcept { return servers.empty() && tools.empty(); }
+    [[nodiscard]] bool operator==(const PinnedTools&) const = default;
+};
+
+/// What Gateway::reload changed, by server name.
+struct ReloadReport {
+    std::vector<std::string> added;      ///< new entries, started
+    std::vector<std::string> removed;    ///< entries gone: out of the catalog, then stopped
+    std::vector<std::string> restarted;  ///< entries that changed: the old backend replaced
+    std::size_t kept = 0;                ///< entries unchanged, their backends untouched
+    bool pinned_changed = false;
 };
 
 /// Thread-safe. `write` sends one JSON-RPC line to the client; it is called from several
@@ -69,7 +81,7 @@ public:
     Gateway(Catalog& catalog,
             std::vector<BackendSpec> backends,
             mcp::Connector connector,
-            BackendTimings timings,
+            const BackendTimings& timings,
             Writer write,
             CallLimits limits = {});
     Gateway(const Gateway&) = delete;
@@ -81,7 +93,14 @@ public:
     /// already sees the indexed tools; everything else is answered at once.
     void start(std::chrono::milliseconds wait);
     /// Sets the pinned tools; call before start().
-    void set_pinned(PinnedTools pinned) { pinned_ = std::move(pinned); }
+    void set_pinned(PinnedTools pinned);
+    /// A reloaded config's backends and pinned tools replace the running ones. An entry equal to
+    /// a running one keeps its backend untouched; a new entry starts (at once if start() was
+    /// called); a removed one leaves tools/list and tool_search at once, and its backend stops
+    /// once the calls in flight on it have ended (at most the call timeout later): calls that
+    /// began before the reload finish on the backend they began on. A changed entry is both: the
+    /// old backend retires that way and a new one starts. Thread-safe.
+    ReloadReport reload(std::vector<BackendSpec> backends, PinnedTools pinned);
     /// Every backend's listings go to `publisher` instead of the catalog (Backend::set_publisher);
     /// call before start().
     void set_publisher(const Backend::Publisher& publisher);
@@ -143,6 +162,8 @@ public:
     /// the start-up wait passed), with a body that names no server: the catalog's tool count and
     /// index generation, how many backends are in each state, and the embedder's state ("active",
     /// "degraded": tools indexed without vectors, or "none": BM25 only). Never waits.
+    // nlohmann::json's default does not throw; the exception-escape check cannot see it.
+    // NOLINTNEXTLINE(bugprone-exception-escape)
     struct Readiness {
         bool ready = false;
         Json body;
@@ -201,7 +222,7 @@ private:
     /// A backend's notifications/resources/updated, to the clients subscribed to it.
     void forward_update(const std::string& server, const std::string& uri);
     /// The backends whose server the scope of `tools` reaches.
-    std::vector<Backend*> backends_in_scope(const mcp::MetaTools& tools);
+    std::vector<std::shared_ptr<Backend>> backends_in_scope(const mcp::MetaTools& tools);
     /// Why `arguments` break the tool's indexed inputSchema, or nullopt (argument_check.hpp).
     std::optional<std::string> schema_problem(const ToolKey& key, const Json& arguments);
     Result<Json> execute(const ToolKey& key,
@@ -209,20 +230,44 @@ private:
                          const std::shared_ptr<CancelToken>& cancel);
     void wait_started();
     void on_indexed();
+    using BackendSet = std::vector<std::shared_ptr<Backend>>;
+    /// The backends now: calls hold this snapshot, so a reload never stops a backend under them.
+    [[nodiscard]] std::shared_ptr<const BackendSet> backends() const;
+    [[nodiscard]] std::shared_ptr<const PinnedTools> pinned() const;
+    /// The backend named `server` in the current set, or null.
+    [[nodiscard]] std::shared_ptr<Backend> backend(const std::string& server) const;
+    /// A Backend of `spec` with the gateway's hooks (and publisher), not started.
+    std::shared_ptr<Backend> make_backend(BackendSpec spec);
+    /// The lock that orders one server's resource subscription changes (made on first use).
+    std::shared_ptr<std::mutex> subscription_lock(const std::string& server);
+    /// Stops `retired` (backends a reload removed or replaced) on a thread of their own once no
+    /// call holds them; the listings of `dropped` servers leave the catalog at once.
+    void retire(std::vector<std::shared_ptr<Backend>> retired, std::vector<std::string> dropped);
+    void drop_listings(const std::vector<std::string>& servers);
 
     Catalog& catalog_;
+    BackendTimings timings_;
+    Backend::Publisher publisher_;
     mcp::MetaTools meta_;
     OutcomeMemory outcomes_;  ///< used when the connector learns from executions
     Writer write_;
-    std::vector<std::unique_ptr<Backend>> backends_;
+    mutable std::mutex
+        backends_mutex_;  ///< guards backends_, pinned_, subscription_locks_, launched_
+    std::shared_ptr<const BackendSet> backends_;
+    std::shared_ptr<const PinnedTools> pinned_;
+    bool launched_ = false;  ///< start() was called: a reload starts the backends it adds
+    /// Threads stopping retired backends (one per reload that retired any), joined at shutdown.
+    std::mutex retire_mutex_;
+    std::condition_variable retire_cv_;
+    bool retire_now_ = false;  ///< shutdown: stop retired backends without waiting for calls
+    std::vector<std::thread> retirers_;
     CallLimits limits_;
-    PinnedTools pinned_;
     std::vector<std::function<void()>> listeners_;
     UpdateListener update_listener_;
     ResourceSubscriptions resource_subs_;
     /// Per server: held while a subscription's first holder comes or last one goes, so the
-    /// backend's subscribe and unsubscribe follow the registry in order. Filled at construction.
-    std::unordered_map<std::string, std::unique_ptr<std::mutex>> subscription_locks_;
+    /// backend's subscribe and unsubscribe follow the registry in order.
+    std::unordered_map<std::string, std::shared_ptr<std::mutex>> subscription_locks_;
     /// Clients that sent logging/setLevel (kStdioClient or an HTTP session id): the level they
     /// asked for and the servers in their scope.
     struct LogClient {

@@ -18,7 +18,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
-#include "util/file_io.hpp"
+#include "file_io.hpp"
 
 namespace scout::gateway {
 
@@ -385,6 +385,8 @@ public:
           buffer_(std::max<std::size_t>(core.options.limits.max_header_bytes, 8u << 10) +
                   (8u << 10)),
           timer_(core.ioc) {}
+    Connection(const Connection&) = delete;
+    Connection& operator=(const Connection&) = delete;
 
     ~Connection() override {
         release_budget();

@@ -1,7 +1,7 @@
 // json_rpc.cpp: see json_rpc.hpp.
 #include "json_rpc.hpp"
 
-#include "util/json_limits.hpp"
+#include "bounded_json.hpp"
 
 namespace scout::gateway {
 namespace {

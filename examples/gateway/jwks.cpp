@@ -11,9 +11,9 @@
 #include <openssl/param_build.h>
 
 #include "base64url.hpp"
-#include "util/file_io.hpp"
-#include "util/json_limits.hpp"
-#include "util/printable.hpp"
+#include "bounded_json.hpp"
+#include "file_io.hpp"
+#include "printable.hpp"
 
 namespace scout::gateway {
 namespace {

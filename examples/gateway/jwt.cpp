@@ -20,8 +20,8 @@
 #include "scout/catalog.hpp"
 
 #include "base64url.hpp"
-#include "util/json_limits.hpp"
-#include "util/printable.hpp"
+#include "bounded_json.hpp"
+#include "printable.hpp"
 
 namespace scout::gateway {
 namespace {

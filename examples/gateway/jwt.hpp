@@ -46,6 +46,8 @@ public:
     ~JwtVerifier();
     JwtVerifier(JwtVerifier&&) noexcept;
     JwtVerifier& operator=(JwtVerifier&&) noexcept;
+    JwtVerifier(const JwtVerifier&) = delete;  ///< its cache of accepted tokens is its own
+    JwtVerifier& operator=(const JwtVerifier&) = delete;
 
     /// The scope a valid token grants, or invalid_argument saying why it is refused (the
     /// message never quotes the token, its signature or its claims' values beyond a name).

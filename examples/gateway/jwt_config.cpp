@@ -5,7 +5,7 @@
 
 #include "scout/catalog.hpp"
 
-#include "util/printable.hpp"
+#include "printable.hpp"
 
 namespace scout::gateway {
 namespace {

@@ -6,8 +6,8 @@
 #include <cstdint>
 
 #include "base64url.hpp"
-#include "util/printable.hpp"
-#include "util/utf8.hpp"
+#include "printable.hpp"
+#include "utf8.hpp"
 
 namespace scout::gateway::modern {
 namespace {

@@ -6,7 +6,7 @@
 #include "http_rules.hpp"
 #include "log.hpp"
 #include "modern_protocol.hpp"
-#include "util/printable.hpp"
+#include "printable.hpp"
 
 namespace scout::gateway {
 namespace {

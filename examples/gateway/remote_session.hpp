@@ -44,6 +44,8 @@ public:
     /// Checks the URL; connects on the first request.
     [[nodiscard]] static Result<std::unique_ptr<RemoteSession>> start(
         const BackendSpec& spec, NotificationFn on_notification, ClosedFn on_closed);
+    RemoteSession(const RemoteSession&) = delete;
+    RemoteSession& operator=(const RemoteSession&) = delete;
     ~RemoteSession() override;
 
     [[nodiscard]] Status notify(const std::string& method, Json params) override;

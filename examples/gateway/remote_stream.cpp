@@ -5,8 +5,8 @@
 
 #include "http_rules.hpp"
 #include "log.hpp"
+#include "printable.hpp"
 #include "sse_reader.hpp"
-#include "util/printable.hpp"
 
 namespace scout::gateway {
 namespace {
@@ -69,8 +69,10 @@ void RemoteStream::run() {
             case Outcome::stopped:
                 return;
             case Outcome::not_offered:
-                log_line(who + " offers no GET stream (" + why +
-                         "); its own messages arrive only with responses");
+                log_line(std::string(who)
+                             .append(" offers no GET stream (")
+                             .append(why)
+                             .append("); its own messages arrive only with responses"));
                 return;
             case Outcome::gone:
                 if (on_gone_) {
@@ -89,8 +91,12 @@ void RemoteStream::run() {
             case Outcome::unreachable:
                 break;
         }
-        log_line(who + " GET stream: " + why + "; reopening in " + std::to_string(backoff.count()) +
-                 " ms");
+        log_line(std::string(who)
+                     .append(" GET stream: ")
+                     .append(why)
+                     .append("; reopening in ")
+                     .append(std::to_string(backoff.count()))
+                     .append(" ms"));
         if (!wait(backoff)) {
             return;
         }
@@ -131,7 +137,7 @@ RemoteStream::Outcome RemoteStream::attempt(std::string& why,
             }
         }
         last_bytes = std::chrono::steady_clock::now();
-        return reader.feed(std::string_view(data, n), [&](std::string event) {
+        return reader.feed(std::string_view(data, n), [&](const std::string& event) {
             if (on_message_) {
                 on_message_(event);
             }

@@ -28,4 +28,11 @@ inline constexpr std::size_t kMaxCatalogFileBytes = std::size_t{256} << 20U;
 /// Parses an MCP tools/list result ({"tools": [...]}), or a whole JSON-RPC response around it.
 [[nodiscard]] SCOUT_API Result<std::vector<ToolSpec>> parse_tools_list(std::string_view json);
 
+/// The checks Catalog::upsert_server and upsert_tool make of one tool of `server` (names, sizes,
+/// UTF-8, a schema that renders as a document), without a catalog: a host indexing tools from a
+/// source it does not trust (an MCP backend's tools/list) drops the tools this refuses instead
+/// of having upsert_server refuse the whole server. invalid_argument, naming the server, the
+/// tool and the field.
+[[nodiscard]] SCOUT_API Status validate_tool(const ServerSpec& server, const ToolSpec& tool);
+
 }  // namespace scout

@@ -42,8 +42,8 @@
      "exact_name_first" (bool), "outcome_prior" (bool: re-rank with recorded outcomes),
      "alternatives" (array of at most 8 other phrasings of the query, searched too and fused
      with it by calibrated score: SearchOptions::alternatives; each match then has
-     "best_phrasing", 0 for the query and i for its i-th alternative), "max_tokens" (a token budget for the
-     matches, a whole number in 1..1000000000; others are SCOUT_INVALID_ARGUMENT with the
+     "best_phrasing", 0 for the query and i for its i-th alternative), "max_tokens" (a token budget
+   for the matches, a whole number in 1..1000000000; others are SCOUT_INVALID_ARGUMENT with the
      reason: scout/token_budget.hpp's fit_to_budget, counted in cl100k_base tokens. Without
      "top_k" up to 20 matches are considered and the budget decides how many fit. The rank
      file is loaded on first use and kept for the process, from $SCOUT_TOKENIZER_DIR,

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "document/catalog_parse.hpp"
+#include "document/validate.hpp"
 #include "util/file_io.hpp"
 #include "util/json_limits.hpp"
 #include "util/printable.hpp"
@@ -200,6 +201,10 @@ Result<std::vector<ToolSpec>> parse_tools_list(std::string_view text) {
     } catch (const std::exception& e) {
         return Status{Errc::invalid_argument, std::string("bad tools/list entry: ") + e.what()};
     }
+}
+
+Status validate_tool(const ServerSpec& server, const ToolSpec& tool) {
+    return detail::validate_tool(server, tool);
 }
 
 }  // namespace scout

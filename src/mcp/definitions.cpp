@@ -25,20 +25,6 @@ Json match_json(const Hit& hit) {
                 {"annotations", parse_object(hit.annotations, Json::object())}};
 }
 
-Json tool_definition(const Hit& hit) {
-    Json tool{{"name", hit.name},
-              {"description", hit.description},
-              {"inputSchema", parse_object(hit.input_schema, Json{{"type", "object"}})}};
-    if (!hit.title.empty()) {
-        tool["title"] = hit.title;
-    }
-    Json annotations = parse_object(hit.annotations, Json::object());
-    if (!annotations.empty()) {
-        tool["annotations"] = std::move(annotations);
-    }
-    return tool;
-}
-
 bool in_scope(const Searcher& searcher, const SearchOptions& options, const ToolKey& key) {
     SearchOptions one = options;
     if (one.servers &&
@@ -55,6 +41,20 @@ bool in_scope(const Searcher& searcher, const SearchOptions& options, const Tool
 }
 
 }  // namespace detail
+
+Json tool_definition(const Hit& hit) {
+    Json tool{{"name", hit.name},
+              {"description", hit.description},
+              {"inputSchema", detail::parse_object(hit.input_schema, Json{{"type", "object"}})}};
+    if (!hit.title.empty()) {
+        tool["title"] = hit.title;
+    }
+    Json annotations = detail::parse_object(hit.annotations, Json::object());
+    if (!annotations.empty()) {
+        tool["annotations"] = std::move(annotations);
+    }
+    return tool;
+}
 
 namespace {
 
@@ -177,7 +177,7 @@ Json MetaTools::list_tools(const Searcher& searcher) const {
         tools.push_back(execute_tool_definition(searcher));
     } else {
         for (const Hit& hit : searcher.list_tools(scope_options(Scope::all_servers))) {
-            tools.push_back(detail::tool_definition(hit));
+            tools.push_back(tool_definition(hit));
         }
     }
     return Json{{"tools", std::move(tools)}};

@@ -26,9 +26,6 @@ struct TemplateValues {
 /// {"name", "server", "tool", "description", "inputSchema", "annotations"} of one hit.
 [[nodiscard]] Json match_json(const Hit& hit);
 
-/// An MCP Tool definition for an indexed tool, named by its enhanced name.
-[[nodiscard]] Json tool_definition(const Hit& hit);
-
 /// True when (server, tool) is indexed and allowed by the scope fields of `options`.
 [[nodiscard]] bool in_scope(const Searcher& searcher,
                             const SearchOptions& options,

@@ -7,9 +7,10 @@
 #include <cstdint>
 #include <string_view>
 
+#include "scout/mcp/json_limits.hpp"
+
 #include "argument_check.hpp"
 #include "fuzz_check.hpp"
-#include "util/json_limits.hpp"
 
 using scout::fuzz::check;
 
@@ -20,8 +21,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (cut == std::string_view::npos) {
         return 0;
     }
-    auto schema = scout::detail::parse_json(text.substr(0, cut));
-    auto arguments = scout::detail::parse_json(text.substr(cut + 1));
+    auto schema = scout::mcp::parse_json(text.substr(0, cut));
+    auto arguments = scout::mcp::parse_json(text.substr(cut + 1));
     if (!schema || !arguments) {
         return 0;
     }

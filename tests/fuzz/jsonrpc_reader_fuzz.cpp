@@ -8,10 +8,11 @@
 #include <string>
 #include <string_view>
 
+#include "scout/mcp/json_limits.hpp"
+
 #include "fuzz_check.hpp"
 #include "json_rpc.hpp"
 #include "line_reader.hpp"
-#include "util/json_limits.hpp"
 
 using scout::fuzz::check;
 
@@ -23,7 +24,7 @@ using namespace scout::gateway;
 void check_round_trip(const Json& value) {
     const std::string line = to_line(value);
     check(line.find('\n') == std::string::npos);
-    auto again = scout::detail::parse_json(line);
+    auto again = scout::mcp::parse_json(line);
     check(again.ok());
     check(*again == value);
 }
@@ -46,7 +47,7 @@ void classify_one(std::string_view line) {
             if (!m.too_deep) {
                 check_round_trip(m.body);
             } else {
-                check(scout::detail::has_pruned(m.body));
+                check(scout::mcp::has_pruned(m.body));
             }
             break;
     }

@@ -11,6 +11,7 @@
 //   --big-annotation         list one extra tool whose annotations take 1.5 MB
 //   --endless-pages BYTES    tools/list never ends: every page has nextCursor and one tool
 //                            whose description takes BYTES
+//   --echo-delay-ms N        answer echo only after N ms (a call still in flight a while)
 //   --helper-holding-stdout  start a helper process that keeps stdout open after this one exits
 //                            (its pid goes to the log as "helper <pid>")
 // Tools: echo {text}, hang (never answers), deep {depth} (a result nested that deep), scalar (a
@@ -18,6 +19,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -43,6 +45,7 @@ struct Options {
     bool helper = false;
     long endless_pages = 0;
     bool logging = false;  ///< advertise logging; answer logging/setLevel with two messages
+    long echo_delay_ms = 0;
 };
 
 std::mutex out_mutex;
@@ -139,6 +142,7 @@ void call(const Options& o, const Json& id, const Json& params) {
                   {"result", {{"content", Json::array({{{"type", "text"}, {"text", text}}})}}}});
     };
     if (name == "echo") {
+        std::this_thread::sleep_for(std::chrono::milliseconds(o.echo_delay_ms));
         const Json text = args.is_object() ? args.value("text", Json("")) : Json("");
         text_result("echo: " + (text.is_string() ? text.get<std::string>() : text.dump()));
     } else if (name == "hang") {
@@ -188,6 +192,8 @@ int main(int argc, char** argv) {
             o.big_annotation = true;
         } else if (arg == "--endless-pages") {
             o.endless_pages = std::atol(value().c_str());
+        } else if (arg == "--echo-delay-ms") {
+            o.echo_delay_ms = std::atol(value().c_str());
         } else if (arg == "--logging") {
             o.logging = true;
         } else if (arg == "--helper-holding-stdout") {

@@ -74,3 +74,23 @@ TEST_CASE("missing files are reported with their path", "[loader]") {
     CHECK(spec.status().code() == scout::Errc::not_found);
     CHECK(spec.status().message().find("/nonexistent/dir/catalog.json") != std::string::npos);
 }
+
+TEST_CASE("validate_tool makes upsert's checks of one tool, without a catalog", "[loader]") {
+    const scout::ServerSpec server{
+        "github", "Source hosting", "", "", scout::ServerStatus::active, {}};
+    const scout::ToolSpec good{"create_issue", "", "Open an issue", R"({"type":"object"})", ""};
+    CHECK(scout::validate_tool(server, good).ok());
+
+    scout::ToolSpec unnamed = good;
+    unnamed.name.clear();
+    scout::ToolSpec bad_utf8 = good;
+    bad_utf8.description = "\xC3\x28";
+    scout::ToolSpec not_an_object = good;
+    not_an_object.input_schema = "[1,2]";
+    for (const scout::ToolSpec& tool : {unnamed, bad_utf8, not_an_object}) {
+        const scout::Status s = scout::validate_tool(server, tool);
+        INFO(tool.name << " " << tool.description << " " << tool.input_schema);
+        CHECK(s.code() == scout::Errc::invalid_argument);
+        CHECK(s.message().find("server 'github'") != std::string::npos);
+    }
+}

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <future>
 #include <map>
@@ -338,6 +339,37 @@ TEST_CASE("a DEGRADED server's tools cannot be executed", "[mcp]") {
     for (const Json& m : matches(after)) {
         CHECK(m["server"] != "everything");
     }
+}
+
+TEST_CASE("tool_definition is the tool as the full tools/list serves it", "[mcp]") {
+    Catalog catalog = make_catalog();
+    Connector c;
+    c.tool_search_enabled = false;
+    const Json all = MetaTools(c).list_tools(catalog.searcher());
+    const std::vector<scout::Hit> hits = catalog.searcher().list_tools({});
+    REQUIRE(hits.size() == all["tools"].size());
+    for (const scout::Hit& hit : hits) {
+        const Json definition = scout::mcp::tool_definition(hit);
+        CHECK(definition["name"] == hit.name);
+        CHECK(std::count(all["tools"].begin(), all["tools"].end(), definition) == 1);
+    }
+    scout::Hit echo;
+    echo.name = "everything_echo";
+    echo.title = "Echo";
+    echo.description = "Echoes";
+    echo.input_schema = R"({"type":"object","properties":{"m":{"type":"string"}}})";
+    echo.annotations = R"({"readOnlyHint":true})";
+    const Json definition = scout::mcp::tool_definition(echo);
+    CHECK(definition["title"] == "Echo");
+    CHECK(definition["inputSchema"]["properties"]["m"]["type"] == "string");
+    CHECK(definition["annotations"]["readOnlyHint"] == true);
+    echo.title.clear();
+    echo.annotations.clear();
+    echo.input_schema.clear();
+    const Json bare = scout::mcp::tool_definition(echo);
+    CHECK_FALSE(bare.contains("title"));
+    CHECK_FALSE(bare.contains("annotations"));
+    CHECK(bare["inputSchema"] == Json{{"type", "object"}});
 }
 
 TEST_CASE("tools/list injects the meta-tools only when search is on and the index non-empty",

@@ -13,6 +13,7 @@
 #include "scout/catalog_loader.hpp"
 #include "scout/embedder.hpp"
 
+#include "args/values.hpp"
 #include "cli/command_specs.hpp"
 #include "cli/index_options.hpp"
 #include "cli/progress.hpp"
@@ -136,7 +137,7 @@ ParsedCommand parse_command(int argc, char** argv, const CommandSpec& spec, int 
     ParsedCommand out;
     out.args = Args::parse(argc, argv, first, spec, error);
     if (!out.args) {
-        out.exit_code = fail(error);
+        out.exit_code = fail(error + " (see " + spec.name + " --help)");
     } else if (out.args->help()) {
         spec.print_help(std::cout);
         out.args.reset();
@@ -295,16 +296,12 @@ Result<LoadedCatalog> load_catalog(const Args& args, Progress* progress) {
 Result<SearchOptions> search_options(const Args& args, bool read_mode) {
     SearchOptions options;
     if (auto k = args.get("top-k")) {
-        auto parsed = parse_size(*k);
-        if (!parsed) {
-            return Status{Errc::invalid_argument, "--top-k needs a whole number"};
+        // Refused with the range, never clamped without a word.
+        if (std::string refused =
+                args::read_whole_into(*k, 1, SearchOptions::kMaxTopK, options.top_k);
+            !refused.empty()) {
+            return Status{Errc::invalid_argument, "--top-k " + refused};
         }
-        if (*parsed < 1 || *parsed > SearchOptions::kMaxTopK) {  // never clamped without a word
-            return Status{Errc::invalid_argument,
-                          "--top-k must be 1.." + std::to_string(SearchOptions::kMaxTopK) +
-                              " (got " + *k + ")"};
-        }
-        options.top_k = *parsed;
     }
     if (auto m = args.get("mode"); m && read_mode) {
         auto mode = parse_mode(*m);

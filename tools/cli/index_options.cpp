@@ -35,30 +35,31 @@ Status set_fusion(CatalogOptions& options, const std::string& spec) {
             return {Errc::invalid_argument,
                     "--fusion: '" + item + "' needs key=non-negative number"};
         }
-        if (key == "k")
+        if (key == "k") {
             options.fusion.rrf_k = v;
-        else if (key == "bm25")
+        } else if (key == "bm25") {
             options.fusion.bm25_weight = v;
-        else if (key == "dense")
+        } else if (key == "dense") {
             options.fusion.dense_weight = v;
-        else if (key == "confidence")
+        } else if (key == "confidence") {
             options.fusion.dense_confidence_power = v;
-        else if (key == "fetch" && v >= 1)
+        } else if (key == "fetch" && v >= 1) {
             options.fusion.fetch_factor = static_cast<std::size_t>(v);
-        else if (key == "gated_dense")
+        } else if (key == "gated_dense") {
             options.fusion.gated_dense_weight = v;
-        else if (key == "depth" && v >= 1)
+        } else if (key == "depth" && v >= 1) {
             options.fusion.agreement_depth = static_cast<std::size_t>(v);
-        else if (key == "disagree")
+        } else if (key == "disagree") {
             options.fusion.disagreement_gate = v;
-        else if (key == "gated_confidence")
+        } else if (key == "gated_confidence") {
             options.fusion.gated_confidence_power = v;
-        else if (key == "overlap")
+        } else if (key == "overlap") {
             options.fusion.overlap_power = v;
-        else if (key == "relative" && (v == 0.0 || v == 1.0))
+        } else if (key == "relative" && (v == 0.0 || v == 1.0)) {
             options.fusion.gated_relative_bm25 = v == 1.0;
-        else
+        } else {
             return {Errc::invalid_argument, "--fusion: unknown key '" + key + "'"};
+        }
     }
     return {};
 }
@@ -83,26 +84,27 @@ bool parse_numbers(const std::string& spec, std::span<float> values, float max) 
 
 Status set_bm25_value(CatalogOptions& options, const std::string& key, float value) {
     Bm25Options& b = options.bm25;
-    if (key == "k1")
+    if (key == "k1") {
         b.k1 = value;
-    else if (key == "b")
+    } else if (key == "b") {
         b.b = value;
-    else if (key == "name")
+    } else if (key == "name") {
         b.weights.name = value;
-    else if (key == "server")
+    } else if (key == "server") {
         b.weights.server = value;
-    else if (key == "server_description")
+    } else if (key == "server_description") {
         b.weights.server_description = value;
-    else if (key == "description")
+    } else if (key == "description") {
         b.weights.description = value;
-    else if (key == "parameters")
+    } else if (key == "parameters") {
         b.weights.parameters = value;
-    else if (key == "action")
+    } else if (key == "action") {
         b.weights.action = value;
-    else if (key == "word_pairs")
+    } else if (key == "word_pairs") {
         b.weights.word_pairs = value;
-    else
+    } else {
         return {Errc::invalid_argument, "--bm25: unknown key '" + key + "'"};
+    }
     return {};
 }
 
@@ -113,7 +115,7 @@ OptionGroup index_option_group() {
     const FieldWeights& w = d.bm25.weights;
     const ExpansionOptions& e = d.expansion;
     const FusionOptions& f = d.fusion;
-    auto num = [](double v) {
+    auto num = [](auto v) {  // float and double settings alike, printed as they are
         std::ostringstream out;
         out << v;
         return out.str();

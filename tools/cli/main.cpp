@@ -3,9 +3,12 @@
 #include <cstring>
 #include <exception>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "scout/catalog.hpp"
 
+#include "args/nearest.hpp"
 #include "cli/command_specs.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
@@ -24,12 +27,24 @@ void print_usage(std::ostream& out) {
            "  -h, --help  this help\n";
 }
 
+/// A bad command: one line, the nearest command's name when there is one, and where the
+/// usage is (the whole usage only on --help).
+int command_error(const std::string& message, const std::string& command) {
+    std::vector<std::string> names;
+    for (const scout::cli::CommandSpec* spec : scout::cli::all_specs()) {
+        names.push_back(spec->name.substr(spec->name.find(' ') + 1));
+    }
+    const auto near = scout::args::nearest(command, names);
+    std::cerr << "scout: " << message << (near ? " (did you mean " + *near + "?)" : "")
+              << " (see scout --help)\n";
+    return scout::cli::kExitBadInput;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     if (argc < 2) {
-        print_usage(std::cerr);
-        return scout::cli::kExitBadInput;
+        return command_error("a command is needed", "");
     }
     if (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
         print_usage(std::cout);
@@ -62,9 +77,7 @@ int main(int argc, char** argv) {
         if (command == "registry") {
             return scout::cli::run_registry(argc, argv);
         }
-        std::cerr << "scout: unknown command '" << command << "'\n";
-        print_usage(std::cerr);
-        return scout::cli::kExitBadInput;
+        return command_error("unknown command '" + command + "'", command);
     } catch (const std::exception& e) {
         std::cerr << "scout: internal error: " << e.what() << "\n";
         return scout::cli::kExitFailure;

@@ -26,8 +26,9 @@ namespace {
 constexpr const char* kBundledCatalog = "enterprise_catalog.json";
 
 bool parse_u64(const std::optional<std::string>& text, std::uint64_t& out) {
-    if (!text)
+    if (!text) {
         return true;
+    }
     auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), out);
     return ec == std::errc() && ptr == text->data() + text->size();
 }

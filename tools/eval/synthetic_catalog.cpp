@@ -50,8 +50,9 @@ constexpr std::array<const char*, 3> kEnvironments{"prod", "staging", "dev"};
 
 std::string scoped_description(const std::string& description, const std::string& phrase) {
     std::string out = description;
-    if (!out.empty() && out.back() != '.')
+    if (!out.empty() && out.back() != '.') {
         out += '.';
+    }
     return out + (out.empty() ? "" : " ") + "Scoped to " + phrase + ".";
 }
 
@@ -59,8 +60,9 @@ std::string scoped_description(const std::string& description, const std::string
 
 Result<CatalogSpec> synthesize_catalog(const CatalogSpec& base, const SyntheticOptions& options) {
     std::size_t base_tools = 0;
-    for (const ServerSpec& s : base.servers)
+    for (const ServerSpec& s : base.servers) {
         base_tools += s.tools.size();
+    }
     if (base.servers.empty() || base_tools == 0) {
         return Status{Errc::invalid_argument, "synthetic catalog: the base catalog has no tools"};
     }
@@ -114,30 +116,36 @@ Result<CatalogSpec> synthesize_catalog(const CatalogSpec& base, const SyntheticO
         quota = std::clamp<std::size_t>(quota, 1, tools_left - (servers_left - 1));
 
         std::vector<const ToolSpec*> pool;
-        for (const ToolSpec& t : model.tools)
+        for (const ToolSpec& t : model.tools) {
             pool.push_back(&t);
+        }
         rng.shuffle(pool);
         std::vector<const ToolSpec*> extra;
         for (std::size_t idx : by_category[model.category]) {
-            if (&base.servers[idx] == &model)
+            if (&base.servers[idx] == &model) {
                 continue;
-            for (const ToolSpec& t : base.servers[idx].tools)
+            }
+            for (const ToolSpec& t : base.servers[idx].tools) {
                 extra.push_back(&t);
+            }
         }
         rng.shuffle(extra);
         pool.insert(pool.end(), extra.begin(), extra.end());
         if (pool.size() < quota) {  // a tiny category: borrow from every server
             for (const ServerSpec& s : base.servers) {
-                for (const ToolSpec& t : s.tools)
+                for (const ToolSpec& t : s.tools) {
                     pool.push_back(&t);
+                }
             }
         }
         std::set<std::string> tool_names;
         for (const ToolSpec* t : pool) {
-            if (server.tools.size() == quota)
+            if (server.tools.size() == quota) {
                 break;
-            if (!tool_names.insert(t->name).second)
+            }
+            if (!tool_names.insert(t->name).second) {
                 continue;
+            }
             ToolSpec tool = *t;
             tool.description = scoped_description(t->description, scope.phrase);
             server.tools.push_back(std::move(tool));
@@ -164,21 +172,27 @@ std::string catalog_to_json(const CatalogSpec& catalog, const std::string& sourc
         json tools = json::array();
         for (const ToolSpec& t : s.tools) {
             json tool{{"name", t.name}, {"description", t.description}};
-            if (!t.title.empty())
+            if (!t.title.empty()) {
                 tool["title"] = t.title;
-            if (json schema = parse_or_null(t.input_schema); schema.is_object())
+            }
+            if (json schema = parse_or_null(t.input_schema); schema.is_object()) {
                 tool["inputSchema"] = schema;
-            if (json ann = parse_or_null(t.annotations); ann.is_object())
+            }
+            if (json ann = parse_or_null(t.annotations); ann.is_object()) {
                 tool["annotations"] = ann;
+            }
             tools.push_back(std::move(tool));
         }
         json server{{"name", s.name}, {"description", s.description}};
-        if (!s.category.empty())
+        if (!s.category.empty()) {
             server["category"] = s.category;
-        if (!s.environment.empty())
+        }
+        if (!s.environment.empty()) {
             server["environment"] = s.environment;
-        if (s.status != ServerStatus::active)
+        }
+        if (s.status != ServerStatus::active) {
             server["status"] = std::string(server_status_name(s.status));
+        }
         server["tools"] = std::move(tools);
         servers.push_back(std::move(server));
     }

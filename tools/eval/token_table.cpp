@@ -25,8 +25,9 @@ std::string full_tools_list_json(const CatalogSpec& catalog) {
     std::vector<ToolKey> keys;
     std::vector<const ToolSpec*> specs;
     for (const ServerSpec& s : catalog.servers) {
-        if (s.status != ServerStatus::active)
+        if (s.status != ServerStatus::active) {
             continue;
+        }
         for (const ToolSpec& t : s.tools) {
             keys.push_back({s.name, t.name});
             specs.push_back(&t);
@@ -62,8 +63,9 @@ Result<TokenRow> measure_tokens(const CatalogSpec& catalog,
                                 const SearchOptions& options) {
     TokenRow row;
     for (const ServerSpec& s : catalog.servers) {
-        if (s.status != ServerStatus::active)
+        if (s.status != ServerStatus::active) {
             continue;
+        }
         ++row.servers;
         row.tools += s.tools.size();
     }
@@ -72,8 +74,9 @@ Result<TokenRow> measure_tokens(const CatalogSpec& catalog,
     double total = 0;
     for (const std::string& q : queries) {
         auto result = searcher.search(q, options);
-        if (!result)
+        if (!result) {
             continue;
+        }
         total += static_cast<double>(counter.count(search_result_json(result.value())));
         ++row.sampled_queries;
     }

@@ -158,4 +158,9 @@ private:
 /// A CallToolResult holding one text block and `isError: true`.
 [[nodiscard]] Json error_result(std::string_view message);
 
+/// The MCP Tool definition of an indexed tool, as list_tools serves it when it lists every tool:
+/// named by its enhanced name, with its title and annotations when it has them. For a host that
+/// adds tools of its choice (pinned ones, say) next to the meta-tools.
+[[nodiscard]] Json tool_definition(const Hit& hit);
+
 }  // namespace scout::mcp

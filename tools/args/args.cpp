@@ -1,11 +1,13 @@
 // args.cpp: see args.hpp.
-#include "cli/args.hpp"
+#include "args/args.hpp"
 
 #include <algorithm>
 #include <mutex>
 #include <stdexcept>
 
-namespace scout::cli {
+#include "args/nearest.hpp"
+
+namespace scout::args {
 namespace {
 
 struct Registry {
@@ -27,6 +29,18 @@ bool declared_anywhere(std::string_view key) {
 }
 
 constexpr std::size_t kHelpColumn = 30;
+
+/// " (did you mean --top-k?)" when a declared option is near `key`, else "".
+std::string suggestion(const CommandSpec& spec, std::string_view key) {
+    std::vector<std::string> names{"help"};
+    for (const OptionGroup& group : spec.groups) {
+        for (const OptionSpec& option : group.options) {
+            names.push_back(option.name);
+        }
+    }
+    const auto near = nearest(key, names);
+    return near ? " (did you mean --" + *near + "?)" : "";
+}
 
 }  // namespace
 
@@ -95,10 +109,13 @@ void CommandSpec::print_help(std::ostream& out) const {
         }
     }
     out << "\n  -h, --help                  this help\n";
+    if (!notes.empty()) {
+        out << "\n" << notes;
+    }
 }
 
 std::optional<Args> Args::parse(
-    int argc, char** argv, int first, const CommandSpec& spec, std::string& error) {
+    int argc, const char* const* argv, int first, const CommandSpec& spec, std::string& error) {
     Args args;
     args.spec_ = &spec;
     bool only_positional = false;
@@ -113,10 +130,14 @@ std::optional<Args> Args::parse(
                 only_positional = true;
                 continue;
             }
-            // "-k 3" is an option scout does not have, not two words of a query.
+            // "-k 3" is an option the program does not have, not two positional words.
             if (!only_positional && word.size() > 1 && word.front() == '-') {
-                error = "unknown option " + word + " (see " + spec.name +
-                        " --help; put -- before words that start with a dash)";
+                error = "unknown option " + word + suggestion(spec, word.substr(1)) +
+                        " (put -- before words that start with a dash)";
+                return std::nullopt;
+            }
+            if (spec.positional.empty()) {
+                error = "unexpected argument '" + word + "' (" + spec.name + " takes options only)";
                 return std::nullopt;
             }
             args.positional_.push_back(word);
@@ -130,7 +151,7 @@ std::optional<Args> Args::parse(
         }
         const OptionSpec* option = spec.find(key);
         if (option == nullptr) {
-            error = "unknown option --" + key + " (see " + spec.name + " --help)";
+            error = "unknown option --" + key + suggestion(spec, key);
             return std::nullopt;
         }
         if (option->value.empty()) {
@@ -145,6 +166,12 @@ std::optional<Args> Args::parse(
                 return std::nullopt;
             }
             value = argv[++i];
+        }
+        if (option->apply) {
+            if (std::string refused = option->apply(*value); !refused.empty()) {
+                error = std::string("--").append(key).append(" ").append(refused);
+                return std::nullopt;
+            }
         }
         args.values_.emplace_back(key, *value);
     }
@@ -185,4 +212,4 @@ std::vector<std::string> Args::all(std::string_view key) const {
     return out;
 }
 
-}  // namespace scout::cli
+}  // namespace scout::args
