@@ -31,10 +31,10 @@ std::vector<PhrasingHit> fuse_phrasings(std::span<const std::vector<ScoredDoc>> 
         if (list.empty()) {
             continue;
         }
-        const double top =
+        const auto top = static_cast<double>(
             std::max_element(list.begin(), list.end(), [](const ScoredDoc& a, const ScoredDoc& b) {
                 return a.score < b.score;
-            })->score;
+            })->score);
         const bool scaled = std::isfinite(top) && top > 0;
         for (std::size_t r = 0; r < list.size(); ++r) {
             const double s = scaled ? std::clamp(double(list[r].score) / top, 0.0, 1.0) : 0.0;
