@@ -20,6 +20,7 @@
 
 #include "gateway.hpp"
 #include "support/gateway_process.hpp"
+#include "support/sanitized.hpp"
 #include "support/temp_dir.hpp"
 
 namespace {
@@ -30,17 +31,7 @@ using scout::test::Json;
 using scout::test::TempDir;
 using std::chrono::milliseconds;
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
+using scout::test::kSanitized;
 
 /// Longest accepted ping round trip while backends misbehave. Sanitizer builds run several
 /// times slower on a shared machine, so they get more room; both are far below the seconds a

@@ -42,6 +42,7 @@
 #include "support/fixture_skip.hpp"
 #include "support/gateway_process.hpp"
 #include "support/pg_server.hpp"
+#include "support/sanitized.hpp"
 #include "support/test_catalogs.hpp"
 
 namespace {
@@ -62,17 +63,7 @@ constexpr milliseconds kKillInterval{2000};
 constexpr milliseconds kPgRestartAt{15000};  // after the first change
 constexpr milliseconds kSearchTimeout{5000};
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
+using scout::test::kSanitized;
 
 /// The p99 staleness bound (push called -> applied). Sanitizer builds push and apply several
 /// times slower, so there the bound only says replicas keep up; the 1 s target is the
