@@ -101,16 +101,4 @@ grep -q "config reloaded, 1 server: pinned tools changed" "$dir/stderr" ||
 rpc 8 tools/list '{}' | grep -q 'beta_echo' || fail "the pinned tool is not listed"
 [ "$(grep -c 'needs a restart' "$dir/stderr")" = 1 ] || fail "the embedder back as it runs still reported"
 
-kill -TERM "$pid"
-for _ in $(seq 1 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
-wait "$pid"
-rc=$?
-pid=
-[ "$rc" = 0 ] || fail "exit status $rc after SIGTERM"
-
-if [ "$failures" -ne 0 ]; then
-  cat "$dir/stderr"
-  echo "$failures check(s) failed"
-  exit 1
-fi
-echo "config reload: all checks passed"
+stop_gateway_and_report "config reload"

@@ -94,16 +94,4 @@ for t in "$token_a" "$token_b" "$forged"; do
   grep -qF -- "$t" "$dir/stderr" && fail "a token is in the log"
 done
 
-kill -TERM "$pid"
-for _ in $(seq 1 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
-wait "$pid"
-rc=$?
-pid=
-[ "$rc" = 0 ] || fail "exit status $rc after SIGTERM"
-
-if [ "$failures" -ne 0 ]; then
-  cat "$dir/stderr"
-  echo "$failures check(s) failed"
-  exit 1
-fi
-echo "jwt reload: all checks passed"
+stop_gateway_and_report "jwt reload"

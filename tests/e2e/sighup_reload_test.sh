@@ -81,16 +81,4 @@ grep -q 'callers\[0\].tokn: unknown key' "$dir/stderr" || fail "the refusal name
 [ "$(status new-token-0123456789)" = 200 ] || fail "a bad file kept the previous callers"
 kill -0 "$pid" 2>/dev/null || fail "the gateway exited on SIGHUP"
 
-kill -TERM "$pid"
-for _ in $(seq 1 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
-wait "$pid"
-rc=$?
-pid=
-[ "$rc" = 0 ] || fail "exit status $rc after SIGTERM"
-
-if [ "$failures" -ne 0 ]; then
-  cat "$dir/stderr"
-  echo "$failures check(s) failed"
-  exit 1
-fi
-echo "sighup reload: all checks passed"
+stop_gateway_and_report "sighup reload"
