@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <string_view>
 
 #include "printable.hpp"
@@ -80,10 +82,20 @@ std::size_t code_points(const std::string& s) {
 /// A non-negative whole-number keyword, or nullopt when absent or not one.
 std::optional<std::size_t> count_keyword(const Json& schema, const char* key) {
     auto it = schema.find(key);
-    if (it == schema.end() || !is_integral(*it) || it->get<double>() < 0) {
+    if (it == schema.end() || !is_integral(*it)) {
         return std::nullopt;
     }
-    return static_cast<std::size_t>(it->get<double>());
+    if (it->is_number_unsigned()) {
+        return static_cast<std::size_t>(it->get<std::uint64_t>());
+    }
+    const double d = it->get<double>();
+    if (d < 0) {
+        return std::nullopt;
+    }
+    // A count past what size_t holds bounds nothing a real value can reach:
+    // saturate rather than convert out of range.
+    constexpr double kBeyond = 18446744073709551616.0;  // 2^64
+    return d >= kBeyond ? std::numeric_limits<std::size_t>::max() : static_cast<std::size_t>(d);
 }
 
 std::optional<double> number_keyword(const Json& schema, const char* key) {

@@ -112,6 +112,25 @@ TEST_CASE("what the checker does not understand never refuses a call", "[gateway
     CHECK(!check_arguments(Json("text"), Json::object()).has_value());
 }
 
+TEST_CASE("counts beyond what a size holds bound nothing and never overflow", "[gateway][schema]") {
+    // 2^64 and larger parse as floating point; converting them to a size is undefined
+    // unless saturated first.
+    CHECK(problem(R"({"properties": {"a": {"type": "string", "minLength": 18446744073709551616}}})",
+                  R"({"a": "x"})")
+              .find("shorter than 18446744073709551615 characters") != std::string::npos);
+    CHECK(
+        problem(R"({"properties": {"a": {"type": "string", "maxLength": 1e300}}})", R"({"a": "x"})")
+            .empty());
+    CHECK(problem(R"({"properties": {"a": {"type": "array", "maxItems": 18446744073709551615}}})",
+                  R"({"a": [1, 2]})")
+              .empty());
+    CHECK(problem(R"({"properties": {"a": {"type": "array", "minItems": 1e19}}})", R"({"a": [1]})")
+              .find("fewer than 10000000000000000000") != std::string::npos);
+    CHECK(problem(R"({"properties": {"a": {"type": "object", "maxProperties": -1e300}}})",
+                  R"({"a": {"k": 1}})")
+              .empty());
+}
+
 TEST_CASE("hostile depth and size are bounded", "[gateway][schema]") {
     // A schema nesting arrays as deep as the arguments: the depth limit stops the walk.
     std::string schema = R"({"type": "array", "items": )";
