@@ -106,7 +106,7 @@ int main(int argc, char** argv) {
             "seconds\n\n",
             cfg.k,
             cfg.dim,
-            scout::simd::active().isa);
+            scout::detail::simd::active().isa);
     }
     std::vector<Row> rows;
     const auto run = [&](const Corpus& c) {

@@ -15,9 +15,9 @@
 
 namespace scout {
 
-namespace tokens {
+namespace detail::tokens {
 class BpeRanks;
-}  // namespace tokens
+}  // namespace detail::tokens
 
 /// The supported BPE encodings (their split patterns and rank files).
 enum class TokenEncoding : std::uint8_t { cl100k_base, o200k_base };
@@ -68,11 +68,11 @@ public:
     [[nodiscard]] std::size_t vocabulary_size() const noexcept;
 
 private:
-    TokenCounter(TokenEncoding encoding, std::shared_ptr<const tokens::BpeRanks> ranks)
+    TokenCounter(TokenEncoding encoding, std::shared_ptr<const detail::tokens::BpeRanks> ranks)
         : encoding_(encoding), ranks_(std::move(ranks)) {}
 
     TokenEncoding encoding_;
-    std::shared_ptr<const tokens::BpeRanks> ranks_;
+    std::shared_ptr<const detail::tokens::BpeRanks> ranks_;
 };
 
 }  // namespace scout

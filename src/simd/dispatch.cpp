@@ -3,7 +3,7 @@
 
 #include "simd/kernels.hpp"
 
-namespace scout::simd {
+namespace scout::detail::simd {
 namespace {
 
 bool supported(std::string_view isa) noexcept {
@@ -95,4 +95,4 @@ std::vector<std::string> available() {
     return out;
 }
 
-}  // namespace scout::simd
+}  // namespace scout::detail::simd

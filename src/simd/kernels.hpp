@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace scout::simd {
+namespace scout::detail::simd {
 
 /// Width of the blocks next_above() reports: callers inspect v[i, i + kScanBlock) after a hit.
 inline constexpr std::size_t kScanBlock = 16;
@@ -65,4 +65,4 @@ extern const Kernels kKernels;
 }
 #endif
 
-}  // namespace scout::simd
+}  // namespace scout::detail::simd

@@ -14,7 +14,7 @@
 
 #include "simd/kernels.hpp"
 
-namespace scout::simd::impl {
+namespace scout::detail::simd::impl {
 
 // dot and dot_rows share one summation order per row: two accumulators over alternating
 // batches, then the single-batch tail, then the scalar tail. Two chains per row and four rows
@@ -263,11 +263,11 @@ float quantize_i8(const float* v, std::size_t n, std::int8_t* codes) {
     return max_abs / 127.0f;
 }
 
-}  // namespace scout::simd::impl
+}  // namespace scout::detail::simd::impl
 
-/// Defines scout::simd::<ns>::kKernels from the templates above for architecture `arch`.
+/// Defines scout::detail::simd::<ns>::kKernels from the templates above for architecture `arch`.
 #define SCOUT_DEFINE_KERNELS(ns, arch)                                                       \
-    namespace scout::simd::ns {                                                              \
+    namespace scout::detail::simd::ns {                                                              \
     namespace {                                                                              \
     float dot(const float* a, const float* b, std::size_t n) {                               \
         return impl::dot<arch>(a, b, n);                                                     \

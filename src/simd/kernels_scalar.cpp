@@ -5,7 +5,7 @@
 
 #include "simd/kernels.hpp"
 
-namespace scout::simd::scalar {
+namespace scout::detail::simd::scalar {
 namespace {
 
 float dot(const float* a, const float* b, std::size_t n) {
@@ -81,4 +81,4 @@ float quantize_i8(const float* v, std::size_t n, std::int8_t* codes) {
 const Kernels kKernels{
     "scalar", &dot, &dot_rows, &dot_i8, &dot_rows_i8, &next_above, &block_max, &quantize_i8};
 
-}  // namespace scout::simd::scalar
+}  // namespace scout::detail::simd::scalar

@@ -7,7 +7,7 @@
 #include <functional>
 #include <queue>
 
-namespace scout::tokens {
+namespace scout::detail::tokens {
 namespace {
 
 constexpr std::array<std::int8_t, 256> kBase64 = [] {
@@ -203,4 +203,4 @@ std::size_t BpeRanks::count_piece(std::string_view piece) const {
     return merge(piece).size() - 1;
 }
 
-}  // namespace scout::tokens
+}  // namespace scout::detail::tokens

@@ -11,7 +11,7 @@
 
 #include "scout/status.hpp"
 
-namespace scout::tokens {
+namespace scout::detail::tokens {
 
 class BpeRanks {
 public:
@@ -44,4 +44,4 @@ private:
     std::size_t max_token_bytes_ = 0;  ///< longer concatenations cannot have a rank
 };
 
-}  // namespace scout::tokens
+}  // namespace scout::detail::tokens

@@ -13,7 +13,7 @@
 #include "tokens/unicode_tables.hpp"
 #include "util/utf8.hpp"
 
-namespace scout::tokens {
+namespace scout::detail::tokens {
 namespace {
 
 constexpr char32_t kReplacement = 0xFFFD;
@@ -239,4 +239,4 @@ std::vector<Piece> split_pieces(std::u32string_view cps, TokenEncoding encoding)
     return pieces;
 }
 
-}  // namespace scout::tokens
+}  // namespace scout::detail::tokens

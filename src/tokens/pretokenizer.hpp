@@ -9,7 +9,7 @@
 
 #include "scout/token_counter.hpp"
 
-namespace scout::tokens {
+namespace scout::detail::tokens {
 
 /// Text decoded for splitting: the code points, and their UTF-8 bytes with every malformed byte
 /// replaced by U+FFFD (as a JavaScript UTF-8 decoder would, approximately).
@@ -30,4 +30,4 @@ struct Piece {
 /// Splits decoded text into pieces with the encoding's pattern; pieces cover the text in order.
 [[nodiscard]] std::vector<Piece> split_pieces(std::u32string_view cps, TokenEncoding encoding);
 
-}  // namespace scout::tokens
+}  // namespace scout::detail::tokens

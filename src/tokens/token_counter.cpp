@@ -44,12 +44,12 @@ Result<TokenCounter> TokenCounter::load(TokenEncoding encoding,
         if (!text) {
             return text.status();
         }
-        auto table = tokens::BpeRanks::parse(text.value(), rank_file.string());
+        auto table = detail::tokens::BpeRanks::parse(text.value(), rank_file.string());
         if (!table) {
             return table.status();
         }
-        return TokenCounter(encoding,
-                            std::make_shared<const tokens::BpeRanks>(std::move(table.value())));
+        return TokenCounter(
+            encoding, std::make_shared<const detail::tokens::BpeRanks>(std::move(table.value())));
     } catch (const std::bad_alloc&) {
         return Status{Errc::internal, "out of memory loading " + rank_file.string()};
     }
@@ -97,10 +97,10 @@ Result<TokenCounter> TokenCounter::load_default(TokenEncoding encoding) {
 }
 
 std::vector<std::uint32_t> TokenCounter::encode(std::string_view text) const {
-    const tokens::DecodedText decoded = tokens::decode_utf8(text);
+    const detail::tokens::DecodedText decoded = detail::tokens::decode_utf8(text);
     std::vector<std::uint32_t> out;
     out.reserve(text.size() / 3);
-    for (const tokens::Piece& p : tokens::split_pieces(decoded.cps, encoding_)) {
+    for (const detail::tokens::Piece& p : detail::tokens::split_pieces(decoded.cps, encoding_)) {
         const std::size_t begin = decoded.offset[p.begin];
         ranks_->encode_piece(
             std::string_view(decoded.bytes).substr(begin, decoded.offset[p.end] - begin), out);
@@ -109,9 +109,9 @@ std::vector<std::uint32_t> TokenCounter::encode(std::string_view text) const {
 }
 
 std::size_t TokenCounter::count(std::string_view text) const {
-    const tokens::DecodedText decoded = tokens::decode_utf8(text);
+    const detail::tokens::DecodedText decoded = detail::tokens::decode_utf8(text);
     std::size_t total = 0;
-    for (const tokens::Piece& p : tokens::split_pieces(decoded.cps, encoding_)) {
+    for (const detail::tokens::Piece& p : detail::tokens::split_pieces(decoded.cps, encoding_)) {
         const std::size_t begin = decoded.offset[p.begin];
         total += ranks_->count_piece(
             std::string_view(decoded.bytes).substr(begin, decoded.offset[p.end] - begin));

@@ -4,7 +4,7 @@
 
 #include "tokens/unicode_tables.hpp"
 
-namespace scout::tokens {
+namespace scout::detail::tokens {
 namespace {
 
 CpClass search(char32_t cp) noexcept {
@@ -34,4 +34,4 @@ CpClass cp_class(char32_t cp) noexcept {
     return cp < 128 ? kAscii[cp] : search(cp);
 }
 
-}  // namespace scout::tokens
+}  // namespace scout::detail::tokens

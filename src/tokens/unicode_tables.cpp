@@ -6,7 +6,7 @@
 
 // Generated data, one range per line.
 // clang-format off
-namespace scout::tokens {
+namespace scout::detail::tokens {
 
 const CpRange kCpRanges[] = {
     {0x9, 0xd, CpClass::kSpace}, {0x20, 0x20, CpClass::kSpace}, {0x30, 0x39, CpClass::kNumber},
@@ -822,4 +822,4 @@ const CpRange kCpRanges[] = {
 };
 const std::size_t kCpRangeCount = sizeof(kCpRanges) / sizeof(kCpRanges[0]);
 
-}  // namespace scout::tokens
+}  // namespace scout::detail::tokens

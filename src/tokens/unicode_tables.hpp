@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace scout::tokens {
+namespace scout::detail::tokens {
 
 /// One class per code point. Surrogates and unassigned code points are kOther.
 enum class CpClass : std::uint8_t {
@@ -37,4 +37,4 @@ extern const std::size_t kCpRangeCount;
     return c >= CpClass::kUpper && c <= CpClass::kOtherLetter;
 }
 
-}  // namespace scout::tokens
+}  // namespace scout::detail::tokens

@@ -10,8 +10,8 @@
 #include <catch2/catch.hpp>
 
 namespace {
-const scout::simd::Kernels& scalar() {
-    return *scout::simd::find("scalar");
+const scout::detail::simd::Kernels& scalar() {
+    return *scout::detail::simd::find("scalar");
 }
 }  // namespace
 
@@ -24,8 +24,8 @@ TEST_CASE("dot kernels agree exactly with scalar on integer data", "[kernels]") 
         a[i] = static_cast<float>(small(rng));
         b[i] = static_cast<float>(small(rng));
     }
-    for (const std::string& isa : scout::simd::available()) {
-        const scout::simd::Kernels* k = scout::simd::find(isa);
+    for (const std::string& isa : scout::detail::simd::available()) {
+        const scout::detail::simd::Kernels* k = scout::detail::simd::find(isa);
         REQUIRE(k != nullptr);
         for (std::size_t n : {0U,
                               1U,
@@ -75,8 +75,8 @@ TEST_CASE("batched and int8 kernels agree with their single-row references", "[k
     for (auto& x : mi) {
         x = static_cast<std::int8_t>(byte(rng));
     }
-    for (const std::string& isa : scout::simd::available()) {
-        const scout::simd::Kernels* k = scout::simd::find(isa);
+    for (const std::string& isa : scout::detail::simd::available()) {
+        const scout::detail::simd::Kernels* k = scout::detail::simd::find(isa);
         REQUIRE(k != nullptr);
         for (std::size_t n : {0U, 1U, 7U, 8U, 15U, 16U, 17U, 31U, 32U, 33U, 100U, 384U, 1024U}) {
             INFO(isa << " n=" << n);
@@ -99,8 +99,8 @@ TEST_CASE("batched and int8 kernels agree with their single-row references", "[k
 }
 
 TEST_CASE("next_above finds the first block that holds a larger value", "[kernels]") {
-    for (const std::string& isa : scout::simd::available()) {
-        const scout::simd::Kernels* k = scout::simd::find(isa);
+    for (const std::string& isa : scout::detail::simd::available()) {
+        const scout::detail::simd::Kernels* k = scout::detail::simd::find(isa);
         for (std::size_t n : {0U, 1U, 15U, 16U, 17U, 40U, 257U}) {
             for (std::size_t hot = 0; hot <= n; ++hot) {
                 std::vector<float> v(n + 1, 1.0f);
@@ -114,7 +114,7 @@ TEST_CASE("next_above finds the first block that holds a larger value", "[kernel
                 } else {
                     // The reported block contains the hot element, and no earlier block does.
                     CHECK(at <= hot);
-                    CHECK(hot < at + scout::simd::kScanBlock);
+                    CHECK(hot < at + scout::detail::simd::kScanBlock);
                 }
                 CHECK(k->next_above(v.data(), 0, n, 10.0f) == n);
             }
@@ -125,21 +125,21 @@ TEST_CASE("next_above finds the first block that holds a larger value", "[kernel
 TEST_CASE("block_max gives the largest value of every block", "[kernels]") {
     std::mt19937 rng(5);
     std::uniform_int_distribution<int> score(0, 1000);
-    for (const std::string& isa : scout::simd::available()) {
-        const scout::simd::Kernels* k = scout::simd::find(isa);
+    for (const std::string& isa : scout::detail::simd::available()) {
+        const scout::detail::simd::Kernels* k = scout::detail::simd::find(isa);
         for (std::size_t n : {1U, 15U, 16U, 17U, 40U, 257U, 2792U}) {
             std::vector<float> v(n);
             for (float& x : v) {
                 x = static_cast<float>(score(rng)) * 0.37f;
             }
-            const std::size_t blocks = (n + scout::simd::kScanBlock - 1) / scout::simd::kScanBlock;
+            const std::size_t blocks = (n + scout::detail::simd::kScanBlock - 1) / scout::detail::simd::kScanBlock;
             std::vector<float> got(blocks + 1, -1.0f);
             k->block_max(v.data(), n, got.data());
             INFO(isa << " n=" << n);
             for (std::size_t b = 0; b < blocks; ++b) {
                 const auto first =
-                    v.begin() + static_cast<std::ptrdiff_t>(b * scout::simd::kScanBlock);
-                const auto last = b + 1 == blocks ? v.end() : first + scout::simd::kScanBlock;
+                    v.begin() + static_cast<std::ptrdiff_t>(b * scout::detail::simd::kScanBlock);
+                const auto last = b + 1 == blocks ? v.end() : first + scout::detail::simd::kScanBlock;
                 CHECK(got[b] == *std::max_element(first, last));
             }
             CHECK(got[blocks] == -1.0f);  // nothing written past the last block
@@ -150,7 +150,7 @@ TEST_CASE("block_max gives the largest value of every block", "[kernels]") {
 TEST_CASE("the active kernels follow the documented preference", "[kernels]") {
     // SCOUT_FORCE_ISA when it names an available set, else AVX2, AVX-512, SSE2, scalar in that
     // order; with AVX2 chosen automatically, the int8 kernels come from AVX-512 when it runs.
-    const auto isas = scout::simd::available();
+    const auto isas = scout::detail::simd::available();
     const auto has = [&](std::string_view isa) {
         return std::find(isas.begin(), isas.end(), isa) != isas.end();
     };
@@ -166,15 +166,15 @@ TEST_CASE("the active kernels follow the documented preference", "[kernels]") {
             }
         }
     }
-    const scout::simd::Kernels& active = scout::simd::active();
+    const scout::detail::simd::Kernels& active = scout::detail::simd::active();
     CHECK(std::string(active.isa) == expected);
     const bool wide_int8 = forced == nullptr && expected == "avx2" && has("avx512");
-    const scout::simd::Kernels* int8_source = scout::simd::find(wide_int8 ? "avx512" : expected);
+    const scout::detail::simd::Kernels* int8_source = scout::detail::simd::find(wide_int8 ? "avx512" : expected);
     REQUIRE(int8_source != nullptr);
     CHECK(active.dot_i8 == int8_source->dot_i8);
     CHECK(active.dot_rows_i8 == int8_source->dot_rows_i8);
-    CHECK(active.dot == scout::simd::find(expected)->dot);
-    CHECK(scout::simd::find("no-such-isa") == nullptr);
+    CHECK(active.dot == scout::detail::simd::find(expected)->dot);
+    CHECK(scout::detail::simd::find("no-such-isa") == nullptr);
 }
 
 TEST_CASE("int8 quantization gives the scalar reference's codes and scale", "[kernels]") {
@@ -196,8 +196,8 @@ TEST_CASE("int8 quantization gives the scalar reference's codes and scale", "[ke
         } else if (round % 4 == 2) {
             std::fill(v.begin(), v.end(), 0.0f);  // zero vector: zero codes, scale 0
         }
-        for (const std::string& isa : scout::simd::available()) {
-            const scout::simd::Kernels* k = scout::simd::find(isa);
+        for (const std::string& isa : scout::detail::simd::available()) {
+            const scout::detail::simd::Kernels* k = scout::detail::simd::find(isa);
             REQUIRE(k != nullptr);
             for (std::size_t n : {1U, 7U, 8U, 17U, 64U, 255U, 256U, 384U, 1024U}) {
                 for (std::size_t offset : {0U, 1U}) {

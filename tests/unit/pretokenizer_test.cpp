@@ -14,9 +14,9 @@ namespace {
 using scout::TokenEncoding;
 
 std::vector<std::string> split(const std::string& text, TokenEncoding encoding) {
-    const auto decoded = scout::tokens::decode_utf8(text);
+    const auto decoded = scout::detail::tokens::decode_utf8(text);
     std::vector<std::string> out;
-    for (const auto& p : scout::tokens::split_pieces(decoded.cps, encoding)) {
+    for (const auto& p : scout::detail::tokens::split_pieces(decoded.cps, encoding)) {
         out.push_back(decoded.bytes.substr(decoded.offset[p.begin],
                                            decoded.offset[p.end] - decoded.offset[p.begin]));
     }
@@ -28,8 +28,8 @@ using V = std::vector<std::string>;
 }  // namespace
 
 TEST_CASE("unicode classes", "[tokens]") {
-    using scout::tokens::cp_class;
-    using scout::tokens::CpClass;
+    using scout::detail::tokens::cp_class;
+    using scout::detail::tokens::CpClass;
     CHECK(cp_class(U'A') == CpClass::kUpper);
     CHECK(cp_class(U'z') == CpClass::kLower);
     CHECK(cp_class(U'5') == CpClass::kNumber);
@@ -77,7 +77,7 @@ TEST_CASE("o200k split", "[tokens]") {
 }
 
 TEST_CASE("malformed UTF-8 decodes to U+FFFD per bad byte", "[tokens]") {
-    const auto d = scout::tokens::decode_utf8(std::string("a\xff\xC3", 3));
+    const auto d = scout::detail::tokens::decode_utf8(std::string("a\xff\xC3", 3));
     CHECK(d.cps == std::u32string{U'a', 0xFFFD, 0xFFFD});
     CHECK(d.bytes == "a\xEF\xBF\xBD\xEF\xBF\xBD");
     CHECK(d.offset.size() == 4);
