@@ -331,6 +331,9 @@ int main(int argc, char** argv) {
                cl.http.limits.rate) {
         return usage_error("--auth-file, --allowed-origin, --rate-limit and --tls-* need --listen");
     }
+    if (cl.registry_degraded_ttl && cl.registry_url.empty()) {
+        return usage_error("--registry-degraded-ttl-s needs --registry");
+    }
     if (cl.tls.certificate_chain.empty() != cl.tls.private_key.empty()) {
         return usage_error("--tls-cert and --tls-key go together");
     }
@@ -389,6 +392,9 @@ int main(int argc, char** argv) {
         registry_connect.password_file = cl.registry_password_file;
         registry::ReplicaOptions replica_options;
         replica_options.connect = registry_connect;
+        if (cl.registry_degraded_ttl) {
+            replica_options.degraded_ttl = *cl.registry_degraded_ttl;
+        }
         auto made = registry::Replica::create(replica_options, embedder.value());
         if (!made) {
             return usage_error("--registry: " + made.status().message());
