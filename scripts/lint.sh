@@ -28,7 +28,7 @@ layer_of() {
         search) layer=4 ;;
         catalog | doctor) layer=5 ;;
         mcp | capi | registry) layer=6 ;;
-        umbrella) layer=7 ;;
+        registry_capi | umbrella) layer=7 ;;
         *) layer="" ;;
     esac
 }
@@ -51,6 +51,7 @@ room_of_public_header() {
         scout/scout.h) owner=capi ;;
         scout/mcp/*.hpp) owner=mcp ;;
         scout/registry/*.hpp) owner=registry ;;
+        scout/scout_registry.h) owner=registry_capi ;;
         scout/scout.hpp) owner=umbrella ;;
         *) owner="" ;;
     esac

@@ -103,15 +103,17 @@ static void test_follow(const char* url,
     CHECK(scout_replica_search(replica, "x", NULL, 0, 600001, &out) == SCOUT_INVALID_ARGUMENT);
 
     /* A change not made yet: the search waits its timeout, then says which numbers. */
-    CHECK(scout_replica_search(replica, "page the engineer on call", NULL, (uint64_t)applied + 1,
-                               200, &out) == SCOUT_UNAVAILABLE);
+    CHECK(scout_replica_search(
+              replica, "page the engineer on call", NULL, (uint64_t)applied + 1, 200, &out) ==
+          SCOUT_UNAVAILABLE);
     CHECK(contains(scout_last_error(), "not applied"));
     CHECK(out == NULL);
 
     /* Another writer makes it: a search asking for it sees it. */
     CHECK(system(push_command) == 0);
-    CHECK(scout_replica_search(replica, "page the engineer on call", NULL, (uint64_t)applied + 1,
-                               10000, &out) == SCOUT_OK);
+    CHECK(scout_replica_search(
+              replica, "page the engineer on call", NULL, (uint64_t)applied + 1, 10000, &out) ==
+          SCOUT_OK);
     CHECK(contains(out, "page_oncall"));
     scout_string_free(out);
     out = NULL;
@@ -127,8 +129,9 @@ static void test_follow(const char* url,
              "\"poll_interval_ms\": 200, \"degraded_ttl_s\": 3600}}",
              password_file);
     CHECK(scout_replica_open(tcp_url, options, &over_tcp) == SCOUT_OK);
-    CHECK(scout_replica_search(over_tcp, "page the engineer on call", NULL, (uint64_t)applied + 1,
-                               0, &out) == SCOUT_OK);
+    CHECK(scout_replica_search(
+              over_tcp, "page the engineer on call", NULL, (uint64_t)applied + 1, 0, &out) ==
+          SCOUT_OK);
     CHECK(contains(out, "page_oncall"));
     scout_string_free(out);
     scout_replica_free(over_tcp);
