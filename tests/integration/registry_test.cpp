@@ -144,7 +144,9 @@ TEST_CASE("registry: a schema newer than the code is refused, the replica keeps 
     const auto before = hits_of(replica->searcher());
 
     auto conn = sql(*server);
-    REQUIRE(conn.run("INSERT INTO scout_schema (version) VALUES (2)").ok());
+    REQUIRE(conn.run("INSERT INTO scout_schema (version) VALUES ($1)",
+                     {PgParam::number(reg::kSchemaVersion + 1)})
+                .ok());
     const scout::Status init = reg::init(connect_to(*server));
     CHECK(init.code() == Errc::version_unsupported);
     CHECK_THAT(init.message(), Catch::Contains("newer than this scout knows"));

@@ -1,0 +1,96 @@
+// replica_base.cpp: a replica's start from a published base. Everything about the base is
+// checked before the catalog is replaced: its name, its SHA-256 against the registry's record,
+// its sequence against the head, its model against the registry's, and every section's checksum
+// (Catalog::open). A base that fails any check is refused and the replica reads the log from 0.
+#include <vector>
+
+#include "registry/base_file.hpp"
+#include "registry/replica_impl.hpp"
+
+namespace scout::registry {
+
+Status Replica::Impl::open_base_locked() {
+    auto rows = reader->exec(
+        "SELECT b.generation, b.seq, b.digest, b.file_name, b.model_id, "
+        "(SELECT last_seq FROM scout_feed WHERE id = 1), m.fitted_state "
+        "FROM scout_bases b LEFT JOIN scout_models m ON m.model_id = b.model_id "
+        "ORDER BY b.generation DESC LIMIT 1");
+    if (!rows.ok()) {
+        return rows.status();
+    }
+    base_tried = true;
+    if (rows->rows() == 0) {
+        return {};
+    }
+    const std::uint64_t generation = rows->number(0, 0).value_or(0);
+    const std::uint64_t seq = rows->number(0, 1).value_or(0);
+    const std::string digest(rows->text(0, 2));
+    const std::string file_name(rows->text(0, 3));
+    const std::string model_id(rows->text(0, 4));
+    const std::uint64_t head = rows->number(0, 5).value_or(0);
+    const auto refuse = [&](const std::string& why) -> Status {
+        std::lock_guard lock(state_mutex);
+        stats.base_error = "base generation " + std::to_string(generation) + " refused (" + why +
+                           "); reading the change log from sequence 0";
+        return {};
+    };
+    if (!detail::is_base_file_name(file_name)) {
+        return refuse("its file name is not a base file's name");
+    }
+    if (seq > head) {
+        return refuse("its sequence " + std::to_string(seq) + " is past the registry's head " +
+                      std::to_string(head));
+    }
+    const std::filesystem::path path = options.base_directory / file_name;
+    auto actual = detail::file_sha256_hex(path);
+    if (!actual.ok()) {
+        return refuse(actual.status().message());
+    }
+    if (*actual != digest) {
+        return refuse("SHA-256 of " + path.string() + " is " + *actual +
+                      ", the registry recorded " + digest);
+    }
+    std::shared_ptr<Embedder> embedder;
+    if (vectors) {
+        if (model_id.empty()) {
+            return refuse("it holds no vectors and this replica has an embedder");
+        }
+        if (rows->is_null(0, 6)) {
+            return refuse("its model " + model_id + " is no longer in the registry");
+        }
+        const auto state = rows->bytes(0, 6);
+        if (!state || !vectors->pin(model_id, *state)) {
+            return refuse("this replica's embedder cannot become its model " + model_id);
+        }
+        embedder = vectors;
+    }
+    std::vector<std::string> warnings;
+    auto opened = Catalog::open(path, embedder, &warnings);
+    if (!opened.ok()) {
+        return refuse(opened.status().to_string());
+    }
+    catalog = std::move(opened.value());
+    servers.clear();
+    for (const Hit& hit : catalog.searcher().list_tools()) {
+        servers.insert(hit.server);
+    }
+    position.applied = seq;
+    position.vectors_model = model_id;
+    position.vectors_upto = seq;
+    {
+        std::lock_guard lock(state_mutex);
+        stats.base_generation = generation;
+        stats.base_seq = seq;
+        stats.base_error.clear();
+        stats.model_id = model_id;
+        stats.head_seq = std::max(stats.head_seq, head);
+        applied.store(seq);
+    }
+    applied_cv.notify_all();
+    if (on_applied) {
+        on_applied(seq);
+    }
+    return {};
+}
+
+}  // namespace scout::registry
