@@ -178,21 +178,25 @@ void time_join(const Flags& f) {
         static_cast<double>(fs::file_size(f.base_dir / base.file_name)) / (1 << 20),
         static_cast<unsigned long long>(base.seq),
         static_cast<unsigned long long>(after.head_seq));
-    std::printf("| start | tools | run | time to ready (ms) | documents embedded | applied |\n");
-    std::printf("|---|---|---|---|---|---|\n");
+    std::printf(
+        "| start | tools | run | time to ready (ms) | documents embedded | applied | "
+        "vectors fetched | full reads |\n");
+    std::printf("|---|---|---|---|---|---|---|---|\n");
     for (int run = 1; run <= f.runs; ++run) {
         for (const bool from_base : {true, false}) {
             Joined j = join(f, from_base ? f.base_dir : fs::path());
             if (from_base && (j.stats.base_generation != base.generation || j.embedded != 0)) {
                 die("the base was not used or documents were embedded: " + j.stats.base_error);
             }
-            std::printf("| %s | %zu | %d | %.0f | %zu | %llu |\n",
+            std::printf("| %s | %zu | %d | %.0f | %zu | %llu | %zu | %llu |\n",
                         from_base ? "base + log" : "log from 0",
                         f.tools,
                         run,
                         j.ready_ms,
                         j.embedded,
-                        static_cast<unsigned long long>(j.stats.applied_seq));
+                        static_cast<unsigned long long>(j.stats.applied_seq),
+                        j.stats.vectors_fetched,
+                        static_cast<unsigned long long>(j.stats.resyncs));
         }
     }
 }

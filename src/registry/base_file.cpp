@@ -27,6 +27,11 @@ Status io_failure(const std::string& step, const std::filesystem::path& path) {
 
 struct Fd {
     int fd = -1;
+    explicit Fd(int f) : fd(f) {}
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    Fd(Fd&&) = delete;
+    Fd& operator=(Fd&&) = delete;
     ~Fd() {
         if (fd >= 0) {
             ::close(fd);

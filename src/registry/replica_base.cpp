@@ -2,6 +2,7 @@
 // checked before the catalog is replaced: its name, its SHA-256 against the registry's record,
 // its sequence against the head, its model against the registry's, and every section's checksum
 // (Catalog::open). A base that fails any check is refused and the replica reads the log from 0.
+#include <optional>
 #include <vector>
 
 #include "registry/base_file.hpp"
@@ -51,6 +52,7 @@ Status Replica::Impl::open_base_locked() {
                       ", the registry recorded " + digest);
     }
     std::shared_ptr<Embedder> embedder;
+    std::optional<std::string> state;
     if (vectors) {
         if (model_id.empty()) {
             return refuse("it holds no vectors and this replica has an embedder");
@@ -58,16 +60,23 @@ Status Replica::Impl::open_base_locked() {
         if (rows->is_null(0, 6)) {
             return refuse("its model " + model_id + " is no longer in the registry");
         }
-        const auto state = rows->bytes(0, 6);
-        if (!state || !vectors->pin(model_id, *state)) {
-            return refuse("this replica's embedder cannot become its model " + model_id);
+        state = rows->bytes(0, 6);
+        if (!state) {
+            return refuse("the registry's fitted state of its model " + model_id +
+                          " is not valid bytea");
         }
         embedder = vectors;
     }
+    // Opened before the model is pinned: the file restores the embedder's fitted state, which
+    // lets the catalog take the stored BM25 and HNSW indexes as they are instead of rebuilding
+    // them (a pinned embedder takes no state).
     std::vector<std::string> warnings;
     auto opened = Catalog::open(path, embedder, &warnings);
     if (!opened.ok()) {
         return refuse(opened.status().to_string());
+    }
+    if (vectors && !vectors->pin(model_id, *state)) {
+        return refuse("this replica's embedder cannot become its model " + model_id);
     }
     catalog = std::move(opened.value());
     servers.clear();
