@@ -9,6 +9,8 @@
 //   scout-bench-registry-join --registry URL --base-dir DIR [--tools 10000] [--changes 10]
 //                             [--dim 64] [--runs 3] [--equivalence] [--datasets DIR]
 // The registry's scout tables are dropped and created again: point it at a scratch database.
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -116,12 +118,24 @@ std::size_t tool_count(const scout::CatalogSpec& spec) {
     return n;
 }
 
+/// CPU time of this process (user + system), in ms: on a loaded machine the wall time also
+/// measures the other processes.
+double cpu_ms() {
+    rusage usage{};
+    ::getrusage(RUSAGE_SELF, &usage);
+    const auto ms = [](const timeval& t) {
+        return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_usec) / 1e3;
+    };
+    return ms(usage.ru_utime) + ms(usage.ru_stime);
+}
+
 double ms_since(Clock::time_point t) {
     return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
 
 struct Joined {
     double ready_ms = 0;
+    double cpu_ms = 0;
     std::size_t embedded = 0;
     reg::ReplicaStats stats;
     std::unique_ptr<reg::Replica> replica;
@@ -130,6 +144,7 @@ struct Joined {
 Joined join(const Flags& f, const fs::path& base_dir) {
     auto embedder = std::make_shared<CountingHasher>(f.dim);
     const auto start = Clock::now();
+    const double cpu_start = cpu_ms();
     reg::ReplicaOptions options;
     options.connect = connect_of(f);
     options.base_directory = base_dir;
@@ -137,6 +152,7 @@ Joined join(const Flags& f, const fs::path& base_dir) {
     out.replica = must(reg::Replica::create(options, embedder), "replica");
     must(out.replica->sync(), "sync");
     out.ready_ms = ms_since(start);
+    out.cpu_ms = cpu_ms() - cpu_start;
     out.embedded = embedder->texts_;
     out.stats = out.replica->stats();
     return out;
@@ -188,11 +204,12 @@ void time_join(const Flags& f) {
             if (from_base && (j.stats.base_generation != base.generation || j.embedded != 0)) {
                 die("the base was not used or documents were embedded: " + j.stats.base_error);
             }
-            std::printf("| %s | %zu | %d | %.0f | %zu | %llu | %zu | %llu |\n",
+            std::printf("| %s | %zu | %d | %.0f | %.0f | %zu | %llu | %zu | %llu |\n",
                         from_base ? "base + log" : "log from 0",
                         f.tools,
                         run,
                         j.ready_ms,
+                        j.cpu_ms,
                         j.embedded,
                         static_cast<unsigned long long>(j.stats.applied_seq),
                         j.stats.vectors_fetched,

@@ -2,6 +2,9 @@
 // checked before the catalog is replaced: its name, its SHA-256 against the registry's record,
 // its sequence against the head, its model against the registry's, and every section's checksum
 // (Catalog::open). A base that fails any check is refused and the replica reads the log from 0.
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <optional>
 #include <vector>
 
@@ -78,10 +81,34 @@ Status Replica::Impl::open_base_locked() {
     if (vectors && !vectors->pin(model_id, *state)) {
         return refuse("this replica's embedder cannot become its model " + model_id);
     }
+    // The builder searched DEGRADED servers within their TTL, so the base holds them as
+    // searchable: their TTL goes on here, unless a change after the base replaces them.
+    auto degraded = reader->exec(
+        "SELECT name, extract(epoch FROM now() - listed_at)::float8 FROM scout_servers "
+        "WHERE state = 'DEGRADED' AND changed_seq <= $1",
+        {detail::PgParam::number(seq)});
+    if (!degraded.ok()) {
+        base_tried = false;  // nothing replaced yet: the next attempt opens the base again
+        return degraded.status();
+    }
     catalog = std::move(opened.value());
     servers.clear();
     for (const Hit& hit : catalog.searcher().list_tools()) {
         servers.insert(hit.server);
+    }
+    const auto now = std::chrono::steady_clock::now();
+    degraded_until.clear();
+    for (int r = 0; r < degraded->rows(); ++r) {
+        const std::string name(degraded->text(r, 0));
+        if (!servers.contains(name)) {
+            continue;  // not searched in the base: nothing to expire
+        }
+        const double age = std::strtod(std::string(degraded->text(r, 1)).c_str(), nullptr);
+        const std::chrono::duration<double> left =
+            options.degraded_ttl - std::chrono::duration<double>(std::max(age, 0.0));
+        degraded_until[name] =
+            now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                      std::max(left, std::chrono::duration<double>(0)));
     }
     position.applied = seq;
     position.vectors_model = model_id;
@@ -91,6 +118,10 @@ Status Replica::Impl::open_base_locked() {
         stats.base_generation = generation;
         stats.base_seq = seq;
         stats.base_error.clear();
+        stats.degraded_served.clear();
+        for (const auto& [name, until] : degraded_until) {
+            stats.degraded_served.push_back(name);
+        }
         stats.model_id = model_id;
         stats.head_seq = std::max(stats.head_seq, head);
         applied.store(seq);

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -305,4 +306,44 @@ TEST_CASE("registry base: a version 1 registry migrates to the base tables", "[r
     REQUIRE(base.ok());
     CHECK(base->generation == 1);
     CHECK(base->epoch == 1);
+}
+
+TEST_CASE("registry base: a DEGRADED server in a base leaves search at its TTL", "[registry]") {
+    START_SERVER(server);
+    const fs::path dir = server->dir().file("bases");
+    CatalogSpec spec = scout::testing::small_catalog();
+    spec.servers[0].status = scout::ServerStatus::degraded;
+    const std::string server_name = spec.servers[0].name;
+    REQUIRE(reg::push(connect_to(*server), spec, std::make_shared<CountingEmbedder>(kDim)).ok());
+    // The builder (TTL 24 h) searches it, so the base holds it as searchable.
+    REQUIRE(builder_of(*server, dir)->publish().ok());
+
+    reg::ReplicaOptions options;
+    options.connect = connect_to(*server);
+    options.base_directory = dir;
+    options.degraded_ttl = std::chrono::seconds(2);
+    auto replica = reg::Replica::create(options, std::make_shared<CountingEmbedder>(kDim));
+    REQUIRE(replica.ok());
+    const auto searched = [&] {
+        scout::SearchOptions all;
+        all.top_k = 100;
+        for (const scout::Hit& hit : (*replica)->searcher().list_tools(all)) {
+            if (hit.server == server_name) {
+                return true;
+            }
+        }
+        return false;
+    };
+    REQUIRE((*replica)->sync().ok());
+    REQUIRE((*replica)->stats().base_generation == 1);
+    CHECK(searched());
+    CHECK((*replica)->stats().degraded_served == std::vector<std::string>{server_name});
+    // Bounded: the TTL is counted from the push, so at most 2 s (and the server's clock) away.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (searched() && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        REQUIRE((*replica)->sync().ok());
+    }
+    CHECK_FALSE(searched());
+    CHECK((*replica)->stats().degraded_expired == 1);
 }
