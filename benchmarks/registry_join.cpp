@@ -195,9 +195,9 @@ void time_join(const Flags& f) {
         static_cast<unsigned long long>(base.seq),
         static_cast<unsigned long long>(after.head_seq));
     std::printf(
-        "| start | tools | run | time to ready (ms) | documents embedded | applied | "
-        "vectors fetched | full reads |\n");
-    std::printf("|---|---|---|---|---|---|---|---|\n");
+        "| start | tools | run | time to ready (ms) | its CPU time (ms) | documents embedded | "
+        "applied | vectors fetched | full reads |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|\n");
     for (int run = 1; run <= f.runs; ++run) {
         for (const bool from_base : {true, false}) {
             Joined j = join(f, from_base ? f.base_dir : fs::path());

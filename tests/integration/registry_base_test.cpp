@@ -18,6 +18,7 @@
 #include "scout/catalog_loader.hpp"
 #include "scout/registry/registry.hpp"
 
+#include "registry/base_file.hpp"
 #include "registry/pg_connection.hpp"
 #include "registry/schema.hpp"
 #include "support/counting_embedder.hpp"
@@ -346,4 +347,30 @@ TEST_CASE("registry base: a DEGRADED server in a base leaves search at its TTL",
     }
     CHECK_FALSE(searched());
     CHECK((*replica)->stats().degraded_expired == 1);
+}
+
+TEST_CASE("registry base: only names a builder makes are base file names", "[registry]") {
+    using scout::detail::base_file_name;
+    using scout::detail::is_base_file_name;
+    const std::string digest(64, 'a');
+    CHECK(base_file_name(7, digest) == "base-7-aaaaaaaaaaaaaaaa.scout");
+    CHECK(is_base_file_name(base_file_name(7, digest)));
+    CHECK(is_base_file_name(base_file_name(18446744073709551615ULL, "0123456789abcdef0123")));
+    CHECK(scout::detail::manifest_name("base-7-aaaaaaaaaaaaaaaa.scout") ==
+          "base-7-aaaaaaaaaaaaaaaa.json");
+    for (const char* bad : {"",
+                            "base-.scout",
+                            "base--aaaaaaaaaaaaaaaa.scout",
+                            "base-7-aaaaaaaaaaaaaaa.scout",    // 15 digits
+                            "base-7-aaaaaaaaaaaaaaaaa.scout",  // 17 digits
+                            "base-7-AAAAAAAAAAAAAAAA.scout",   // upper case
+                            "base-x-aaaaaaaaaaaaaaaa.scout",
+                            "../base-7-aaaaaaaaaaaaaaaa.scout",
+                            "base-7-aaaaaaaaaaaaaaaa.scout/..",
+                            "base-7/aaaaaaaaaaaaaaaa.scout",
+                            "base-7-aaaaaaaaaaaaaaaa.json",
+                            "base-123456789012345678901-aaaaaaaaaaaaaaaa.scout"}) {
+        INFO(bad);
+        CHECK_FALSE(is_base_file_name(bad));
+    }
 }
