@@ -51,6 +51,10 @@ std::string registry_metrics(const scout::registry::ReplicaStats& s) {
     series("scout_registry_reconnects_total", "counter", "Reconnections.", s.reconnects);
     series("scout_registry_gaps_total", "counter", "Gaps in the change log.", s.gaps);
     series("scout_registry_resyncs_total", "counter", "Full reads of the registry.", s.resyncs);
+    series("scout_registry_base_generation",
+           "gauge",
+           "Published base the replica started from (0: none).",
+           s.base_generation);
     return out;
 }
 #endif

@@ -271,11 +271,12 @@ const CommandSpec& registry_spec() {
         const RegistryDefaults d;
         CommandSpec s{
             "scout registry",
-            "init | status | push CATALOG | gc",
+            "init | status | push CATALOG | gc | publish",
             "Share one catalog between scout processes through PostgreSQL (docs/scale-out.md): "
             "init creates or migrates the schema, status describes the registry, push writes a "
             "catalog file into it (only changed servers, only documents not embedded yet), gc "
-            "trims the change log and drops the vectors of older models. The "
+            "trims the change log and drops the vectors of older models, publish writes the "
+            "catalog as a base index file replicas start from (--base-dir). The "
             "password comes from PGPASSWORD, PGPASSFILE or --password-file, never the URL.",
             {{"registry",
               {{"registry", "URL", "", "the registry, a libpq URI or key=value string; required"},
@@ -293,7 +294,11 @@ const CommandSpec& registry_spec() {
                 "N",
                 std::to_string(d.keep_changes),
                 "gc: the most recent changes kept in the log (a replica further behind reads "
-                "the whole registry once)"}}},
+                "the whole registry once)"},
+               {"base-dir",
+                "DIR",
+                "",
+                "publish: the directory base files are written to, shared with the replicas"}}},
              embedder_group(),
              {"output", {json_option("print the result as JSON")}}}};
         return s;
