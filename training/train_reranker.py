@@ -113,10 +113,33 @@ def train(data, l2, iterations=8):
             for j in range(i):
                 hess[j][i] = hess[i][j]
         step = solve(hess, grad)
-        w = [wi - si for wi, si in zip(w, step)]
-        if max(abs(si) for si in step) < 1e-9:
+        # Newton steps on a softmax loss can overshoot far from the optimum: halve the step
+        # until the loss falls.
+        current = loss(usable, w, l2)
+        scale = 1.0
+        while scale > 1e-6:
+            trial = [wi - scale * si for wi, si in zip(w, step)]
+            if loss(usable, trial, l2) <= current:
+                break
+            scale /= 2
+        else:
+            break
+        w = trial
+        if max(abs(scale * si) for si in step) < 1e-9:
             break
     return w
+
+
+def loss(usable, w, l2):
+    """The penalised listwise loss of train()."""
+    total = 0.5 * l2 * sum(wi * wi for wi in w)
+    for x, r in usable:
+        s = [sum(wi * xi for wi, xi in zip(w, row)) for row in x]
+        top = max(s)
+        log_z = top + math.log(sum(math.exp(v - top) for v in s))
+        nrel = sum(r)
+        total -= sum(s[c] - log_z for c in range(len(x)) if r[c]) / nrel
+    return total
 
 
 def metrics(data, w):
