@@ -16,7 +16,7 @@ namespace {
 constexpr std::string_view kMagic = "scout-reranker";
 constexpr std::string_view kVersion = "1";
 /// A weights file is a few hundred bytes; anything far larger is not one.
-constexpr std::size_t kMaxFileBytes = 64 * 1024;
+constexpr std::size_t kMaxFileBytes = std::size_t{64} * 1024;
 
 constexpr std::string_view kFeatureNames[kRerankFeatureCount] = {
     "bm25_relative",

@@ -108,11 +108,11 @@ std::vector<RerankFeatures> rerank_features(const Snapshot& snap,
     bool any_dense = false;
     for (const Hit& h : hits) {
         if (h.bm25_rank != 0) {
-            best_bm25 = std::max(best_bm25, double{h.bm25_score});
+            best_bm25 = std::max(best_bm25, static_cast<double>(h.bm25_score));
         }
-        best_fused = std::max(best_fused, double{h.score});
+        best_fused = std::max(best_fused, static_cast<double>(h.score));
         if (h.dense_rank != 0) {
-            const double cosine = h.dense_score;
+            const auto cosine = static_cast<double>(h.dense_score);
             dense_low = any_dense ? std::min(dense_low, cosine) : cosine;
             dense_high = any_dense ? std::max(dense_high, cosine) : cosine;
             any_dense = true;
@@ -131,18 +131,19 @@ std::vector<RerankFeatures> rerank_features(const Snapshot& snap,
         };
         if (h.bm25_rank != 0) {
             set(RerankFeature::bm25_relative,
-                best_bm25 > 0 ? double{h.bm25_score} / best_bm25 : 0.0);
+                best_bm25 > 0 ? static_cast<double>(h.bm25_score) / best_bm25 : 0.0);
             set(RerankFeature::bm25_reciprocal_rank, 1.0 / h.bm25_rank);
         }
         if (h.dense_rank != 0) {
-            set(RerankFeature::dense_cosine, h.dense_score);
+            set(RerankFeature::dense_cosine, static_cast<double>(h.dense_score));
             set(RerankFeature::dense_relative,
                 dense_high > dense_low
-                    ? (double{h.dense_score} - dense_low) / (dense_high - dense_low)
+                    ? (static_cast<double>(h.dense_score) - dense_low) / (dense_high - dense_low)
                     : 1.0);
             set(RerankFeature::dense_reciprocal_rank, 1.0 / h.dense_rank);
         }
-        set(RerankFeature::fused_relative, best_fused > 0 ? double{h.score} / best_fused : 0.0);
+        set(RerankFeature::fused_relative,
+            best_fused > 0 ? static_cast<double>(h.score) / best_fused : 0.0);
         set(RerankFeature::in_both, h.bm25_rank != 0 && h.dense_rank != 0 ? 1.0 : 0.0);
 
         in_any.assign(q.distinct.size(), 0);
