@@ -473,7 +473,7 @@ Result<SearchRequest> search_request_from_json(std::string_view text_in, Mode de
                 return Status{model.status().code(),
                               "search options: 'rerank': " + model.status().message()};
             }
-            options.reranker = std::make_shared<const Reranker>(std::move(model.value()));
+            options.reranker = std::make_shared<const Reranker>(model.value());
         } else if (key == "auto_k") {
             if (value.is_boolean()) {
                 options.auto_k = value.get<bool>();

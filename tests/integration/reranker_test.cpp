@@ -12,6 +12,7 @@
 
 #include "scout/catalog.hpp"
 
+#include "capi/json_bridge.hpp"
 #include "support/temp_dir.hpp"
 #include "support/test_catalogs.hpp"
 
@@ -167,4 +168,30 @@ TEST_CASE("a tool whose name the query holds is raised by the name feature", "[r
     REQUIRE(reranked->hits.size() == 2);
     CHECK(reranked->hits[0].tool == "send_email");
     CHECK(reranked->hits[0].score > reranked->hits[1].score);
+}
+
+TEST_CASE("the search options JSON names a reranker file by path", "[rerank]") {
+    using scout::detail::search_request_from_json;
+    scout::test::TempDir dir;
+    const Reranker model = sample_model();
+    REQUIRE(model.save(dir.file("model.txt")).ok());
+    const std::string path = dir.file("model.txt");
+
+    auto named = search_request_from_json(R"({"rerank": ")" + path + R"("})", scout::Mode::hybrid);
+    REQUIRE(named.ok());
+    REQUIRE(named->options.reranker != nullptr);
+    CHECK(*named->options.reranker == model);
+
+    auto none = search_request_from_json(R"({"rerank": null})", scout::Mode::hybrid);
+    REQUIRE(none.ok());
+    CHECK(none->options.reranker == nullptr);
+
+    auto wrong_type = search_request_from_json(R"({"rerank": 3})", scout::Mode::hybrid);
+    REQUIRE_FALSE(wrong_type.ok());
+    CHECK(wrong_type.status().message().find("'rerank'") != std::string::npos);
+
+    auto missing = search_request_from_json(R"({"rerank": ")" + dir.file("absent.txt") + R"("})",
+                                            scout::Mode::hybrid);
+    REQUIRE_FALSE(missing.ok());
+    CHECK(missing.status().code() == scout::Errc::not_found);
 }

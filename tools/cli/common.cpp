@@ -346,7 +346,7 @@ Result<SearchOptions> search_options(const Args& args, bool read_mode) {
         if (!model) {
             return Status{model.status().code(), "--rerank: " + model.status().message()};
         }
-        options.reranker = std::make_shared<const Reranker>(std::move(model.value()));
+        options.reranker = std::make_shared<const Reranker>(model.value());
     }
     return options;
 }
