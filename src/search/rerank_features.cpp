@@ -38,6 +38,7 @@ struct QueryWords {
     std::vector<std::string> distinct;
     std::vector<double> idf;
     double idf_sum = 0;
+    std::string first_bytes;  ///< the first byte of each distinct stem
 };
 
 double idf_of(const Snapshot& snap, const std::string& stem) {
@@ -58,19 +59,30 @@ QueryWords query_words(const Snapshot& snap, std::string_view query) {
             q.distinct.push_back(s);
             q.idf.push_back(idf_of(snap, s));
             q.idf_sum += q.idf.back();
+            if (!s.empty()) {
+                q.first_bytes.push_back(s.front());
+            }
         }
     }
     return q;
 }
 
-/// Marks in `found` (one flag per distinct query stem) the stems that occur in `text`.
-void mark_found(const QueryWords& q,
-                std::string_view text,
-                std::vector<std::string>& scratch,
-                std::vector<char>& found) {
-    scratch.clear();
-    stems_of(text, scratch);
-    for (const std::string& s : scratch) {
+/// Marks in `found` (one flag per distinct query stem) the stems that occur in `text`. Porter
+/// stemming only rewrites a word's suffix, so a word whose first byte starts no query stem
+/// cannot match one and is not stemmed.
+void mark_found(const QueryWords& q, std::string_view text, std::vector<char>& found) {
+    thread_local std::string arena;
+    thread_local std::vector<RawToken> tokens;
+    arena.clear();
+    tokens.clear();
+    Analyzer::raw_tokens(text.substr(0, kMaxFieldBytes), true, false, arena, tokens);
+    for (const RawToken& t : tokens) {
+        const std::string_view word(arena.data() + t.begin, t.size);
+        if (word.empty() || q.first_bytes.find(word.front()) == std::string::npos ||
+            is_stop_word(word)) {
+            continue;
+        }
+        const std::string& s = memo_porter_stem(word);
         for (std::size_t i = 0; i < q.distinct.size(); ++i) {
             if (!found[i] && q.distinct[i] == s) {
                 found[i] = 1;
@@ -120,7 +132,6 @@ std::vector<RerankFeatures> rerank_features(const Snapshot& snap,
     }
     std::vector<RerankFeatures> rows;
     rows.reserve(hits.size());
-    std::vector<std::string> scratch;
     std::vector<std::string> name_stems;
     std::vector<char> in_field;
     std::vector<char> in_any;
@@ -149,8 +160,8 @@ std::vector<RerankFeatures> rerank_features(const Snapshot& snap,
         in_any.assign(q.distinct.size(), 0);
         const auto field = [&](RerankFeature which, std::string_view a, std::string_view b) {
             in_field.assign(q.distinct.size(), 0);
-            mark_found(q, a, scratch, in_field);
-            mark_found(q, b, scratch, in_field);
+            mark_found(q, a, in_field);
+            mark_found(q, b, in_field);
             set(which, covered(q, in_field));
             for (std::size_t i = 0; i < in_field.size(); ++i) {
                 in_any[i] = static_cast<char>(in_any[i] | in_field[i]);
