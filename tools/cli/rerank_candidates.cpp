@@ -3,11 +3,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <string>
 
 #include "scout/reranker.hpp"
-
-#include "util/file_io.hpp"
 
 namespace scout::cli {
 
@@ -51,7 +50,13 @@ Status write_rerank_candidates(const std::filesystem::path& path,
             out += "\n";
         }
     }
-    return detail::write_file_atomically(path, out);
+    std::ofstream file(path, std::ios::binary | std::ios::trunc);
+    file << out;
+    file.close();
+    if (!file) {
+        return {Errc::io_error, "cannot write " + path.string()};
+    }
+    return {};
 }
 
 }  // namespace scout::cli
