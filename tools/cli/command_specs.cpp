@@ -102,7 +102,14 @@ OptionGroup search_group(bool eval) {
              {"embed-timeout-ms",
               "MS",
               "0, no limit",
-              "give up on the query embedding after MS milliseconds and answer with BM25"}}};
+              "give up on the query embedding after MS milliseconds and answer with BM25"},
+             {"rerank",
+              "FILE",
+              "off",
+              eval ? "also evaluate hybrid search re-ranked by this learned re-ranker (e.g. "
+                     "data/scout-reranker.txt); with --mode hybrid, only that"
+                   : "order the fused candidates by this learned re-ranker (e.g. "
+                     "data/scout-reranker.txt)"}}};
 }
 
 OptionSpec json_option(std::string help) {
@@ -190,7 +197,13 @@ const CommandSpec& eval_spec() {
                           "FILE",
                           "",
                           "write one JSON line per query: the rank of its first relevant tool, "
-                          "and the top hit"}}},
+                          "and the top hit"},
+                         {"rerank-candidates",
+                          "FILE",
+                          "",
+                          "write every evaluable query's fused hybrid candidates with their "
+                          "re-ranker features and relevance, one line each (the training data of "
+                          "training/train_reranker.py)"}}},
                        {"output", {json_option("print the report as JSON"), quiet_option()}}}};
         return s;
     }();
