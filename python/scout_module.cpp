@@ -25,6 +25,12 @@
 #include "capi/json_bridge.hpp"
 #include "capi/token_budget_json.hpp"
 
+#if SCOUT_PYTHON_REGISTRY
+#include "scout/registry/registry.hpp"
+
+#include "registry/registry_json.hpp"
+#endif
+
 namespace py = pybind11;
 
 namespace {
@@ -347,6 +353,11 @@ public:
         return out;
     }
 
+protected:
+    /// A catalog another owner fills (a registry replica's), shared with that owner.
+    PyCatalog(std::shared_ptr<scout::Catalog> catalog, scout::Mode default_mode)
+        : catalog_(std::move(catalog)), default_mode_(default_mode) {}
+
 private:
     /// The catalog, shared so that a close() on another thread never frees it mid-call.
     [[nodiscard]] std::shared_ptr<scout::Catalog> open_catalog() const {
@@ -460,6 +471,89 @@ private:
     scout::Mode default_mode_ = scout::Mode::hybrid;
     std::unordered_map<std::string, py::object> schemas_;
 };
+
+#if SCOUT_PYTHON_REGISTRY
+/// A replica that has caught up with its registry once and follows it, and the mode of its
+/// searches that name none.
+struct OpenedReplica {
+    std::shared_ptr<scout::registry::Replica> replica;
+    scout::Mode default_mode = scout::Mode::hybrid;
+};
+
+OpenedReplica open_replica(const std::string& url,
+                           const std::string& config_json,
+                           const std::string& registry_json) {
+    raise_if_error(scout::registry::check_url(url));
+    scout::registry::ReplicaOptions options;
+    options.connect.url = url;
+    const json registry = json::parse(registry_json, nullptr, false);
+    if (registry.is_discarded()) {
+        throw StatusError{{Errc::invalid_argument, "registry options are not JSON"}};
+    }
+    raise_if_error(scout::registry::replica_options_from_json(registry, options));
+    auto config = take(scout::detail::catalog_config_from_json(config_json, true));
+    options.catalog = config.options;
+    const bool has_embedder = config.embedder != nullptr;
+    std::shared_ptr<scout::registry::Replica> replica =
+        take(scout::registry::Replica::create(options, std::move(config.embedder)));
+    Status synced;
+    {
+        py::gil_scoped_release release;
+        synced = replica->sync();
+    }
+    raise_if_error(synced);
+    replica->start();
+    return {std::move(replica), scout::detail::default_search_mode(has_embedder)};
+}
+
+/// The replica behind scout.Replica: searched as a catalog, written only by the registry.
+class PyReplica : public PyCatalog {
+public:
+    PyReplica(const std::string& url,
+              const std::string& config_json,
+              const std::string& registry_json)
+        : PyReplica(open_replica(url, config_json, registry_json)) {}
+
+    [[nodiscard]] py::object status() const {
+        return to_python(scout::registry::replica_stats_to_json(open_replica_handle()->stats()));
+    }
+
+    /// Read-your-writes: true once change `seq` is applied here, false after `timeout_ms`.
+    [[nodiscard]] bool wait_for(std::uint64_t seq, std::int64_t timeout_ms) const {
+        if (timeout_ms < 0 || timeout_ms > kMaxWaitMs) {
+            throw StatusError{{Errc::invalid_argument,
+                               "timeout_ms must be 0.." + std::to_string(kMaxWaitMs) + " (got " +
+                                   std::to_string(timeout_ms) + ")"}};
+        }
+        const auto replica = open_replica_handle();
+        py::gil_scoped_release release;
+        return replica->wait_for(seq, std::chrono::milliseconds(timeout_ms));
+    }
+
+    /// Stops following the registry; the memory goes once no search is using it.
+    void close() {
+        replica_.reset();
+        PyCatalog::close();
+    }
+
+private:
+    static constexpr std::int64_t kMaxWaitMs = 600000;
+
+    explicit PyReplica(OpenedReplica opened)
+        : PyCatalog(std::shared_ptr<scout::Catalog>(opened.replica, &opened.replica->catalog()),
+                    opened.default_mode),
+          replica_(std::move(opened.replica)) {}
+
+    [[nodiscard]] std::shared_ptr<scout::registry::Replica> open_replica_handle() const {
+        if (!replica_) {
+            throw StatusError{{Errc::invalid_argument, "the replica is closed"}};
+        }
+        return replica_;
+    }
+
+    std::shared_ptr<scout::registry::Replica> replica_;
+};
+#endif
 
 void translate(std::exception_ptr error) {
     try {
@@ -575,4 +669,40 @@ PYBIND11_MODULE(_scout, m) {
              py::arg("top_k"),
              py::arg("mode"),
              py::arg("repeats"));
+
+#if SCOUT_PYTHON_REGISTRY
+    py::class_<PyReplica>(m, "Replica")
+        .def(py::init<const std::string&, const std::string&, const std::string&>(),
+             py::arg("url"),
+             py::arg("config_json"),
+             py::arg("registry_json"))
+        .def("status",
+             &PyReplica::status,
+             "The replica's position: applied_seq, head_seq, lag, counters, degraded_served.")
+        .def("_wait_for",
+             &PyReplica::wait_for,
+             py::arg("seq"),
+             py::arg("timeout_ms"),
+             "Replica.wait_for's core. Releases the GIL.")
+        .def("stats", &PyCatalog::stats, "Search counts and latency percentiles since creation.")
+        .def("_search",
+             &PyCatalog::search,
+             py::arg("query"),
+             py::arg("top_k") = 5,
+             py::arg("mode") = py::none(),
+             py::arg("servers") = py::none(),
+             py::arg("environment") = py::none(),
+             py::arg("auto_k") = false,
+             py::arg("embed_timeout_ms") = 0,
+             py::arg("outcome_prior") = false,
+             py::arg("alternatives") = py::none(),
+             py::arg("max_tokens") = 0,
+             "Replica.search's core (the package checks the keywords). Releases the GIL.")
+        .def("close",
+             &PyReplica::close,
+             "Stops following the registry and releases the catalog; later calls raise "
+             "scout.InvalidArgument.")
+        .def_property_readonly(
+            "closed", [](const PyReplica& r) { return r.closed(); }, "True after close().");
+#endif
 }

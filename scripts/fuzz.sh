@@ -34,6 +34,8 @@
 #                   tests/fuzz/corpus/query_text/
 #   json_shape      the index reader's check of stored schemas (is it one JSON object?) against
 #                   the JSON parser, seeded from tests/fuzz/corpus/json_shape/
+#   reranker_file   the learned re-ranker's weights file, seeded from
+#                   tests/fuzz/corpus/reranker_file/
 #   registry_rows   change rows and vectors a replica reads from the PostgreSQL registry, seeded
 #                   from tests/fuzz/corpus/registry_rows/ (built when libpq is found)
 # The other targets' seeds come from tests/fuzz/corpus/<target>/ (read only); what the fuzzer
@@ -51,7 +53,8 @@ for arg in "$@"; do
     index_reader | word_model | safetensors | bert_config | vocab_txt | tokenizer_json | \
       catalog_loader | embeddings_response | search_json | jsonrpc_reader | gateway_config | \
       gateway_embedder_config | c_abi_json | outcome_codec | gateway_auth | gateway_http_rules | \
-      gateway_modern | gateway_argument_check | gateway_jwt | query_text | json_shape | registry_rows)
+      gateway_modern | gateway_argument_check | gateway_jwt | query_text | json_shape | registry_rows | \
+      reranker_file)
       targets+=("$arg") ;;
     *) echo "fuzz: unknown argument $arg" >&2; exit 2 ;;
   esac
@@ -60,7 +63,7 @@ done
   targets=(index_reader word_model safetensors bert_config vocab_txt tokenizer_json catalog_loader
     embeddings_response search_json jsonrpc_reader gateway_config gateway_embedder_config c_abi_json
     outcome_codec gateway_auth gateway_http_rules gateway_modern gateway_argument_check gateway_jwt
-    query_text json_shape registry_rows)
+    query_text json_shape registry_rows reranker_file)
 source scripts/lib/asan-build.sh
 configure_asan_build
 cmake --build build-asan -j"$(nproc)" --target scout_cli $(printf 'scout_fuzz_%s ' "${targets[@]}")
@@ -96,6 +99,7 @@ fuzz_args_of() {
     word_model) fuzz_args+=(tests/fuzz/seeds/word_model -max_len=4096) ;;
     outcome_codec) fuzz_args+=(tests/fuzz/corpus/outcome_codec -max_len=4096) ;;
     query_text) fuzz_args+=(tests/fuzz/corpus/query_text -max_len=4096) ;;
+    reranker_file) fuzz_args+=(tests/fuzz/corpus/reranker_file -max_len=4096) ;;
     safetensors | bert_config | vocab_txt | tokenizer_json) fuzz_args+=("tests/fuzz/corpus/$target" -max_len=16384) ;;
     *) fuzz_args+=("tests/fuzz/corpus/$target" -max_len=8192 -dict=tests/fuzz/json.dict) ;;
   esac

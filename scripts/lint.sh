@@ -22,13 +22,13 @@ layer_of() {
     case "$1" in
         value-types) layer=-1 ;;
         util | types) layer=0 ;;
-        analysis | outcomes | simd | telemetry | tokens) layer=1 ;;
+        analysis | outcomes | rerank | simd | telemetry | tokens) layer=1 ;;
         document | sparse | dense | fusion | embed) layer=2 ;;
         snapshot | persist) layer=3 ;;
         search) layer=4 ;;
         catalog | doctor) layer=5 ;;
         mcp | capi | registry) layer=6 ;;
-        umbrella) layer=7 ;;
+        registry_capi | umbrella) layer=7 ;;
         *) layer="" ;;
     esac
 }
@@ -46,11 +46,13 @@ room_of_public_header() {
         scout/embedder.hpp) owner=embed ;;
         scout/catalog_loader.hpp) owner=document ;;
         scout/searcher.hpp) owner=search ;;
+        scout/reranker.hpp) owner=rerank ;;
         scout/catalog.hpp) owner=catalog ;;
         scout/doctor.hpp) owner=doctor ;;
         scout/scout.h) owner=capi ;;
         scout/mcp/*.hpp) owner=mcp ;;
         scout/registry/*.hpp) owner=registry ;;
+        scout/scout_registry.h) owner=registry_capi ;;
         scout/scout.hpp) owner=umbrella ;;
         *) owner="" ;;
     esac

@@ -399,6 +399,10 @@ Status Backend::index(const Json& tools) {
                      " could not be pushed to the registry: " + s.to_string());
             return s;
         }
+        {
+            std::lock_guard lock(mutex_);
+            last_published_ = server;
+        }
         log_line("backend " + quote_name(spec_.name) + " ACTIVE: " + std::to_string(count) +
                  " tools pushed to the registry");
         if (on_indexed_) {
@@ -429,9 +433,8 @@ void Backend::mark_degraded() {
     if (retired_.load()) {
         return;
     }
-    // With a registry, this process's view of a backend does not decide the fleet's: its tools
-    // stay as the registry has them.
     if (publisher_) {
+        publish_degraded();
         return;
     }
     // A server that was never indexed has nothing to hide.
@@ -441,6 +444,30 @@ void Backend::mark_degraded() {
     if (auto info = catalog_.commit(); !info) {
         log_line("commit failed: " + info.status().to_string());
     }
+    if (on_indexed_) {
+        on_indexed_();
+    }
+}
+
+void Backend::publish_degraded() {
+    std::optional<ServerSpec> listing;
+    {
+        std::lock_guard lock(mutex_);
+        listing.swap(last_published_);  // pushed once per outage; the next listing sets it again
+    }
+    // A backend never listed has nothing in the registry to mark.
+    if (!listing) {
+        return;
+    }
+    // The last listing, unchanged but for its state: the registry keeps its listed_at, so
+    // replicas serve these tools until degraded_ttl after it, marked degraded.
+    listing->status = ServerStatus::degraded;
+    if (Status s = publisher_(*listing); !s.ok()) {
+        log_line("backend " + quote_name(spec_.name) +
+                 " could not be marked DEGRADED in the registry: " + s.to_string());
+        return;
+    }
+    log_line("backend " + quote_name(spec_.name) + " DEGRADED: pushed to the registry");
     if (on_indexed_) {
         on_indexed_();
     }

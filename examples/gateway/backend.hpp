@@ -1,7 +1,7 @@
 // backend.hpp: one configured backend under supervision. A thread starts the process, runs the
 // MCP handshake and a full tools/list, indexes the tools into the Catalog, re-indexes on
-// notifications/tools/list_changed, and when the process dies marks the server DEGRADED and
-// restarts it with exponential backoff.
+// notifications/tools/list_changed, and when the process dies marks the server DEGRADED (in the
+// catalog, or in the registry it publishes to) and restarts it with exponential backoff.
 #pragma once
 
 #include <atomic>
@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -116,6 +117,8 @@ private:
     /// Subscribes the new session to the URIs clients still hold.
     void resubscribe(McpSession& session);
     void mark_degraded();
+    /// mark_degraded() with a publisher: the last listing pushed again as DEGRADED.
+    void publish_degraded();
     bool sleep_for(std::chrono::milliseconds d);
 
     BackendSpec spec_;
@@ -138,6 +141,9 @@ private:
     bool completions_ = false;      ///< ... and completions
     std::uint64_t generation_ = 0;  ///< which session the callbacks belong to
     std::atomic<bool> retired_{false};
+    /// With a publisher: the listing last pushed as ACTIVE, pushed again as DEGRADED when the
+    /// backend goes down (the registry keeps its listed_at, so the fleet's TTL starts).
+    std::optional<ServerSpec> last_published_;
     std::shared_ptr<McpSession> session_;
     std::thread thread_;
 };

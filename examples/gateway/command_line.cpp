@@ -37,6 +37,21 @@ Setter milliseconds(std::chrono::milliseconds& out, std::uint64_t min) {
     };
 }
 
+/// The longest degraded TTL accepted: 30 days.
+constexpr std::uint64_t kMaxDegradedTtlSeconds = std::uint64_t{30} * 24 * 3600;
+
+/// Sets `out` to a whole number of seconds in [1, 30 days].
+Setter ttl_seconds(std::optional<std::chrono::seconds>& out) {
+    return [&out](const std::string& v) {
+        std::uint64_t s = 0;
+        std::string refused = args::read_whole(v, 1, kMaxDegradedTtlSeconds, s);
+        if (refused.empty()) {
+            out = std::chrono::seconds(static_cast<std::chrono::seconds::rep>(s));
+        }
+        return refused;
+    };
+}
+
 /// Sets `out` to the value as it is.
 Setter text(std::string& out) {
     return [&out](const std::string& v) {
@@ -206,6 +221,13 @@ std::vector<OptionSpec> general_options(CommandLine& c) {
          "the registry's password, the file's first line",
          false,
          text(c.registry_password_file)},
+        {"registry-degraded-ttl-s",
+         "N",
+         "86400",
+         "a server whose backend went down (DEGRADED in the registry) stays in every replica's "
+         "search, marked degraded, until N s after its last listing",
+         false,
+         ttl_seconds(c.registry_degraded_ttl)},
         {"learn",
          "",
          "",

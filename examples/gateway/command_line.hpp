@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,6 +37,9 @@ struct CommandLine {
     /// --registry: the PostgreSQL registry's URL (empty: none), its password file.
     std::string registry_url;
     std::string registry_password_file;
+    /// --registry-degraded-ttl-s: how long a server the registry holds as DEGRADED stays in
+    /// search after its last listing (unset: the replica's default, 24 h).
+    std::optional<std::chrono::seconds> registry_degraded_ttl;
     bool check_only = false;
     bool version = false;
 };

@@ -51,6 +51,10 @@ std::string registry_metrics(const scout::registry::ReplicaStats& s) {
     series("scout_registry_reconnects_total", "counter", "Reconnections.", s.reconnects);
     series("scout_registry_gaps_total", "counter", "Gaps in the change log.", s.gaps);
     series("scout_registry_resyncs_total", "counter", "Full reads of the registry.", s.resyncs);
+    series("scout_registry_base_generation",
+           "gauge",
+           "Published base the replica started from (0: none).",
+           s.base_generation);
     return out;
 }
 #endif
@@ -331,6 +335,9 @@ int main(int argc, char** argv) {
                cl.http.limits.rate) {
         return usage_error("--auth-file, --allowed-origin, --rate-limit and --tls-* need --listen");
     }
+    if (cl.registry_degraded_ttl && cl.registry_url.empty()) {
+        return usage_error("--registry-degraded-ttl-s needs --registry");
+    }
     if (cl.tls.certificate_chain.empty() != cl.tls.private_key.empty()) {
         return usage_error("--tls-cert and --tls-key go together");
     }
@@ -389,6 +396,9 @@ int main(int argc, char** argv) {
         registry_connect.password_file = cl.registry_password_file;
         registry::ReplicaOptions replica_options;
         replica_options.connect = registry_connect;
+        if (cl.registry_degraded_ttl) {
+            replica_options.degraded_ttl = *cl.registry_degraded_ttl;
+        }
         auto made = registry::Replica::create(replica_options, embedder.value());
         if (!made) {
             return usage_error("--registry: " + made.status().message());

@@ -40,6 +40,8 @@
      was made with "none"), "servers" (array of names: the caller's scope),
      "environment" (label), "embed_timeout_ms", "auto_k" (true, false or a ratio in (0, 1]),
      "exact_name_first" (bool), "outcome_prior" (bool: re-rank with recorded outcomes),
+     "rerank" (the path of a learned re-ranker's weights file, read on each such search, e.g.
+     data/scout-reranker.txt; null or absent: the fused order),
      "alternatives" (array of at most 8 other phrasings of the query, searched too and fused
      with it by calibrated score: SearchOptions::alternatives; each match then has
      "best_phrasing", 0 for the query and i for its i-th alternative), "max_tokens" (a token budget

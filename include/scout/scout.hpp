@@ -7,6 +7,7 @@
 #include "scout/embedder.hpp"
 #include "scout/events.hpp"
 #include "scout/options.hpp"
+#include "scout/reranker.hpp"
 #include "scout/searcher.hpp"
 #include "scout/status.hpp"
 #include "scout/token_budget.hpp"

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -63,6 +64,8 @@ enum class Mode : std::uint8_t { hybrid, bm25, dense };
 [[nodiscard]] SCOUT_API std::string_view mode_name(Mode mode) noexcept;
 [[nodiscard]] SCOUT_API std::optional<Mode> parse_mode(std::string_view text) noexcept;
 
+class Reranker;  // scout/reranker.hpp
+
 /// Per-request search parameters.
 struct SearchOptions {
     static constexpr std::size_t kDefaultTopK = 5;
@@ -103,6 +106,13 @@ struct SearchOptions {
     /// for queries sharing this query's words. Off (the default), or with nothing recorded, the
     /// results are exactly those without it.
     bool outcome_prior = false;
+    /// A learned re-ranker (Reranker::open) that orders the fused candidates (the union of both
+    /// branches' fetched lists, not only the first top_k) by its features before the cut to
+    /// top_k; exact names still come first. Null (the default): the fused order.
+    std::shared_ptr<const Reranker> reranker = nullptr;
+    /// Also return every fused candidate with its re-ranker features (SearchResult::candidates),
+    /// for training a re-ranker. Off by default.
+    bool rerank_candidates = false;
     static constexpr double kMaxOutcomeBoost = 0.1;
     static constexpr std::size_t kMaxAlternatives = 8;
 };
@@ -140,6 +150,12 @@ struct MemoryUsage {
     [[nodiscard]] std::size_t total() const noexcept { return documents + names + bm25 + dense; }
 };
 
+/// A fused candidate and its re-ranker features (SearchOptions::rerank_candidates).
+struct RerankCandidate {
+    ToolKey key;
+    std::vector<float> features;  ///< kRerankFeatureCount values, in RerankFeature order
+};
+
 /// What a search returns.
 struct SearchResult {
     std::vector<Hit> hits;
@@ -153,6 +169,9 @@ struct SearchResult {
     bool catalog_empty =
         false;  ///< nothing is indexed: a gateway should fall back to its full list
     std::uint64_t generation = 0;
+    /// With SearchOptions::rerank_candidates: every fused candidate in fused order, with its
+    /// features. Empty otherwise.
+    std::vector<RerankCandidate> candidates;
 };
 
 }  // namespace scout

@@ -20,8 +20,8 @@ import functools as _functools
 import inspect as _inspect
 import json as _json
 import os as _os
-from typing import (Any, Callable, Dict, List, Optional, Sequence, TypedDict, TypeVar, Union,
-                    cast)
+from typing import (TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, TypedDict,
+                    TypeVar, Union, cast)
 
 from . import _scout
 
@@ -41,6 +41,7 @@ __all__ = [
     "Unavailable",
     "Internal",
     "MAX_TOP_K",
+    "HAS_REGISTRY",
     "version",
     "__version__",
 ]
@@ -304,20 +305,106 @@ class Catalog(_scout.Catalog):
           `omitted`). Each match then has "tokens" and "trimmed". The rank files are loaded once
           per process; NotFound names the folders looked in when they are missing.
         Releases the GIL while searching."""
-        if isinstance(alternatives, (str, bytes)):
-            raise InvalidArgument("alternatives must be a list of strings, not one string")
-        budget = 0
-        if max_tokens is not None:
-            if (isinstance(max_tokens, bool) or not isinstance(max_tokens, int)
-                    or not 1 <= max_tokens <= _MAX_BUDGET):
-                raise InvalidArgument(
-                    f"max_tokens must be a whole number in 1..{_MAX_BUDGET} (got {max_tokens!r})")
-            budget = max_tokens
-        if top_k is None:
-            top_k = MAX_TOP_K if budget else 5
-        return cast(SearchResults, self._search(
-            query, top_k, mode, servers, environment, auto_k,
-            embed_timeout_ms, outcome_prior, alternatives, budget))
+        return _search_on(self, query, top_k, mode, servers, environment, auto_k,
+                          embed_timeout_ms, outcome_prior, alternatives, max_tokens)
+
+
+def _search_on(target: Union[_scout.Catalog, _scout.Replica], query: str, top_k: Optional[int],
+               mode: Optional[str], servers: Optional[Sequence[str]],
+               environment: Optional[str], auto_k: Union[bool, float], embed_timeout_ms: int,
+               outcome_prior: bool, alternatives: Optional[Sequence[str]],
+               max_tokens: Optional[int]) -> SearchResults:
+    """Catalog.search and Replica.search: the keywords checked, then the compiled search."""
+    if isinstance(alternatives, (str, bytes)):
+        raise InvalidArgument("alternatives must be a list of strings, not one string")
+    budget = 0
+    if max_tokens is not None:
+        if (isinstance(max_tokens, bool) or not isinstance(max_tokens, int)
+                or not 1 <= max_tokens <= _MAX_BUDGET):
+            raise InvalidArgument(
+                f"max_tokens must be a whole number in 1..{_MAX_BUDGET} (got {max_tokens!r})")
+        budget = max_tokens
+    if top_k is None:
+        top_k = MAX_TOP_K if budget else 5
+    return cast(SearchResults, target._search(
+        query, top_k, mode, servers, environment, auto_k,
+        embed_timeout_ms, outcome_prior, alternatives, budget))
+
+
+# scout.Replica exists in builds with libpq only.
+HAS_REGISTRY: bool = hasattr(_scout, "Replica")
+
+if TYPE_CHECKING or HAS_REGISTRY:
+    class Replica(_scout.Replica):
+        """A catalog that follows a PostgreSQL registry (docs/scale-out.md): it catches up with the
+        registry's head when made, then follows its change log in a background thread. Searched as
+        a Catalog is; written only by the registry (`scout registry push`, or scout-gateway
+        --registry). A context manager: leaving the `with` block stops it. Present in builds with
+        libpq only (scout.HAS_REGISTRY).
+
+        url: a libpq URI or key=value string, without a password (one in the URL raises
+          InvalidArgument): libpq reads PGPASSWORD or PGPASSFILE, or password_file names a file whose
+          first line is the password.
+        embedder: as Catalog's, and the one the fleet pushes with (document vectors come from the
+          registry).
+        connect_timeout_ms, statement_timeout_ms: bounds on connecting and on each statement.
+        poll_interval_ms: the head is re-read this often even without a notification.
+        degraded_ttl_s: a server the registry holds as DEGRADED stays in search, from its last
+          listing, until this long after it (default 24 h).
+        Raises Unavailable when the registry cannot be reached or refuses the credentials.
+        """
+
+        @_keywords_checked
+        def __init__(self, url: str, embedder: Embedder = "static",
+                     query_cache: Optional[int] = None, password_file: Optional[PathLike] = None,
+                     connect_timeout_ms: Optional[int] = None,
+                     statement_timeout_ms: Optional[int] = None,
+                     poll_interval_ms: Optional[int] = None,
+                     degraded_ttl_s: Optional[int] = None) -> None:
+            registry: Dict[str, Any] = {}
+            if password_file is not None:
+                registry["password_file"] = _os.fsdecode(password_file)
+            for key, value in (("connect_timeout_ms", connect_timeout_ms),
+                               ("statement_timeout_ms", statement_timeout_ms),
+                               ("poll_interval_ms", poll_interval_ms),
+                               ("degraded_ttl_s", degraded_ttl_s)):
+                if value is not None:
+                    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                        raise InvalidArgument(f"{key} must be a whole number (got {value!r})")
+                    registry[key] = value
+            super().__init__(url, _config_json(embedder, query_cache, None), _json.dumps(registry))
+
+        def __enter__(self) -> "Replica":
+            return self
+
+        def __exit__(self, *exc_info: object) -> None:
+            self.close()
+
+        @_keywords_checked
+        def wait_for(self, seq: int, timeout_ms: int = 5000) -> bool:
+            """Read-your-writes: True once registry change `seq` (a push's head_seq) is applied
+            here, False when `timeout_ms` (0..600000) passes first. Releases the GIL."""
+            return self._wait_for(seq, timeout_ms)
+
+        @_keywords_checked
+        def search(self, query: str, top_k: Optional[int] = None, mode: Optional[str] = None,
+                   servers: Optional[Sequence[str]] = None, environment: Optional[str] = None,
+                   auto_k: Union[bool, float] = False, embed_timeout_ms: int = 0,
+                   outcome_prior: bool = False,
+                   alternatives: Optional[Sequence[str]] = None,
+                   max_tokens: Optional[int] = None, min_seq: int = 0,
+                   timeout_ms: int = 5000) -> SearchResults:
+            """Catalog.search on the replica's catalog. With min_seq (a push's head_seq), the search
+            first waits, at most timeout_ms, until that change is applied here, and raises
+            Unavailable naming both numbers when it is not. Releases the GIL."""
+            if min_seq and not self._wait_for(min_seq, timeout_ms):
+                applied = self.status()["applied_seq"]
+                raise Unavailable(f"registry change {min_seq} not applied within {timeout_ms} ms "
+                                  f"(applied: {applied})")
+            return _search_on(self, query, top_k, mode, servers, environment, auto_k,
+                              embed_timeout_ms, outcome_prior, alternatives, max_tokens)
+
+    __all__.append("Replica")
 
 
 def _servers_json(servers: Union[PathLike, Dict[str, Any], Sequence[Dict[str, Any]]],

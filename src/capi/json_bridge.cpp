@@ -6,10 +6,13 @@
 #include <chrono>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
 #include <utility>
+
+#include "scout/reranker.hpp"
 
 #include "persist/options_json.hpp"
 
@@ -455,6 +458,22 @@ Result<SearchRequest> search_request_from_json(std::string_view text_in, Mode de
                 return bad("search options: 'outcome_prior' must be true or false");
             }
             options.outcome_prior = value.get<bool>();
+        } else if (key == "rerank") {
+            // The path of a re-ranker weights file (read on every search that names it: a few
+            // hundred bytes), or null for the fused order.
+            if (value.is_null()) {
+                options.reranker = nullptr;
+                continue;
+            }
+            if (!value.is_string()) {
+                return bad("search options: 'rerank' must be the path of a re-ranker file or null");
+            }
+            auto model = Reranker::open(value.get<std::string>());
+            if (!model) {
+                return Status{model.status().code(),
+                              "search options: 'rerank': " + model.status().message()};
+            }
+            options.reranker = std::make_shared<const Reranker>(model.value());
         } else if (key == "auto_k") {
             if (value.is_boolean()) {
                 options.auto_k = value.get<bool>();

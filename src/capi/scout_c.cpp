@@ -13,9 +13,9 @@
 #include "scout/catalog_loader.hpp"
 #include "scout/scout.h"
 
+#include "capi/c_support.hpp"
 #include "capi/doctor_json.hpp"
 #include "capi/json_bridge.hpp"
-#include "capi/token_budget_json.hpp"
 
 struct scout_catalog {
     scout::Catalog catalog;
@@ -32,96 +32,17 @@ namespace {
 
 using scout::Errc;
 using scout::Status;
+using scout::detail::fail;
+using scout::detail::give_string;
+using scout::detail::guarded;
+using scout::detail::null_argument;
+using scout::detail::optional_text;
+using scout::detail::search_into;
 
 static_assert(static_cast<int>(Errc::internal) == SCOUT_INTERNAL &&
                   static_cast<int>(Errc::invalid_argument) == SCOUT_INVALID_ARGUMENT &&
                   static_cast<int>(Errc::unavailable) == SCOUT_UNAVAILABLE,
               "scout_status must keep the values of scout::Errc");
-
-thread_local std::string t_last_error;
-
-scout_status fail(const Status& status) noexcept {
-    try {
-        t_last_error = status.to_string();
-    } catch (...) {
-        t_last_error.clear();  // out of memory for the message: the code still tells
-    }
-    return static_cast<scout_status>(status.code());
-}
-
-/// Runs `body` (which returns a Status) with every exception turned into SCOUT_INTERNAL.
-template <typename Body>
-scout_status guarded(Body&& body) noexcept {
-    try {
-        Status status = body();
-        return status.ok() ? SCOUT_OK : fail(status);
-    } catch (const std::bad_alloc&) {
-        return fail({Errc::internal, "out of memory"});
-    } catch (const std::exception& e) {
-        return fail({Errc::internal, e.what()});
-    } catch (...) {
-        return fail({Errc::internal, "unknown exception"});
-    }
-}
-
-Status null_argument(const char* name) {
-    return {Errc::invalid_argument, std::string(name) + " must not be NULL"};
-}
-
-/// A malloc'ed copy the caller releases with scout_string_free.
-Status give_string(const std::string& text, char** out) {
-    char* copy = static_cast<char*>(std::malloc(text.size() + 1));
-    if (copy == nullptr) {
-        return {Errc::internal, "out of memory"};
-    }
-    std::memcpy(copy, text.c_str(), text.size() + 1);
-    *out = copy;
-    return {};
-}
-
-std::string_view optional_text(const char* text) {
-    return text == nullptr ? std::string_view() : std::string_view(text);
-}
-
-Status search_into(const scout::Searcher& searcher,
-                   scout::Mode default_mode,
-                   const char* query,
-                   const char* options_json,
-                   char** result_json) {
-    if (query == nullptr) {
-        return null_argument("query");
-    }
-    if (result_json == nullptr) {
-        return null_argument("result_json");
-    }
-    auto request =
-        scout::detail::search_request_from_json(optional_text(options_json), default_mode);
-    if (!request) {
-        return request.status();
-    }
-    if (request->max_tokens != 0) {  // a missing counter fails before the search is run
-        if (auto counter = scout::detail::process_token_counter(); !counter) {
-            return counter.status();
-        }
-    }
-    auto result = searcher.search(query, request->options);
-    if (!result) {
-        return result.status();
-    }
-    const bool with_phrasing = !request->options.alternatives.empty();
-    if (request->max_tokens != 0) {
-        auto fitted = scout::detail::budget_hits(result->hits, request->max_tokens);
-        if (!fitted) {
-            return fitted.status();
-        }
-        return give_string(scout::detail::dump_json(scout::detail::budgeted_result_to_json(
-                               query, result.value(), fitted.value(), with_phrasing)),
-                           result_json);
-    }
-    return give_string(scout::detail::dump_json(scout::detail::search_result_to_json(
-                           query, result.value(), with_phrasing)),
-                       result_json);
-}
 
 }  // namespace
 
@@ -144,7 +65,7 @@ const char* scout_status_name(scout_status status) {
 }
 
 const char* scout_last_error(void) {
-    return t_last_error.c_str();
+    return scout::detail::last_error_text();
 }
 
 void scout_string_free(char* text) {

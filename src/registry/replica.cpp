@@ -184,7 +184,8 @@ Status Replica::Impl::apply(const detail::ChangeBatch& batch) {
                 served_degraded.emplace(name,
                                         now + std::chrono::duration_cast<Clock::duration>(left));
             }
-        } else if (servers.contains(name)) {
+        } else {
+            // Also a server the set does not know: after a base it holds only what was searched.
             removals.push_back(name);
         }
     }
@@ -277,6 +278,11 @@ Status Replica::Impl::catch_up() {
         if (!reader || !reader->ok()) {
             reader.reset();
             if (Status s = connect_checked(options.connect, reader); !s.ok()) {
+                return s;
+            }
+        }
+        if (!base_tried && !options.base_directory.empty()) {
+            if (Status s = open_base_locked(); !s.ok()) {
                 return s;
             }
         }

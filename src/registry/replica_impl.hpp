@@ -33,6 +33,11 @@ struct Replica::Impl {
     /// gap is refused (detail::is_gap), a bad row changes nothing. apply_mutex must be held.
     [[nodiscard]] Status apply(const detail::ChangeBatch& batch);
     void follow();
+    /// First catch-up with ReplicaOptions::base_directory: the newest published base becomes
+    /// the catalog and the position, or is refused (stats.base_error) and nothing changes.
+    /// Fails only when the registry cannot be read, so the next attempt tries again.
+    /// apply_mutex and a connected reader held.
+    [[nodiscard]] Status open_base_locked();
     /// DEGRADED servers whose TTL has passed leave search (one commit). apply_mutex held.
     void expire_degraded_locked();
     void record(const Status& status);
@@ -45,6 +50,7 @@ struct Replica::Impl {
     std::optional<detail::PgConnection> reader;  // under apply_mutex
     detail::FeedPosition position;               // under apply_mutex
     std::set<std::string, std::less<>> servers;  // what the catalog holds; under apply_mutex
+    bool base_tried = false;                     // under apply_mutex
     // DEGRADED servers searched until their TTL; under apply_mutex (a copy of the names in
     // stats.degraded_served).
     std::map<std::string, std::chrono::steady_clock::time_point, std::less<>> degraded_until;

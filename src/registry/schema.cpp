@@ -53,6 +53,19 @@ const std::vector<Migration>& migrations() {
              "successes bigint NOT NULL DEFAULT 0, failures bigint NOT NULL DEFAULT 0, "
              "PRIMARY KEY (server, tool))",
          }},
+        {2,
+         {
+             // The builder's fence: every builder takes the next epoch when it starts, and a
+             // base is recorded only by the builder holding the newest one.
+             "CREATE TABLE scout_builder (id integer PRIMARY KEY CHECK (id = 1), "
+             "epoch bigint NOT NULL)",
+             "INSERT INTO scout_builder VALUES (1, 0)",
+             // Published base index files: the catalog at `seq`, in a directory replicas share.
+             "CREATE TABLE scout_bases (generation bigint PRIMARY KEY, seq bigint NOT NULL, "
+             "digest text NOT NULL, file_name text NOT NULL, model_id text NOT NULL, "
+             "epoch bigint NOT NULL, tools bigint NOT NULL, "
+             "published_at timestamptz NOT NULL DEFAULT now())",
+         }},
     };
     return all;
 }
@@ -102,7 +115,7 @@ Status check_schema(PgConnection& conn) {
     return {};
 }
 
-Status migrate(PgConnection& conn) {
+Status migrate(PgConnection& conn, int target) {
     return in_transaction(conn, "BEGIN", [&]() -> Status {
         if (Status s = conn.run(kMigrationLock); !s.ok()) {
             return s;
@@ -120,7 +133,7 @@ Status migrate(PgConnection& conn) {
             return check_schema(conn);
         }
         for (const Migration& m : migrations()) {
-            if (m.version <= *version) {
+            if (m.version <= *version || m.version > target) {
                 continue;
             }
             for (const char* statement : m.statements) {

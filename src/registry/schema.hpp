@@ -2,6 +2,7 @@
 // other statement starts with.
 #pragma once
 
+#include "scout/registry/registry.hpp"
 #include "scout/status.hpp"
 
 #include "registry/pg_connection.hpp"
@@ -12,7 +13,8 @@ namespace scout::detail {
 inline constexpr const char* kFeedChannel = "scout_changes";
 
 /// Creates or migrates the schema to registry::kSchemaVersion in one transaction.
-[[nodiscard]] Status migrate(PgConnection& conn);
+/// `target` below the current version is for tests of a migration from an older schema.
+[[nodiscard]] Status migrate(PgConnection& conn, int target = registry::kSchemaVersion);
 /// ok when the schema is exactly registry::kSchemaVersion; otherwise says what to do.
 [[nodiscard]] Status check_schema(PgConnection& conn);
 /// The schema's version, 0 when the registry has none.

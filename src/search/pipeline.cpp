@@ -10,6 +10,7 @@
 #include "search/dense_branch.hpp"
 #include "search/exact_names.hpp"
 #include "search/hits.hpp"
+#include "search/rerank.hpp"
 #include "search/scope.hpp"
 #include "util/utf8.hpp"
 
@@ -126,7 +127,21 @@ Result<SearchResult> search_unguarded(const Snapshot& snap,
     result.generation = snap.generation;
     result.mode = lists.ran_bm25 && lists.ran_dense ? Mode::hybrid
                                                     : (lists.ran_dense ? Mode::dense : Mode::bm25);
-    result.hits = ranked_hits(snap, lists, d.k, options.fusion.value_or(snap.options.fusion));
+    const bool rerank = options.reranker != nullptr || options.rerank_candidates;
+    // Re-ranking reads every fused candidate (each branch fetched at most solo_fetch), not only
+    // the first k.
+    const std::size_t ranked = rerank ? std::max(d.k, 2 * d.solo_fetch) : d.k;
+    result.hits = ranked_hits(snap, lists, ranked, options.fusion.value_or(snap.options.fusion));
+    if (rerank) {
+        const std::vector<RerankFeatures> features = rerank_features(snap, query, result.hits);
+        if (options.rerank_candidates) {
+            result.candidates = rerank_candidates(result.hits, features);
+        }
+        if (options.reranker != nullptr) {
+            rerank_hits(*options.reranker, features, result.hits);
+        }
+        result.hits.resize(std::min(result.hits.size(), d.k));
+    }
     finish_hits(snap, query, options, d, filter, result.hits);
     result.degraded = !dense.degraded_reason.empty();
     result.degraded_reason = std::move(dense.degraded_reason);

@@ -3,7 +3,7 @@
 # or a booted systemd: the unit passes `systemd-analyze verify` (pointed at the built binary), the
 # Dockerfile has the shape docs/gateway.md promises (two Debian 12 stages, an unprivileged user, a
 # health check, exec-form entry point, no downloads outside the package manager), and the example
-# configs pass `scout-gateway --check-config`. Exits 0 on success, 1 on failure,
+# configs (also the two replicas' of replicas/) pass `scout-gateway --check-config`. Exits 0 on success, 1 on failure,
 # 77 (skip) when systemd-analyze is missing.
 # Usage: deploy_files_test.sh GATEWAY UNIT_FILE DEPLOY_DIR
 set -uo pipefail
@@ -67,6 +67,31 @@ if out="$(timeout 30 "$gateway" --check-config --config "$deploy/gateway.json" \
 else
     fail "--check-config refuses the example configs: $out"
 fi
+
+# Two replicas behind one address (replicas/compose.yaml): their config passes --check-config with
+# the registry options the compose file gives them, and no URL there carries a password.
+replicas="$deploy/replicas"
+if out="$(timeout 30 "$gateway" --check-config --config "$replicas/gateway.json" \
+    --auth-file "$deploy/auth.json" --listen 127.0.0.1:8808 \
+    --registry postgresql://scout@registry:5432/scout \
+    --registry-password-file /run/secrets/registry-password --registry-degraded-ttl-s 3600 2>&1)"; then
+    ok "the replicas' config passes --check-config: $out"
+else
+    fail "--check-config refuses the replicas' config: $out"
+fi
+for option in --registry-password-file --registry-degraded-ttl-s; do
+    grep -q -- "\"$option\"" "$replicas/compose.yaml" && ok "the replicas are given $option" ||
+        fail "the replicas are not given $option"
+done
+[ "$(grep -c '^  gateway-[ab]:' "$replicas/compose.yaml")" -eq 2 ] && ok "two gateway replicas" ||
+    fail "compose.yaml does not run two gateway replicas"
+if grep -Eq 'postgres(ql)?://[^@/ "]*:[^@/ "]*@' "$replicas/compose.yaml"; then
+    fail "a registry URL in compose.yaml carries a password"
+else
+    ok "no registry URL carries a password"
+fi
+grep -q 'libpq-dev' "$dockerfile" && grep -q 'libpq5' "$dockerfile" &&
+    ok "the image is built with libpq (--registry)" || fail "the image lacks libpq"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

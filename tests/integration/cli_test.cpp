@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -148,6 +149,65 @@ TEST_CASE("scout eval --ranks writes where each evaluable query's tool ranked", 
     CHECK(lines[0]["rank"] == 1);  // Hit@1 is 1.0 in BM25 (above)
     CHECK(lines[0]["id"] == "1");
     CHECK(lines[0]["top"]["tool"] == "create_pull_request");
+}
+
+TEST_CASE("scout eval --rerank adds a re-ranked hybrid row and refuses a broken file", "[cli]") {
+    const auto catalog = write_temp("catalog.json", kCatalog);
+    const auto queries = write_temp("queries.json", kQueries);
+    std::string model = "scout-reranker 1\nfeatures 14\n";
+    for (const char* name : {"bm25_relative",
+                             "bm25_reciprocal_rank",
+                             "dense_cosine",
+                             "dense_relative",
+                             "dense_reciprocal_rank",
+                             "fused_relative",
+                             "in_both",
+                             "cover_name",
+                             "cover_description",
+                             "cover_parameters",
+                             "cover_server",
+                             "cover_any",
+                             "name_words_in_query",
+                             "name_in_query"}) {
+        model += std::string(name) + " 0.5\n";
+    }
+    const auto good = write_temp("model.txt", model + "bias 0\nend\n");
+    const Run r = run("eval --catalog " + catalog.string() + " --queries " + queries.string() +
+                      " --embedder hashing --mode all --json --rerank " + good.string());
+    REQUIRE(r.code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    REQUIRE(j.size() == 5);  // bm25, dense, hybrid, hybrid re-ranked, union
+    CHECK(j[2]["mode"] == "hybrid");
+    CHECK(j[2]["rerank"] == false);
+    CHECK(j[3]["mode"] == "hybrid");
+    CHECK(j[3]["rerank"] == true);
+
+    const auto rows = catalog.parent_path() / "candidates.txt";
+    REQUIRE(run("eval --catalog " + catalog.string() + " --queries " + queries.string() +
+                " --embedder hashing --rerank-candidates " + rows.string())
+                .code == 0);
+    std::ifstream in(rows);
+    std::string header;
+    REQUIRE(std::getline(in, header));
+    CHECK(header.rfind("query relevant bm25_relative", 0) == 0);
+    std::string line;
+    std::size_t relevant = 0;
+    while (std::getline(in, line)) {
+        std::istringstream fields(line);
+        std::size_t query = 0;
+        int is_relevant = 0;
+        fields >> query >> is_relevant;
+        relevant += is_relevant == 1 ? 1 : 0;
+    }
+    CHECK(relevant >= 1);
+
+    const auto truncated = write_temp("truncated.txt", model);
+    CHECK(run("search --catalog " + catalog.string() + " --rerank " + truncated.string() +
+              " pull request")
+              .code == 2);
+    CHECK(run("search --catalog " + catalog.string() + " --rerank " +
+              (catalog.parent_path() / "absent.txt").string() + " pull request")
+              .code == 2);
 }
 
 TEST_CASE("bad input exits with code 2, never a crash", "[cli]") {

@@ -2,15 +2,19 @@
 // own: the gateway searches what the registry holds (servers no backend of its own serves), its
 // backend's listing is pushed into the registry and searchable here at once, and a change pushed
 // by another writer reaches its searches without a restart; its /metrics follows the replica's
-// position and failures.
+// position and failures; a backend that dies is pushed DEGRADED (another replica still serves
+// its tools, as degraded) and ACTIVE again once it is back.
 #include <httplib.h>
 #include <signal.h>
+#include <sys/types.h>
 
 #include <chrono>
 #include <cstdint>
 #include <optional>
 #include <regex>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -21,6 +25,7 @@
 #include "support/fixture_skip.hpp"
 #include "support/gateway_process.hpp"
 #include "support/pg_server.hpp"
+#include "support/temp_dir.hpp"
 #include "support/test_catalogs.hpp"
 
 namespace {
@@ -96,6 +101,46 @@ std::string metrics_until(int port, Done done) {
         std::this_thread::sleep_for(milliseconds(50));
     }
     return body;
+}
+
+/// The pid of the last backend process the gateway started, from its log; 0 when none yet.
+pid_t last_backend_pid(GatewayProcess& gw) {
+    const std::string err = gw.stderr_text();
+    const std::regex started(R"(started \(pid (\d+)\))");
+    pid_t pid = 0;
+    for (auto it = std::sregex_iterator(err.begin(), err.end(), started);
+         it != std::sregex_iterator();
+         ++it) {
+        pid = static_cast<pid_t>(std::stol((*it)[1]));
+    }
+    return pid;
+}
+
+/// Catches `replica` up until `done` holds (10 s at most); whether it did.
+template <typename Done>
+bool sync_until(reg::Replica& replica, Done done) {
+    const auto deadline = std::chrono::steady_clock::now() + milliseconds(10000);
+    while (std::chrono::steady_clock::now() < deadline) {
+        if (replica.sync().ok() && done()) {
+            return true;
+        }
+        std::this_thread::sleep_for(milliseconds(50));
+    }
+    return false;
+}
+
+/// Whether `replica` finds a tool of `server` for `query`.
+bool finds(const reg::Replica& replica, const std::string& query, const std::string& server) {
+    auto result = replica.searcher().search(query, {.top_k = 5});
+    if (!result.ok()) {
+        return false;
+    }
+    for (const scout::Hit& hit : result->hits) {
+        if (hit.server == server) {
+            return true;
+        }
+    }
+    return false;
 }
 
 }  // namespace
@@ -240,4 +285,91 @@ TEST_CASE("scout-gateway --registry: /metrics shows the replica's position and i
     REQUIRE(exited.has_value());
     CHECK(WIFEXITED(*exited));
     CHECK(WEXITSTATUS(*exited) == 0);
+}
+
+TEST_CASE("scout-gateway --registry: a backend that dies is DEGRADED for the fleet, then ACTIVE",
+          "[registry][gateway]") {
+    std::string why;
+    auto server = PgServer::start(why);
+    if (!server) {
+        SCOUT_SKIP_WITHOUT_FIXTURE(why);
+    }
+    REQUIRE(reg::init(connect_to(*server)).ok());
+    const Json config{{"mcpServers", {{"fake", {{"command", SCOUT_FAKE_BACKEND_PATH}}}}}};
+    const std::string config_path = server->dir().write("servers.json", config.dump());
+    // A restart delay long enough for the test to see the outage.
+    GatewayProcess gw(SCOUT_GATEWAY_PATH,
+                      {"--config",
+                       config_path,
+                       "--registry",
+                       server->url(),
+                       "--registry-degraded-ttl-s",
+                       "3600",
+                       "--embedder",
+                       "hashing:16",
+                       "--restart-backoff-ms",
+                       "4000",
+                       "--startup-timeout-ms",
+                       "10000"},
+                      server->dir().file("gateway-stderr.txt"));
+    REQUIRE(gw.initialize());
+    INFO("gateway stderr:\n" << gw.stderr_text());
+
+    // A second replica of the fleet, with no backend of its own.
+    reg::ReplicaOptions options;
+    options.connect = connect_to(*server);
+    auto made = reg::Replica::create(options, std::make_shared<scout::HashingEmbedder>(16));
+    REQUIRE(made.ok());
+    reg::Replica& other = *made.value();
+    const std::string query = "echo the given text back";
+    REQUIRE(sync_until(other, [&] { return finds(other, query, "fake"); }));
+    CHECK(other.stats().degraded_served.empty());
+    const std::uint64_t listed_seq = other.applied_seq();
+
+    // The backend dies: the gateway pushes its last listing as DEGRADED, and the other replica
+    // still serves its tools, reported as degraded.
+    const pid_t backend = last_backend_pid(gw);
+    REQUIRE(backend > 0);
+    REQUIRE(::kill(backend, SIGKILL) == 0);
+    const std::vector<std::string> just_fake{"fake"};
+    CHECK(sync_until(other, [&] { return other.stats().degraded_served == just_fake; }));
+    CHECK(other.applied_seq() > listed_seq);
+    CHECK(finds(other, query, "fake"));
+    CHECK_THAT(gw.stderr_text(), Catch::Contains("DEGRADED: pushed to the registry"));
+    // The gateway's own replica serves them too.
+    CHECK_THAT(search(gw, query), Catch::Contains("fake_echo"));
+
+    // Restarted and listed again: ACTIVE for the fleet.
+    CHECK(sync_until(other, [&] { return other.stats().degraded_served.empty(); }));
+    CHECK(finds(other, query, "fake"));
+    CHECK(last_backend_pid(gw) != backend);
+
+    gw.close_stdin();
+    const auto exited = gw.wait_exit(milliseconds(10000));
+    CHECK(exited.has_value());
+}
+
+TEST_CASE("scout-gateway --registry-degraded-ttl-s is checked", "[registry][gateway]") {
+    const auto refused = [](const std::vector<std::string>& args) {
+        scout::test::TempDir dir;
+        const std::string config = dir.write("servers.json", R"({"mcpServers": {}})");
+        std::vector<std::string> all{"--config", config};
+        all.insert(all.end(), args.begin(), args.end());
+        GatewayProcess gw(SCOUT_GATEWAY_PATH, all, dir.file("stderr.txt"));
+        const auto exited = gw.wait_exit(milliseconds(10000));
+        REQUIRE(exited.has_value());
+        INFO(gw.stderr_text());
+        CHECK(WIFEXITED(*exited));
+        CHECK(WEXITSTATUS(*exited) == 2);
+        return gw.stderr_text();
+    };
+    CHECK_THAT(refused({"--registry-degraded-ttl-s", "60"}),
+               Catch::Contains("--registry-degraded-ttl-s needs --registry"));
+    CHECK_THAT(
+        refused({"--registry", "postgresql://127.0.0.1:1/x", "--registry-degraded-ttl-s", "0"}),
+        Catch::Contains("registry-degraded-ttl-s"));
+    CHECK_THAT(
+        refused(
+            {"--registry", "postgresql://127.0.0.1:1/x", "--registry-degraded-ttl-s", "2592001"}),
+        Catch::Contains("registry-degraded-ttl-s"));
 }

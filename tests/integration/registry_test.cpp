@@ -144,7 +144,9 @@ TEST_CASE("registry: a schema newer than the code is refused, the replica keeps 
     const auto before = hits_of(replica->searcher());
 
     auto conn = sql(*server);
-    REQUIRE(conn.run("INSERT INTO scout_schema (version) VALUES (2)").ok());
+    REQUIRE(conn.run("INSERT INTO scout_schema (version) VALUES ($1)",
+                     {PgParam::number(reg::kSchemaVersion + 1)})
+                .ok());
     const scout::Status init = reg::init(connect_to(*server));
     CHECK(init.code() == Errc::version_unsupported);
     CHECK_THAT(init.message(), Catch::Contains("newer than this scout knows"));
@@ -620,7 +622,7 @@ TEST_CASE("registry: the follower applies pushes within a second and recovers mi
     CHECK(replica_embedder->seen().size() == queries().size());
 }
 
-TEST_CASE("scout registry init, push and status", "[registry][cli]") {
+TEST_CASE("scout registry init, push, status, gc and publish", "[registry][cli]") {
     START_SERVER(server);
     const std::string cli = std::string(SCOUT_CLI_PATH) + " registry ";
     const std::string url = " --registry '" + server->url() + "'";
@@ -629,7 +631,8 @@ TEST_CASE("scout registry init, push and status", "[registry][cli]") {
 
     auto init = run_cli(SCOUT_CLI_PATH, "registry init --json" + url, err);
     CHECK(init.code == 0);
-    CHECK_THAT(init.out, Catch::Contains("\"schema_version\": 1"));
+    CHECK_THAT(init.out,
+               Catch::Contains("\"schema_version\": " + std::to_string(reg::kSchemaVersion)));
 
     const std::string catalog =
         std::string(SCOUT_TEST_SOURCE_DIR) + "/data/enterprise_catalog.json";
@@ -646,6 +649,17 @@ TEST_CASE("scout registry init, push and status", "[registry][cli]") {
     auto status = run_cli(SCOUT_CLI_PATH, "registry status" + url, err);
     CHECK(status.code == 0);
     CHECK_THAT(status.out, Catch::Contains("82 servers, 650 tools"));
+
+    const std::string bases = server->dir().file("bases");
+    auto publish =
+        run_cli(SCOUT_CLI_PATH,
+                "registry publish --base-dir " + bases + " --embedder hashing:32 --json" + url,
+                err);
+    INFO(publish.err);
+    CHECK(publish.code == 0);
+    CHECK_THAT(publish.out, Catch::Contains("\"generation\": 1"));
+    CHECK_THAT(publish.out, Catch::Contains("\"tools\": 650"));
+    CHECK(run_cli(SCOUT_CLI_PATH, "registry publish" + url, err).code == 2);  // no --base-dir
 
     auto leaky = run_cli(SCOUT_CLI_PATH,
                          "registry status --registry postgresql://scout:secret@127.0.0.1/postgres",

@@ -102,7 +102,14 @@ OptionGroup search_group(bool eval) {
              {"embed-timeout-ms",
               "MS",
               "0, no limit",
-              "give up on the query embedding after MS milliseconds and answer with BM25"}}};
+              "give up on the query embedding after MS milliseconds and answer with BM25"},
+             {"rerank",
+              "FILE",
+              "off",
+              eval ? "also evaluate hybrid search re-ranked by this learned re-ranker (e.g. "
+                     "data/scout-reranker.txt); with --mode hybrid, only that"
+                   : "order the fused candidates by this learned re-ranker (e.g. "
+                     "data/scout-reranker.txt)"}}};
 }
 
 OptionSpec json_option(std::string help) {
@@ -190,7 +197,13 @@ const CommandSpec& eval_spec() {
                           "FILE",
                           "",
                           "write one JSON line per query: the rank of its first relevant tool, "
-                          "and the top hit"}}},
+                          "and the top hit"},
+                         {"rerank-candidates",
+                          "FILE",
+                          "",
+                          "write every evaluable query's fused hybrid candidates with their "
+                          "re-ranker features and relevance, one line each (the training data of "
+                          "training/train_reranker.py)"}}},
                        {"output", {json_option("print the report as JSON"), quiet_option()}}}};
         return s;
     }();
@@ -271,11 +284,12 @@ const CommandSpec& registry_spec() {
         const RegistryDefaults d;
         CommandSpec s{
             "scout registry",
-            "init | status | push CATALOG | gc",
+            "init | status | push CATALOG | gc | publish",
             "Share one catalog between scout processes through PostgreSQL (docs/scale-out.md): "
             "init creates or migrates the schema, status describes the registry, push writes a "
             "catalog file into it (only changed servers, only documents not embedded yet), gc "
-            "trims the change log and drops the vectors of older models. The "
+            "trims the change log and drops the vectors of older models, publish writes the "
+            "catalog as a base index file replicas start from (--base-dir). The "
             "password comes from PGPASSWORD, PGPASSFILE or --password-file, never the URL.",
             {{"registry",
               {{"registry", "URL", "", "the registry, a libpq URI or key=value string; required"},
@@ -293,7 +307,11 @@ const CommandSpec& registry_spec() {
                 "N",
                 std::to_string(d.keep_changes),
                 "gc: the most recent changes kept in the log (a replica further behind reads "
-                "the whole registry once)"}}},
+                "the whole registry once)"},
+               {"base-dir",
+                "DIR",
+                "",
+                "publish: the directory base files are written to, shared with the replicas"}}},
              embedder_group(),
              {"output", {json_option("print the result as JSON")}}}};
         return s;

@@ -7,11 +7,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <set>
 #include <thread>
 
 #include "scout/catalog_loader.hpp"
 #include "scout/embedder.hpp"
+#include "scout/reranker.hpp"
 
 #include "args/values.hpp"
 #include "cli/command_specs.hpp"
@@ -338,6 +340,13 @@ Result<SearchOptions> search_options(const Args& args, bool read_mode) {
             return Status{Errc::invalid_argument, "--embed-timeout-ms needs a whole number"};
         }
         options.embed_timeout = std::chrono::milliseconds(*parsed);
+    }
+    if (auto file = args.get("rerank")) {
+        auto model = Reranker::open(*file);
+        if (!model) {
+            return Status{model.status().code(), "--rerank: " + model.status().message()};
+        }
+        options.reranker = std::make_shared<const Reranker>(model.value());
     }
     return options;
 }

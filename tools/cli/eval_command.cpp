@@ -1,5 +1,6 @@
 // eval_command.cpp: `scout eval --catalog FILE --queries FILE [--mode M|all] [--fusion all|SPEC]
-// [--auto-k on|RATIO] [--top-k K] [--json] [--ranks FILE]`.
+// [--auto-k on|RATIO] [--top-k K] [--rerank FILE] [--json] [--ranks FILE]
+// [--rerank-candidates FILE]`.
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -11,6 +12,7 @@
 #include "cli/command_specs.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/rerank_candidates.hpp"
 #include "eval/evaluation.hpp"
 #include "util/file_io.hpp"
 
@@ -21,16 +23,19 @@ namespace {
 struct Row {
     Mode mode;
     std::optional<FusionMethod> fusion;
+    bool rerank = false;  ///< with the --rerank model
     [[nodiscard]] std::string label() const {
-        return fusion
-                   ? std::string(mode_name(mode)) + ":" + std::string(fusion_method_name(*fusion))
+        std::string label =
+            fusion ? std::string(mode_name(mode)) + ":" + std::string(fusion_method_name(*fusion))
                    : std::string(mode_name(mode));
+        return rerank ? label + "+rerank" : label;
     }
 };
 
 nlohmann::json to_json(const eval::Report& r, const Row& row, bool auto_k) {
     nlohmann::json out = {
         {"mode", mode_name(row.mode)},
+        {"rerank", row.rerank},
         {"queries", r.queries},
         {"evaluable", r.evaluable},
         {"catalog_gaps", r.catalog_gaps},
@@ -117,6 +122,14 @@ int run_eval(int argc, char** argv) {
             rows.push_back({mode, std::nullopt});
         }
     }
+    if (search->reranker != nullptr) {
+        // A lone hybrid row becomes the re-ranked one; with several modes it is added after them.
+        if (rows.size() == 1 && rows[0].mode == Mode::hybrid) {
+            rows[0].rerank = true;
+        } else if (!all_fusions) {
+            rows.push_back({Mode::hybrid, std::nullopt, true});
+        }
+    }
     const bool auto_k = search->auto_k;
     auto path = args->get("queries");
     if (!path) {
@@ -182,6 +195,9 @@ int run_eval(int argc, char** argv) {
         eval::Options eo;
         eo.search = search.value();
         eo.search.mode = row.mode;
+        if (!row.rerank) {
+            eo.search.reranker = nullptr;
+        }
         eo.fetch_factor = loaded->catalog->options().fusion.fetch_factor;
         if (progress.enabled()) {
             eo.progress = [&progress, &row](std::size_t done, std::size_t total) {
@@ -214,6 +230,18 @@ int run_eval(int argc, char** argv) {
             bm25_report = report;
         } else if (row.mode == Mode::dense) {
             dense_report = report;
+        }
+    }
+    if (auto file = args->get("rerank-candidates")) {
+        SearchOptions options = search.value();
+        options.reranker = nullptr;
+        if (Status s = write_rerank_candidates(*file,
+                                               loaded->searcher,
+                                               queries.value(),
+                                               options,
+                                               loaded->catalog->options().fusion.fetch_factor);
+            !s.ok()) {
+            return fail("--rerank-candidates: " + s.message());
         }
     }
     // The union bound: a relevant tool in either branch's top 5, what no fusion can exceed at 5.

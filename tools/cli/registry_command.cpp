@@ -1,4 +1,5 @@
-// registry_command.cpp: `scout registry init | status | push CATALOG | gc` (docs/scale-out.md).
+// registry_command.cpp: `scout registry init | status | push CATALOG | gc | publish`
+// (docs/scale-out.md).
 #include <cstdlib>
 #include <iostream>
 #include <string>
@@ -148,6 +149,46 @@ int collect_garbage(const registry::ConnectOptions& connect, const Args& args) {
     return kExitOk;
 }
 
+int publish_base(const registry::ConnectOptions& connect, const Args& args) {
+    const auto dir = args.get("base-dir");
+    if (!dir || dir->empty()) {
+        return fail(
+            "registry publish needs --base-dir DIR, the directory replicas read bases from");
+    }
+    auto embedder = make_embedder(args);
+    if (!embedder.ok()) {
+        return fail(embedder.status().message());
+    }
+    registry::BuilderOptions options;
+    options.replica.connect = connect;
+    options.directory = *dir;
+    auto builder = registry::BaseBuilder::start(options, *embedder);
+    if (!builder.ok()) {
+        std::cerr << "scout: " << builder.status().message() << "\n";
+        return kExitFailure;
+    }
+    auto base = (*builder)->publish();
+    if (!base.ok()) {
+        std::cerr << "scout: " << base.status().message() << "\n";
+        return kExitFailure;
+    }
+    if (args.has("json")) {
+        const nlohmann::json out = {{"generation", base->generation},
+                                    {"seq", base->seq},
+                                    {"digest", base->digest},
+                                    {"file", base->file_name},
+                                    {"model_id", base->model_id},
+                                    {"epoch", base->epoch},
+                                    {"tools", base->tools}};
+        std::cout << detail::dump_json(out, 2) << "\n";
+    } else {
+        std::cout << "published base " << base->generation << " at sequence " << base->seq << ": "
+                  << base->file_name << " (" << base->tools << " tools, builder epoch "
+                  << base->epoch << ")\n";
+    }
+    return kExitOk;
+}
+
 }  // namespace
 
 int run_registry(int argc, char** argv) {
@@ -157,11 +198,13 @@ int run_registry(int argc, char** argv) {
     }
     const Args& args = *parsed.args;
     if (args.positional().empty()) {
-        return fail("registry needs an action: init, status, push CATALOG or gc");
+        return fail("registry needs an action: init, status, push CATALOG, gc or publish");
     }
     const std::string& action = args.positional()[0];
-    if (action != "init" && action != "status" && action != "push" && action != "gc") {
-        return fail("unknown registry action '" + action + "' (init, status, push CATALOG or gc)");
+    if (action != "init" && action != "status" && action != "push" && action != "gc" &&
+        action != "publish") {
+        return fail("unknown registry action '" + action +
+                    "' (init, status, push CATALOG, gc or publish)");
     }
     if (action != "push" && args.positional().size() != 1) {
         return fail("registry " + action + " takes no other argument");
@@ -182,6 +225,9 @@ int run_registry(int argc, char** argv) {
     }
     if (action == "gc") {
         return collect_garbage(*connect, args);
+    }
+    if (action == "publish") {
+        return publish_base(*connect, args);
     }
     return push_catalog(*connect, args);
 }

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <string>
@@ -27,7 +28,8 @@ struct ReplicaAccess;  // tests reach the replica's state through it
 namespace scout::registry {
 
 /// The schema version this code creates and reads; a registry of a newer version is refused.
-inline constexpr int kSchemaVersion = 1;
+/// Version 2 added the builder epoch and the published bases (scout_builder, scout_bases).
+inline constexpr int kSchemaVersion = 2;
 
 /// How to reach the registry. The password is never part of `url`: libpq reads PGPASSWORD or
 /// PGPASSFILE (~/.pgpass), or it is read from `password_file`.
@@ -115,6 +117,12 @@ struct ReplicaOptions {
     /// from its last listing, until this long after that listing (listed_at), then leaves
     /// search. Its age is measured by the registry's clock, so replicas' clocks do not matter.
     std::chrono::seconds degraded_ttl{std::chrono::hours(24)};
+    /// The directory builders publish base index files into (BaseBuilder). When set, the first
+    /// catch-up opens the newest published base, verified by its SHA-256, and replays the log
+    /// from its sequence number, so nothing it holds is embedded or read again. A base that is
+    /// missing, damaged or of another model is refused (ReplicaStats::base_error) and the
+    /// replica reads from sequence 0. Empty: always from sequence 0.
+    std::filesystem::path base_directory;
 };
 
 struct ReplicaStats {
@@ -132,6 +140,9 @@ struct ReplicaStats {
     std::vector<std::string> degraded_served;
     std::uint64_t degraded_expired = 0;  ///< DEGRADED servers that left search at their TTL
     std::string last_error;              ///< the last failure, empty once an attempt succeeds
+    std::uint64_t base_generation = 0;   ///< the published base started from; 0 for none
+    std::uint64_t base_seq = 0;          ///< that base's sequence number
+    std::string base_error;              ///< why the newest base was refused, if it was
 };
 
 /// A Catalog that follows the registry. Thread-safe: searcher(), applied_seq(), wait_for() and
@@ -181,5 +192,54 @@ private:
     explicit Replica(std::unique_ptr<Impl> impl);
     std::unique_ptr<Impl> impl_;
 };
+
+/// A base index file as published: the catalog at sequence `seq`, named by its generation and
+/// the SHA-256 of its bytes.
+struct PublishedBase {
+    std::uint64_t generation = 0;  ///< 1, 2, ... in publication order, for the whole registry
+    std::uint64_t seq = 0;         ///< every change up to this one is in the file
+    std::string digest;            ///< SHA-256 of the file, lowercase hexadecimal
+    std::string file_name;         ///< base-<generation>-<digest prefix>.scout, in the directory
+    std::string model_id;          ///< the model of the file's vectors; empty for BM25 only
+    std::uint64_t epoch = 0;       ///< the builder's epoch
+    std::uint64_t tools = 0;       ///< tools in the file
+};
+
+struct BuilderOptions {
+    /// How the builder follows the registry; its catalog is what it publishes.
+    ReplicaOptions replica;
+    /// Where base files and their manifests are written; replicas read the same directory
+    /// (ReplicaOptions::base_directory). A local or shared file system path.
+    std::filesystem::path directory;
+};
+
+/// The one process that publishes bases. start() takes a new epoch, higher than every epoch
+/// before it; publish() records a base only while that epoch is still the newest (checked in
+/// the transaction that records it), so a builder that another one replaced is refused
+/// instead of publishing beside it.
+class BaseBuilder {
+public:
+    /// `embedder` as for a Replica: with the registry's model, documents come from the registry.
+    [[nodiscard]] static Result<std::unique_ptr<BaseBuilder>> start(
+        BuilderOptions options, std::shared_ptr<Embedder> embedder = nullptr);
+    ~BaseBuilder();
+    BaseBuilder(const BaseBuilder&) = delete;
+    BaseBuilder& operator=(const BaseBuilder&) = delete;
+
+    [[nodiscard]] std::uint64_t epoch() const noexcept { return epoch_; }
+    /// Catches up with the registry, writes the catalog as a base file (temporary file, fsync,
+    /// rename) with a JSON manifest beside it, and records it. unavailable, naming both epochs,
+    /// when a newer builder has started; the files of a refused base are removed.
+    [[nodiscard]] Result<PublishedBase> publish();
+
+private:
+    BaseBuilder(BuilderOptions options, std::unique_ptr<Replica> replica, std::uint64_t epoch);
+    BuilderOptions options_;
+    std::unique_ptr<Replica> replica_;
+    std::uint64_t epoch_ = 0;
+};
+
+/// The newest published base; not_found when none was published.
+[[nodiscard]] Result<PublishedBase> latest_base(const ConnectOptions& connect);
 
 }  // namespace scout::registry

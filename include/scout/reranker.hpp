@@ -1,0 +1,65 @@
+// reranker.hpp: a learned linear re-ranker over a search's fused candidates. Each candidate gets
+// features that carry across catalogs (the branches' scores and ranks, how much of the query
+// each field of the tool covers, name matches); the model's score sum(w_i x_i) + bias orders
+// them. The weights are a small text file (training/train_reranker.py writes it).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "scout/export.hpp"
+#include "scout/status.hpp"
+
+namespace scout {
+
+/// The re-ranker's features, in the order a weights file lists them.
+enum class RerankFeature : std::uint8_t {
+    bm25_relative,         ///< BM25 score over the best BM25 score among the candidates
+    bm25_reciprocal_rank,  ///< 1 / BM25 rank, 0 when BM25 did not fetch it
+    dense_cosine,          ///< the dense branch's cosine, 0 when it did not fetch it
+    dense_relative,        ///< cosine min-max scaled over the candidates the dense branch fetched
+    dense_reciprocal_rank,
+    fused_relative,  ///< the fused score over the best fused score
+    in_both,         ///< 1 when both branches fetched it
+    cover_name,      ///< IDF-weighted share of the query's words in the tool name and title
+    cover_description,
+    cover_parameters,  ///< ... in the input schema's text
+    cover_server,
+    cover_any,            ///< ... in any of those fields
+    name_words_in_query,  ///< share of the tool name's words that the query holds
+    name_in_query,        ///< 1 when the query holds all the tool name's words, in order
+};
+inline constexpr std::size_t kRerankFeatureCount = 14;
+
+/// The feature's name in a weights file ("bm25_relative", ...).
+[[nodiscard]] SCOUT_API std::string_view rerank_feature_name(RerankFeature feature) noexcept;
+
+/// A linear model over the features. All-zero weights (the default) keep the fused order.
+class SCOUT_API Reranker {
+public:
+    std::array<double, kRerankFeatureCount> weights{};
+    double bias = 0;
+
+    /// The model's score of one candidate's features.
+    [[nodiscard]] double score(
+        const std::array<float, kRerankFeatureCount>& features) const noexcept;
+
+    /// The text form: "scout-reranker 1", "features N", one "name weight" line per feature in
+    /// order, "bias B", "end". Weights are written so that parsing them gives the same doubles.
+    [[nodiscard]] std::string serialize() const;
+    /// Reads the text form. Refuses (invalid_argument, naming the line) another format or
+    /// version, a feature list other than this build's, a number that is not finite, and a
+    /// file without its closing "end" line (truncated).
+    [[nodiscard]] static Result<Reranker> parse(std::string_view text);
+
+    [[nodiscard]] static Result<Reranker> open(const std::filesystem::path& path);
+    [[nodiscard]] Status save(const std::filesystem::path& path) const;
+
+    friend bool operator==(const Reranker&, const Reranker&) = default;
+};
+
+}  // namespace scout

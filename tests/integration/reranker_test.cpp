@@ -1,0 +1,197 @@
+// reranker_test.cpp: the learned re-ranker. Its weights file survives save and open and is
+// refused, with a message that says why, when truncated, of another version or for other
+// features; a model of zero weights leaves the fused order as it was; a feature's weight moves
+// the candidate that has the feature.
+#include "scout/reranker.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "scout/catalog.hpp"
+
+#include "capi/json_bridge.hpp"
+#include "support/temp_dir.hpp"
+#include "support/test_catalogs.hpp"
+
+namespace {
+
+using scout::Reranker;
+using scout::RerankFeature;
+
+constexpr auto idx(RerankFeature f) {
+    return static_cast<std::size_t>(f);
+}
+
+Reranker sample_model() {
+    Reranker m;
+    for (std::size_t i = 0; i < scout::kRerankFeatureCount; ++i) {
+        m.weights[i] = (static_cast<double>(i) - 5.0) / 3.0 + 1e-9 * static_cast<double>(i);
+    }
+    m.bias = -0.1;
+    return m;
+}
+
+scout::Catalog catalog_of(const scout::CatalogSpec& spec) {
+    auto catalog = scout::Catalog::create();
+    REQUIRE(catalog.ok());
+    REQUIRE(catalog->upsert_servers(spec).ok());
+    REQUIRE(catalog->commit().ok());
+    return std::move(catalog.value());
+}
+
+std::vector<std::string> names_of(const scout::SearchResult& r) {
+    std::vector<std::string> names;
+    for (const scout::Hit& h : r.hits) {
+        names.push_back(h.name);
+    }
+    return names;
+}
+
+}  // namespace
+
+TEST_CASE("reranker weights survive save and open bit for bit", "[rerank]") {
+    scout::test::TempDir dir;
+    const Reranker model = sample_model();
+    REQUIRE(model.save(dir.file("model.txt")).ok());
+    auto opened = Reranker::open(dir.file("model.txt"));
+    REQUIRE(opened.ok());
+    CHECK(opened.value() == model);
+    CHECK(opened->serialize() == model.serialize());
+}
+
+TEST_CASE("a truncated reranker file is refused", "[rerank]") {
+    const std::string text = sample_model().serialize();
+    // Every cut short of the last line end loses a line or part of one; only that final "\n"
+    // is optional.
+    for (std::size_t n = 0; n + 1 < text.size(); ++n) {
+        auto parsed = Reranker::parse(text.substr(0, n));
+        INFO("cut at byte " << n << " of " << text.size());
+        REQUIRE_FALSE(parsed.ok());
+        CHECK_FALSE(parsed.status().message().empty());
+    }
+    auto truncated = Reranker::parse(text.substr(0, text.find("bias")));
+    REQUIRE_FALSE(truncated.ok());
+    CHECK(truncated.status().message().find("truncated") != std::string::npos);
+    CHECK(Reranker::parse(text.substr(0, text.size() - 1)).ok());
+}
+
+TEST_CASE("a reranker file of other features or another version is refused", "[rerank]") {
+    const std::string text = sample_model().serialize();
+    auto replaced = [&text](const std::string& from, const std::string& to) {
+        std::string t = text;
+        t.replace(t.find(from), from.size(), to);
+        return Reranker::parse(t);
+    };
+    auto fewer = replaced("features 14", "features 13");
+    REQUIRE_FALSE(fewer.ok());
+    CHECK(fewer.status().message().find("13 features") != std::string::npos);
+
+    auto renamed = replaced("cover_name", "cover_title");
+    REQUIRE_FALSE(renamed.ok());
+    CHECK(renamed.status().message().find("cover_name") != std::string::npos);
+
+    auto newer = replaced("scout-reranker 1", "scout-reranker 2");
+    REQUIRE_FALSE(newer.ok());
+    CHECK(newer.status().code() == scout::Errc::version_unsupported);
+
+    CHECK_FALSE(Reranker::parse("not a model\n").ok());
+    CHECK_FALSE(replaced("bias -0.1", "bias nan").ok());
+    CHECK_FALSE(replaced("bias -0.1", "bias 1e999").ok());
+    CHECK_FALSE(Reranker::parse(text + "extra\n").ok());
+
+    scout::test::TempDir dir;
+    auto missing = Reranker::open(dir.file("absent.txt"));
+    REQUIRE_FALSE(missing.ok());
+    CHECK(missing.status().code() == scout::Errc::not_found);
+}
+
+TEST_CASE("a reranker of zero weights keeps the fused order", "[rerank]") {
+    const scout::Catalog catalog = catalog_of(scout::testing::small_catalog());
+    scout::SearchOptions plain;
+    plain.top_k = 5;
+    scout::SearchOptions reranked = plain;
+    reranked.reranker = std::make_shared<const Reranker>();
+    for (const char* query : {"open a pull request",
+                              "send a chat message to the team",
+                              "list the pull requests",
+                              "merge"}) {
+        auto a = catalog.searcher().search(query, plain);
+        auto b = catalog.searcher().search(query, reranked);
+        REQUIRE(a.ok());
+        REQUIRE(b.ok());
+        INFO(query);
+        CHECK(names_of(a.value()) == names_of(b.value()));
+    }
+}
+
+TEST_CASE("a tool whose name the query holds is raised by the name feature", "[rerank]") {
+    scout::CatalogSpec spec;
+    // Many words of the query are in the mailer's description; the tool named by the query has a
+    // terse one, so the fused order puts the mailer first.
+    spec.servers.push_back(
+        {"mail",
+         "Electronic mail.",
+         "",
+         "",
+         scout::ServerStatus::active,
+         {{"send_email", "", "Deliver it.", "", ""},
+          {"compose_message",
+           "",
+           "Please write a short email to the team now, an email message to send to the team.",
+           "",
+           ""}}});
+    const scout::Catalog catalog = catalog_of(spec);
+    const std::string query = "please send email to the team now";
+
+    scout::SearchOptions options;
+    options.rerank_candidates = true;
+    options.exact_name_first = false;
+    auto fused = catalog.searcher().search(query, options);
+    REQUIRE(fused.ok());
+    REQUIRE(fused->hits.size() == 2);
+    REQUIRE(fused->hits[0].tool == "compose_message");
+    REQUIRE(fused->candidates.size() == 2);
+    for (const scout::RerankCandidate& c : fused->candidates) {
+        REQUIRE(c.features.size() == scout::kRerankFeatureCount);
+        const float named = c.features[idx(RerankFeature::name_in_query)];
+        CHECK(named == (c.key.tool == "send_email" ? 1.0f : 0.0f));
+    }
+
+    Reranker names_only;
+    names_only.weights[idx(RerankFeature::name_in_query)] = 4.0;
+    options.reranker = std::make_shared<const Reranker>(names_only);
+    auto reranked = catalog.searcher().search(query, options);
+    REQUIRE(reranked.ok());
+    REQUIRE(reranked->hits.size() == 2);
+    CHECK(reranked->hits[0].tool == "send_email");
+    CHECK(reranked->hits[0].score > reranked->hits[1].score);
+}
+
+TEST_CASE("the search options JSON names a reranker file by path", "[rerank]") {
+    using scout::detail::search_request_from_json;
+    scout::test::TempDir dir;
+    const Reranker model = sample_model();
+    REQUIRE(model.save(dir.file("model.txt")).ok());
+    const std::string path = dir.file("model.txt");
+
+    auto named = search_request_from_json(R"({"rerank": ")" + path + R"("})", scout::Mode::hybrid);
+    REQUIRE(named.ok());
+    REQUIRE(named->options.reranker != nullptr);
+    CHECK(*named->options.reranker == model);
+
+    auto none = search_request_from_json(R"({"rerank": null})", scout::Mode::hybrid);
+    REQUIRE(none.ok());
+    CHECK(none->options.reranker == nullptr);
+
+    auto wrong_type = search_request_from_json(R"({"rerank": 3})", scout::Mode::hybrid);
+    REQUIRE_FALSE(wrong_type.ok());
+    CHECK(wrong_type.status().message().find("'rerank'") != std::string::npos);
+
+    auto missing = search_request_from_json(R"({"rerank": ")" + dir.file("absent.txt") + R"("})",
+                                            scout::Mode::hybrid);
+    REQUIRE_FALSE(missing.ok());
+    CHECK(missing.status().code() == scout::Errc::not_found);
+}

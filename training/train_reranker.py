@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+# train_reranker.py: trains scout's learned re-ranker (a linear model over the features of
+# `scout eval --rerank-candidates`) on the labelled training sets (BFCL, MetaTool, Seal-Tools),
+# chooses the feature set and the L2 strength by leave-one-source-out validation only, and writes
+# the weights file that `--rerank` reads. Pure Python (no numpy): the model is small, and a
+# fixed-order Newton solve is bit-for-bit reproducible from the same candidate files.
+#
+# Loss: listwise softmax cross-entropy per query (the target spread evenly over its relevant
+# candidates), convex, solved by Newton's method with an L2 penalty on the weights (not the bias).
+#
+#   training/train_reranker.py --candidates DIR [--out FILE] [--max-queries N]
+#
+# DIR holds <source>.txt for each source, written by
+#   scout eval --catalog C --queries Q --rerank-candidates DIR/<source>.txt
+# (training/rerank-candidates.sh does this for the three sources).
+import argparse
+import math
+import os
+import sys
+
+SOURCES = ["bfcl", "metatool", "seal_tools"]
+L2_GRID = [0.1, 1.0, 10.0]
+# Feature groups tried by LOSO (each a set of feature names; the model keeps the chosen one and
+# writes zero for the rest).
+SCORES = ["bm25_relative", "bm25_reciprocal_rank", "fused_relative"]
+DENSE = ["dense_cosine", "dense_relative", "dense_reciprocal_rank", "in_both"]
+COVER = ["cover_name", "cover_description", "cover_parameters", "cover_server", "cover_any"]
+NAMES = ["name_words_in_query", "name_in_query"]
+GROUPS = {
+    "scores": SCORES,
+    "scores+dense": SCORES + DENSE,
+    "scores+cover+names": SCORES + COVER + NAMES,
+    "all": SCORES + DENSE + COVER + NAMES,
+}
+
+
+def read_candidates(path, max_queries):
+    """[(features list per candidate, relevance list)] per query, and the feature names."""
+    with open(path, encoding="utf-8") as f:
+        header = f.readline().split()
+        names = header[2:]
+        queries = {}
+        order = []
+        for line in f:
+            parts = line.split()
+            q = int(parts[0])
+            if q not in queries:
+                queries[q] = ([], [])
+                order.append(q)
+            queries[q][0].append([float(v) for v in parts[2:]])
+            queries[q][1].append(int(parts[1]))
+    # Every k-th query when capped, so the subset spreads over the whole file.
+    if max_queries and len(order) > max_queries:
+        step = len(order) / max_queries
+        order = [order[int(i * step)] for i in range(max_queries)]
+    return [queries[q] for q in order], names
+
+
+def project(data, columns):
+    return [([[row[c] for c in columns] for row in feats], rel) for feats, rel in data]
+
+
+def solve(a, b):
+    """Gaussian elimination with partial pivoting (a is small and positive definite)."""
+    n = len(b)
+    m = [row[:] + [b[i]] for i, row in enumerate(a)]
+    for c in range(n):
+        p = max(range(c, n), key=lambda r: abs(m[r][c]))
+        m[c], m[p] = m[p], m[c]
+        for r in range(c + 1, n):
+            f = m[r][c] / m[c][c]
+            for k in range(c, n + 1):
+                m[r][k] -= f * m[c][k]
+    x = [0.0] * n
+    for r in range(n - 1, -1, -1):
+        x[r] = (m[r][n] - sum(m[r][k] * x[k] for k in range(r + 1, n))) / m[r][r]
+    return x
+
+
+def train(data, l2, iterations=8):
+    """Weights of the listwise softmax loss; a query with no relevant candidate teaches nothing.
+    The bias does not change a ranking, so it is left at 0."""
+    dim = len(data[0][0][0]) if data else 0
+    w = [0.0] * dim
+    usable = [(x, r) for x, r in data if any(r)]
+    for _ in range(iterations):
+        grad = [l2 * wi for wi in w]
+        hess = [[(l2 if i == j else 0.0) for j in range(dim)] for i in range(dim)]
+        for x, r in usable:
+            s = [sum(wi * xi for wi, xi in zip(w, row)) for row in x]
+            top = max(s)
+            e = [math.exp(v - top) for v in s]
+            z = sum(e)
+            p = [v / z for v in e]
+            nrel = sum(r)
+            mean = [sum(p[c] * x[c][i] for c in range(len(x))) for i in range(dim)]
+            for c, row in enumerate(x):
+                t = r[c] / nrel
+                d = p[c] - t
+                for i in range(dim):
+                    grad[i] += d * row[i]
+                pc = p[c]
+                if pc > 1e-12:
+                    for i in range(dim):
+                        ri = pc * row[i]
+                        hrow = hess[i]
+                        for j in range(i + 1):
+                            hrow[j] += ri * row[j]
+            for i in range(dim):
+                for j in range(i + 1):
+                    hess[i][j] -= mean[i] * mean[j]
+        for i in range(dim):
+            for j in range(i):
+                hess[j][i] = hess[i][j]
+        step = solve(hess, grad)
+        # Newton steps on a softmax loss can overshoot far from the optimum: halve the step
+        # until the loss falls.
+        current = loss(usable, w, l2)
+        scale = 1.0
+        while scale > 1e-6:
+            trial = [wi - scale * si for wi, si in zip(w, step)]
+            if loss(usable, trial, l2) <= current:
+                break
+            scale /= 2
+        else:
+            break
+        w = trial
+        if max(abs(scale * si) for si in step) < 1e-9:
+            break
+    return w
+
+
+def loss(usable, w, l2):
+    """The penalised listwise loss of train()."""
+    total = 0.5 * l2 * sum(wi * wi for wi in w)
+    for x, r in usable:
+        s = [sum(wi * xi for wi, xi in zip(w, row)) for row in x]
+        top = max(s)
+        log_z = top + math.log(sum(math.exp(v - top) for v in s))
+        nrel = sum(r)
+        total -= sum(s[c] - log_z for c in range(len(x)) if r[c]) / nrel
+    return total
+
+
+def metrics(data, w):
+    """Hit@1, Hit@5 and MRR of ordering each query's candidates by w (ties keep fused order);
+    every query counts, one without a relevant candidate as a miss."""
+    h1 = h5 = rr = 0.0
+    for x, r in data:
+        s = [sum(wi * xi for wi, xi in zip(w, row)) for row in x]
+        order = sorted(range(len(x)), key=lambda c: -s[c])  # stable: fused order on ties
+        for rank, c in enumerate(order, 1):
+            if r[c]:
+                h1 += rank == 1
+                h5 += rank <= 5
+                rr += 1.0 / rank
+                break
+    n = max(len(data), 1)
+    return h1 / n, h5 / n, rr / n
+
+
+def fused_metrics(data, names):
+    """The same metrics for the fused order the candidates come in (the default hybrid)."""
+    return metrics(data, [0.0] * len(names))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--candidates", required=True)
+    ap.add_argument("--out", default="data/scout-reranker.txt")
+    ap.add_argument("--max-queries", type=int, default=600)
+    args = ap.parse_args()
+
+    data, names = {}, None
+    for src in SOURCES:
+        data[src], names = read_candidates(os.path.join(args.candidates, src + ".txt"), args.max_queries)
+    print("queries per source:", {s: len(d) for s, d in data.items()})
+
+    print("\nLOSO (train on two sources, measure on the third): Hit@1 / Hit@5 / MRR")
+    base = {s: fused_metrics(data[s], names) for s in SOURCES}
+    for s in SOURCES:
+        print(f"  {s:12s} fused hybrid        {base[s][0]:.3f} / {base[s][1]:.3f} / {base[s][2]:.3f}")
+    best = None
+    for group, feats in GROUPS.items():
+        columns = [names.index(f) for f in feats]
+        for l2 in L2_GRID:
+            held = {}
+            for s in SOURCES:
+                train_set = [q for o in SOURCES if o != s for q in project(data[o], columns)]
+                w = train(train_set, l2)
+                held[s] = metrics(project(data[s], columns), w)
+            mean_mrr = sum(m[2] for m in held.values()) / len(SOURCES)
+            mean_h1 = sum(m[0] for m in held.values()) / len(SOURCES)
+            row = "  ".join(f"{s} {m[0]:.3f}/{m[1]:.3f}/{m[2]:.3f}" for s, m in held.items())
+            print(f"  {group:20s} l2={l2:<5g} {row}  mean H@1 {mean_h1:.3f} MRR {mean_mrr:.3f}")
+            # Chosen by mean held-out MRR, then Hit@1; the earlier (smaller) setting on a tie.
+            key = (round(mean_mrr, 6), round(mean_h1, 6))
+            if best is None or key > best[0]:
+                best = (key, group, l2)
+    _, group, l2 = best
+    print(f"\nchosen by LOSO: features {group}, l2 {l2}")
+    columns = [names.index(f) for f in GROUPS[group]]
+    w = train([q for s in SOURCES for q in project(data[s], columns)], l2)
+    weights = dict(zip(GROUPS[group], w))
+    lines = ["scout-reranker 1", f"features {len(names)}"]
+    lines += [f"{n} {repr(float(weights.get(n, 0.0)))}" for n in names]
+    lines += ["bias 0.0", "end"]
+    with open(args.out, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    print(f"wrote {args.out}")
+    for n in names:
+        print(f"  {n:24s} {weights.get(n, 0.0):+.4f}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
