@@ -2,7 +2,7 @@
 # sanitizers.sh: builds the tests with ASan+UBSan (all of them, in build-asan/, the build that also
 # holds the fuzz targets: scripts/lib/asan-build.sh) and with TSan (the tests whose names mark
 # concurrency, and the gateway tests, whose gateway runs dozens of threads, in build-tsan/), and
-# runs them; the TSan build compiles while the ASan tests run. Debug info is line tables only (-g1): all a sanitizer report needs, and much less to
+# runs them. Debug info is line tables only (-g1): all a sanitizer report needs, and much less to
 # compile and link. In both builds the library and the gateway's parts are compiled at -O1 and the
 # rest (tests, tools) at -O0, which compiles in about half the time of -O1
 # (SCOUT_LIBRARY_COMPILE_OPTIONS). The ASan build's tests share a precompiled header; the TSan
@@ -15,6 +15,8 @@ jobs="$(nproc)"
 source scripts/lib/asan-build.sh
 configure_asan_build
 cmake --build build-asan -j"$jobs"
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir build-asan --output-on-failure -j"$jobs"
 
 # TSan builds only the test programs that hold the selected tests (and what they run).
 tsan_tests='concurrency|gateway_faults|^test_gateway(_http)?:'
@@ -34,27 +36,6 @@ cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCOUT_SANITIZE=thre
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O0 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O0 -g1 -DNDEBUG" \
   -DSCOUT_LIBRARY_COMPILE_OPTIONS=-O1 \
   -DSCOUT_BUILD_BENCHMARKS=OFF -DSCOUT_WERROR=ON
-
-# The TSan build compiles while the ASan tests run: many of those wait on child processes, sockets
-# and timeouts (the gateway's end-to-end tests, the serial front-door and soak tests), which leaves
-# a core idle for much of their time. Its log is printed when it ends. setsid gives it a process
-# group of its own, so a failing ASan run stops it whole.
-tsan_log=build-tsan/build.log
-setsid cmake --build build-tsan -j"$jobs" --target "${tsan_targets[@]}" >"$tsan_log" 2>&1 &
-tsan_build=$!
-trap 'kill -- -"$tsan_build" 2>/dev/null || true' EXIT
-asan_status=0
-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --test-dir build-asan --output-on-failure -j"$jobs" || asan_status=$?
-[ "$asan_status" -eq 0 ] || exit "$asan_status"
-tsan_status=0
-wait "$tsan_build" || tsan_status=$?
-trap - EXIT
-if [ "$tsan_status" -ne 0 ]; then
-  cat "$tsan_log"
-  echo "sanitizers: the TSan build failed (log: $tsan_log)" >&2
-  exit "$tsan_status"
-fi
-tail -1 "$tsan_log"
+cmake --build build-tsan -j"$jobs" --target "${tsan_targets[@]}"
 TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/tests/tsan.supp" \
   ctest --test-dir build-tsan --output-on-failure -j"$jobs" -R "$tsan_tests"
