@@ -2,6 +2,10 @@
 # fuzz.sh: builds the libFuzzer targets with clang (libFuzzer + ASan + UBSan) in build-asan/ (the
 # sanitizer build the tests share: scripts/lib/asan-build.sh) and runs each for a bounded time:
 # SCOUT_FUZZ_SECONDS per target (default 60), SCOUT_FUZZ_JOBS targets at once (default: the cores).
+# SCOUT_FUZZ_SEED (1..999999999) fixes libFuzzer's -seed: the same seeds then give the same
+# inputs in the same order (a time-bounded run only stops sooner or later). .ci/run sets it, so its
+# smoke run does not fail at random on an old, unrelated input some other seed happens to reach;
+# finding those is what the longer campaigns are for. Unset, as by hand, each run draws a seed.
 # Targets:
 #   index_reader    the index file reader, seeded with index files the scout CLI writes
 #   word_model      the static word model reader, seeded from tests/fuzz/seeds/word_model/
@@ -45,6 +49,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${SCOUT_FUZZ_SECONDS:-60}"
+if [ -n "${SCOUT_FUZZ_SEED:-}" ] && ! [[ "$SCOUT_FUZZ_SEED" =~ ^[1-9][0-9]{0,8}$ ]]; then
+  echo "fuzz: SCOUT_FUZZ_SEED must be a whole number from 1 to 999999999, not '$SCOUT_FUZZ_SEED'" >&2
+  exit 2
+fi
 long=0
 targets=()
 for arg in "$@"; do
@@ -104,6 +112,7 @@ fuzz_args_of() {
     *) fuzz_args+=("tests/fuzz/corpus/$target" -max_len=8192 -dict=tests/fuzz/json.dict) ;;
   esac
   fuzz_args+=(-rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$out/crashes/$target/")
+  if [ -n "${SCOUT_FUZZ_SEED:-}" ]; then fuzz_args+=(-seed="$SCOUT_FUZZ_SEED"); fi
   if [ "$long" -eq 1 ]; then
     fuzz_args+=(-runs=10000000)
   else
