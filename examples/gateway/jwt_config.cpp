@@ -17,7 +17,7 @@ using Json = nlohmann::json;
 constexpr std::size_t kMaxClaimValueBytes = 1024;
 constexpr std::size_t kMaxPrefixBytes = 64;
 constexpr std::int64_t kMaxClockSkewSeconds = 600;
-constexpr std::int64_t kMaxRefreshSeconds = 7 * 24 * 3600;
+constexpr std::int64_t kMaxRefreshSeconds = 604800;  // a week
 constexpr std::int64_t kMaxFetchTimeoutSeconds = 120;
 
 Status bad(const std::string& key, const std::string& what) {

@@ -17,7 +17,11 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "scout/catalog.hpp"
+
 #include "auth.hpp"
+#include "gateway.hpp"
+#include "http_transport.hpp"
 #include "jwks_remote.hpp"
 #include "jwt_config.hpp"
 #include "support/jwt_signer.hpp"
@@ -295,4 +299,37 @@ TEST_CASE("jwks_url and its options are checked with the section", "[gateway][jw
           "jwt.refresh_seconds: must be a whole number from 1 to 604800");
     CHECK(refusal(R"(, "jwks_url": "https://a/k", "fetch_timeout_seconds": "5")") ==
           "jwt.fetch_timeout_seconds: must be a whole number from 1 to 120 (got string)");
+}
+
+TEST_CASE("jwks_url: /metrics of the HTTP listener carries the key set's series",
+          "[gateway][jwt][jwks_url]") {
+    KeyServer server;
+    Pkey rsa = scout::test::make_rsa_key();
+    server.serve(Answer::keys, Json{{"keys", {scout::test::public_jwk(rsa.get(), "r1")}}});
+    auto auth = AuthTable::parse(auth_json(server.url()));
+    REQUIRE(auth.ok());
+    auto catalog = scout::Catalog::create({}, nullptr);
+    REQUIRE(catalog.ok());
+    Gateway gateway(*catalog,
+                    {},
+                    scout::mcp::Connector{},
+                    BackendTimings{},
+                    [](const std::string&, Gateway::Wait) {});
+    HttpOptions options;
+    options.address = {"127.0.0.1", 0};
+    options.auth = std::make_shared<const AuthTable>(std::move(auth.value()));
+    HttpTransport transport(gateway, std::move(options));
+    gateway.start(std::chrono::milliseconds(0));
+    REQUIRE(transport.bind().ok());
+    std::thread serving([&] { transport.serve(); });
+    httplib::Client c("127.0.0.1", transport.port());
+    c.set_read_timeout(10, 0);
+    auto r = c.Get("/metrics", {{"Authorization", "Bearer " + token(rsa.get(), "r1")}});
+    transport.stop();
+    serving.join();
+    gateway.shutdown();
+    REQUIRE(r);
+    CHECK(r->status == 200);
+    CHECK(r->body.find("scout_jwks_fetches_total{result=\"ok\"} 1\n") != std::string::npos);
+    CHECK(r->body.find("scout_jwks_keys 1\n") != std::string::npos);
 }
