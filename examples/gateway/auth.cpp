@@ -225,7 +225,9 @@ const std::vector<CallerScope>& AuthTable::callers() const {
     return scopes_;
 }
 
-Result<AuthTable> AuthTable::parse(std::string_view json_text, const std::string& base_dir) {
+Result<AuthTable> AuthTable::parse(std::string_view json_text,
+                                   const std::string& base_dir,
+                                   const JwksFetcher& fetch) {
     auto doc = detail::parse_json(json_text);
     if (!doc) {
         return bad("auth", doc.status().message());
@@ -245,16 +247,29 @@ Result<AuthTable> AuthTable::parse(std::string_view json_text, const std::string
         if (!rules) {
             return rules.status();
         }
-        std::filesystem::path jwks(rules->jwks_file);
-        if (jwks.is_relative() && !base_dir.empty()) {
-            jwks = std::filesystem::path(base_dir) / jwks;
+        if (!rules->jwks_url.empty()) {
+            JwksFetchOptions options;
+            options.url = rules->jwks_url;
+            options.refresh = std::chrono::seconds(rules->refresh_seconds);
+            options.total_timeout = std::chrono::seconds(rules->fetch_timeout_seconds);
+            auto remote = RemoteKeySet::start(std::move(options), fetch);
+            if (!remote) {
+                return Status{remote.status().code(), "jwt.jwks_url: " + remote.status().message()};
+            }
+            table.jwt_ = std::make_shared<const JwtVerifier>(std::move(rules.value()),
+                                                             std::move(remote.value()));
+        } else {
+            std::filesystem::path jwks(rules->jwks_file);
+            if (jwks.is_relative() && !base_dir.empty()) {
+                jwks = std::filesystem::path(base_dir) / jwks;
+            }
+            auto keys = KeySet::load(jwks.string());
+            if (!keys) {
+                return Status{keys.status().code(), "jwt.jwks_file: " + keys.status().message()};
+            }
+            table.jwt_ = std::make_shared<const JwtVerifier>(std::move(rules.value()),
+                                                             std::move(keys.value()));
         }
-        auto keys = KeySet::load(jwks.string());
-        if (!keys) {
-            return Status{keys.status().code(), "jwt.jwks_file: " + keys.status().message()};
-        }
-        table.jwt_ =
-            std::make_shared<const JwtVerifier>(std::move(rules.value()), std::move(keys.value()));
     }
     auto callers = doc->find("callers");
     if (callers == doc->end()) {
@@ -369,9 +384,12 @@ std::string jwt_summary(const AuthTable& table) {
     if (jwt == nullptr) {
         return {};
     }
-    const std::size_t keys = jwt->keys().keys().size();
+    const std::size_t keys = jwt->keys()->keys().size();
     return ", JWTs from " + detail::clipped(jwt->rules().issuer) + " (" + std::to_string(keys) +
-           (keys == 1 ? " key)" : " keys)");
+           (keys == 1 ? " key" : " keys") +
+           (jwt->remote() != nullptr ? ", fetched from " + detail::clipped(jwt->rules().jwks_url)
+                                     : std::string()) +
+           ")";
 }
 
 Result<AuthTable> AuthTable::load(const std::string& path) {

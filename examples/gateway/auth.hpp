@@ -52,9 +52,11 @@ public:
     [[nodiscard]] bool is_jwt_caller(std::string_view name) const noexcept;
 
     /// invalid_argument naming the offending entry; duplicate names or tokens are refused. A
-    /// "jwt" section's jwks_file is read relative to `base_dir` ("": the working directory).
+    /// "jwt" section's jwks_file is read relative to `base_dir` ("": the working directory); its
+    /// jwks_url is fetched by `fetch` (an error when that fails), then kept fresh on a thread.
     [[nodiscard]] static Result<AuthTable> parse(std::string_view json_text,
-                                                 const std::string& base_dir = {});
+                                                 const std::string& base_dir = {},
+                                                 const JwksFetcher& fetch = fetch_jwks);
     /// Reads and parses a file (errors start with the path); a relative jwks_file is found
     /// next to it.
     [[nodiscard]] static Result<AuthTable> load(const std::string& path);

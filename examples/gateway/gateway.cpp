@@ -88,6 +88,17 @@ Gateway::~Gateway() {
     shutdown();
 }
 
+/// Keeps the Backend alive while handles exist; when the last goes, wakes the retirers (taking
+/// the lock first, so a retirer between its check and its wait cannot miss the wake-up).
+struct Gateway::HandleRelease {
+    std::shared_ptr<Backend> owner;
+    std::shared_ptr<RetireSignal> signal;
+    void operator()(Backend* /*handle*/) const {
+        { std::lock_guard lock(signal->mutex); }
+        signal->cv.notify_all();
+    }
+};
+
 std::shared_ptr<Backend> Gateway::make_backend(BackendSpec spec) {
     auto b =
         std::make_shared<Backend>(std::move(spec), catalog_, timings_, [this] { on_indexed(); });
@@ -102,7 +113,8 @@ std::shared_ptr<Backend> Gateway::make_backend(BackendSpec spec) {
     if (publisher_) {
         b->set_publisher(publisher_);
     }
-    return b;
+    Backend* raw = b.get();
+    return {raw, HandleRelease{std::move(b), retire_signal_}};
 }
 
 std::shared_ptr<const Gateway::BackendSet> Gateway::backends() const {
@@ -206,39 +218,49 @@ ReloadReport Gateway::reload(std::vector<BackendSpec> backends, PinnedTools pinn
 
 void Gateway::retire(std::vector<std::shared_ptr<Backend>> retired,
                      std::vector<std::string> dropped) {
-    for (const auto& b : retired) {
+    // The retirer owns each Backend and watches its handle: the handle expires when the last
+    // call holding it ends, and its deleter wakes the retirer.
+    struct Retiree {
+        std::shared_ptr<Backend> owner;
+        std::weak_ptr<Backend> handle;
+    };
+    std::vector<Retiree> retirees;
+    for (auto& b : retired) {
         b->retire();
+        const auto* release = std::get_deleter<HandleRelease>(b);
+        retirees.push_back({release != nullptr ? release->owner : b, b});
     }
+    retired.clear();  // before the signal's lock: a last handle's deleter takes it
     drop_listings(dropped);
-    if (retired.empty()) {
+    if (retirees.empty()) {
         return;
     }
-    std::lock_guard guard(retire_mutex_);
-    if (retire_now_) {  // shut down already: nothing is in flight any more
-        for (const auto& b : retired) {
-            b->stop();
+    RetireSignal& signal = *retire_signal_;
+    std::unique_lock guard(signal.mutex);
+    if (signal.now) {  // shut down already: nothing is in flight any more
+        guard.unlock();
+        for (const auto& r : retirees) {
+            r.owner->stop();
         }
         return;
     }
     // Bounded: a call in flight ends by the call timeout (a backend's own wait, then ours).
     const auto deadline =
         std::chrono::steady_clock::now() + timings_.call_timeout + timings_.request_timeout;
-    retirers_.emplace_back(
-        [this, retired = std::move(retired), dropped = std::move(dropped), deadline] {
-            for (const auto& b : retired) {
-                std::unique_lock lock(retire_mutex_);
-                // Ours is the last reference once the snapshots of the calls on it are gone.
-                while (b.use_count() > 1 && !retire_now_ &&
-                       std::chrono::steady_clock::now() < deadline) {
-                    retire_cv_.wait_for(lock, std::chrono::milliseconds(20));
-                }
+    signal.retirers.emplace_back(
+        [this, &signal, retirees = std::move(retirees), dropped = std::move(dropped), deadline] {
+            for (const auto& r : retirees) {
+                std::unique_lock lock(signal.mutex);
+                signal.cv.wait_until(
+                    lock, deadline, [&] { return r.handle.expired() || signal.now; });
                 lock.unlock();
-                b->stop();
+                r.owner->stop();
             }
             // A listing that raced the first removal (the backend indexing as it retired).
             drop_listings(dropped);
-            log_line("reload: " + std::to_string(retired.size()) +
-                     (retired.size() == 1 ? " retired backend" : " retired backends") + " stopped");
+            log_line("reload: " + std::to_string(retirees.size()) +
+                     (retirees.size() == 1 ? " retired backend" : " retired backends") +
+                     " stopped");
         });
 }
 
@@ -281,10 +303,10 @@ void Gateway::wait_started() {
 void Gateway::shutdown() {
     std::call_once(shutdown_once_, [this] {
         {
-            std::lock_guard lock(retire_mutex_);
-            retire_now_ = true;
+            std::lock_guard lock(retire_signal_->mutex);
+            retire_signal_->now = true;
         }
-        retire_cv_.notify_all();
+        retire_signal_->cv.notify_all();
         const auto set = backends();
         for (const auto& b : *set) {
             b->request_stop();
@@ -304,8 +326,8 @@ void Gateway::shutdown() {
         }
         std::vector<std::thread> retirers;
         {
-            std::lock_guard lock(retire_mutex_);
-            retirers.swap(retirers_);
+            std::lock_guard lock(retire_signal_->mutex);
+            retirers.swap(retire_signal_->retirers);
         }
         for (auto& t : retirers) {
             t.join();

@@ -236,7 +236,9 @@ private:
     [[nodiscard]] std::shared_ptr<const PinnedTools> pinned() const;
     /// The backend named `server` in the current set, or null.
     [[nodiscard]] std::shared_ptr<Backend> backend(const std::string& server) const;
-    /// A Backend of `spec` with the gateway's hooks (and publisher), not started.
+    /// A Backend of `spec` with the gateway's hooks (and publisher), not started. The pointer
+    /// returned is a handle: when the last copy goes, retire_signal_ is notified (the Backend
+    /// itself lives on while retire() holds it).
     std::shared_ptr<Backend> make_backend(BackendSpec spec);
     /// The lock that orders one server's resource subscription changes (made on first use).
     std::shared_ptr<std::mutex> subscription_lock(const std::string& server);
@@ -256,11 +258,19 @@ private:
     std::shared_ptr<const BackendSet> backends_;
     std::shared_ptr<const PinnedTools> pinned_;
     bool launched_ = false;  ///< start() was called: a reload starts the backends it adds
-    /// Threads stopping retired backends (one per reload that retired any), joined at shutdown.
-    std::mutex retire_mutex_;
-    std::condition_variable retire_cv_;
-    bool retire_now_ = false;  ///< shutdown: stop retired backends without waiting for calls
-    std::vector<std::thread> retirers_;
+    /// What wakes the threads stopping retired backends: the release of a backend's last handle
+    /// (make_backend's deleter) or shutdown. Shared with those deleters, which may outlive us.
+    struct RetireSignal {
+        std::mutex mutex;
+        std::condition_variable cv;
+        bool now = false;  ///< shutdown: stop retired backends without waiting for calls
+        /// Threads stopping retired backends (one per reload that retired any), joined at
+        /// shutdown.
+        std::vector<std::thread> retirers;
+    };
+    std::shared_ptr<RetireSignal> retire_signal_ = std::make_shared<RetireSignal>();
+    /// The deleter of make_backend's handles (gateway.cpp).
+    struct HandleRelease;
     CallLimits limits_;
     std::vector<std::function<void()>> listeners_;
     UpdateListener update_listener_;

@@ -360,6 +360,14 @@ private:
         return callers;
     }
 
+    /// The fetched JWT key set's series, when the auth table has one (jwks_url).
+    std::string key_set_metrics() {
+        const auto callers = current_callers();
+        const JwtVerifier* jwt = callers ? callers->auth->jwt() : nullptr;
+        return jwt != nullptr && jwt->remote() != nullptr ? jwks_metrics(jwt->remote()->counts())
+                                                          : std::string();
+    }
+
     std::shared_ptr<const Callers> current_callers() {
         std::lock_guard lock(callers_mutex_);
         return callers_;
@@ -494,7 +502,7 @@ private:
             HttpResponse r;
             r.content_type = "text/plain; version=0.0.4";
             r.body = gateway_.metrics_text(who->tools->connector().allowed_servers) +
-                     listener_metrics(server_.counts());
+                     listener_metrics(server_.counts()) + key_set_metrics();
             respond(std::move(r));
         } else if (req.method == "GET") {
             respond(get(req, *who));

@@ -233,11 +233,24 @@ bool looks_like_jwt(std::string_view token) noexcept {
 
 struct JwtVerifier::Accepted {
     std::mutex mutex;
+    /// The set the tokens below were checked against: a new set (a refresh that may have
+    /// dropped a key) forgets them.
+    std::shared_ptr<const KeySet> keys;
     std::unordered_map<std::string, std::pair<double, CallerScope>> tokens;  ///< by SHA-256
 };
 
 JwtVerifier::JwtVerifier(JwtRules rules, KeySet keys)
-    : rules_(std::move(rules)), keys_(std::move(keys)), accepted_(std::make_unique<Accepted>()) {}
+    : rules_(std::move(rules)),
+      keys_(std::make_shared<const KeySet>(std::move(keys))),
+      accepted_(std::make_unique<Accepted>()) {}
+JwtVerifier::JwtVerifier(JwtRules rules, std::shared_ptr<RemoteKeySet> remote)
+    : rules_(std::move(rules)),
+      remote_(std::move(remote)),
+      accepted_(std::make_unique<Accepted>()) {}
+
+std::shared_ptr<const KeySet> JwtVerifier::keys() const {
+    return remote_ ? remote_->current() : keys_;
+}
 JwtVerifier::~JwtVerifier() = default;
 JwtVerifier::JwtVerifier(JwtVerifier&&) noexcept = default;
 JwtVerifier& JwtVerifier::operator=(JwtVerifier&&) noexcept = default;
@@ -248,17 +261,25 @@ Result<CallerScope> JwtVerifier::verify(std::string_view token, std::int64_t now
     }
     const std::string digest = sha256(token);
     const auto at = static_cast<double>(now);
+    const std::shared_ptr<const KeySet> keys = this->keys();
     if (!digest.empty()) {
         std::lock_guard lock(accepted_->mutex);
+        if (accepted_->keys != keys) {
+            accepted_->tokens.clear();
+            accepted_->keys = keys;
+        }
         const auto it = accepted_->tokens.find(digest);
         if (it != accepted_->tokens.end() && at < it->second.first) {
             return it->second.second;
         }
     }
     double valid_until = 0;
-    auto scope = check(token, now, valid_until);
+    auto scope = check(token, now, *keys, valid_until);
     if (scope && !digest.empty()) {
         std::lock_guard lock(accepted_->mutex);
+        if (accepted_->keys != keys) {
+            return scope;  // checked against a set replaced meanwhile: not remembered
+        }
         if (accepted_->tokens.size() >= kMaxRemembered) {
             accepted_->tokens.clear();  // many subjects at once: start over rather than track age
         }
@@ -269,6 +290,7 @@ Result<CallerScope> JwtVerifier::verify(std::string_view token, std::int64_t now
 
 Result<CallerScope> JwtVerifier::check(std::string_view token,
                                        std::int64_t now,
+                                       const KeySet& keys,
                                        double& valid_until) const {
     if (token.size() > kMaxJwtBytes) {
         return refused("the token is over " + std::to_string(kMaxJwtBytes) + " bytes");
@@ -314,9 +336,16 @@ Result<CallerScope> JwtVerifier::check(std::string_view token,
         return refused("the header's \"kid\" is not a string");
     }
     std::string why;
-    const PublicKey* key = keys_.select(
-        want, kid == header->end() ? nullptr : &kid->get_ref<const std::string&>(), why);
+    const std::string* kid_text =
+        kid == header->end() ? nullptr : &kid->get_ref<const std::string&>();
+    const PublicKey* key = keys.select(want, kid_text, why);
     if (key == nullptr) {
+        if (remote_ && kid_text != nullptr &&
+            std::none_of(keys.keys().begin(), keys.keys().end(), [&](const PublicKey& k) {
+                return k.kid == *kid_text;
+            })) {
+            remote_->unknown_kid();  // the provider may have rotated its keys
+        }
         return refused(why);
     }
 

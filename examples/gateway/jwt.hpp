@@ -13,6 +13,7 @@
 
 #include "caller_scope.hpp"
 #include "jwks.hpp"
+#include "jwks_remote.hpp"
 
 namespace scout::gateway {
 
@@ -26,7 +27,10 @@ inline constexpr std::size_t kMaxJwtListItems = 256;
 struct JwtRules {
     std::string issuer;                           ///< "iss" must equal it
     std::string audience;                         ///< "aud" must equal it or list it
-    std::string jwks_file;                        ///< where the keys were read from
+    std::string jwks_file;                        ///< where the keys were read from, or
+    std::string jwks_url;                         ///< where they are fetched from
+    std::int64_t refresh_seconds = 3600;          ///< jwks_url: how often it is fetched again
+    std::int64_t fetch_timeout_seconds = 10;      ///< jwks_url: the bound of one fetch
     std::int64_t clock_skew_seconds = 60;         ///< leeway for exp, nbf and iat
     std::string scopes_claim = "scope";           ///< a space-separated string or an array
     std::string server_scope_prefix = "server:";  ///< "server:files" grants server "files"
@@ -43,6 +47,9 @@ struct JwtRules {
 class JwtVerifier {
 public:
     JwtVerifier(JwtRules rules, KeySet keys);
+    /// Keys that change (jwks_url): each check uses the current set, and a token naming a kid
+    /// it lacks asks the set to refresh.
+    JwtVerifier(JwtRules rules, std::shared_ptr<RemoteKeySet> remote);
     ~JwtVerifier();
     JwtVerifier(JwtVerifier&&) noexcept;
     JwtVerifier& operator=(JwtVerifier&&) noexcept;
@@ -55,16 +62,23 @@ public:
     [[nodiscard]] Result<CallerScope> verify(std::string_view token, std::int64_t now) const;
 
     [[nodiscard]] const JwtRules& rules() const noexcept { return rules_; }
-    [[nodiscard]] const KeySet& keys() const noexcept { return keys_; }
+    /// The keys in use now.
+    [[nodiscard]] std::shared_ptr<const KeySet> keys() const;
+    /// The fetched key set (jwks_url), or nullptr (jwks_file).
+    [[nodiscard]] const RemoteKeySet* remote() const noexcept { return remote_.get(); }
 
     /// Accepted tokens remembered at most (then forgotten all at once).
     static constexpr std::size_t kMaxRemembered = 4096;
 
 private:
-    Result<CallerScope> check(std::string_view token, std::int64_t now, double& valid_until) const;
+    Result<CallerScope> check(std::string_view token,
+                              std::int64_t now,
+                              const KeySet& keys,
+                              double& valid_until) const;
 
     JwtRules rules_;
-    KeySet keys_;
+    std::shared_ptr<const KeySet> keys_;  ///< jwks_file's; null with remote_
+    std::shared_ptr<RemoteKeySet> remote_;
     /// Tokens already accepted, by SHA-256, with the time they stop being valid: a client sends
     /// one token with many requests and each request is checked twice (head, then worker), so
     /// most checks cost a hash instead of a signature verification.

@@ -5,7 +5,9 @@
 
 #include "scout/catalog.hpp"
 
+#include "http_rules.hpp"
 #include "printable.hpp"
+#include "remote_session.hpp"
 
 namespace scout::gateway {
 namespace {
@@ -15,6 +17,8 @@ using Json = nlohmann::json;
 constexpr std::size_t kMaxClaimValueBytes = 1024;
 constexpr std::size_t kMaxPrefixBytes = 64;
 constexpr std::int64_t kMaxClockSkewSeconds = 600;
+constexpr std::int64_t kMaxRefreshSeconds = 604800;  // a week
+constexpr std::int64_t kMaxFetchTimeoutSeconds = 120;
 
 Status bad(const std::string& key, const std::string& what) {
     return Status{Errc::invalid_argument, "jwt." + key + ": " + what};
@@ -44,6 +48,35 @@ Status text(const std::string& key, const Json& value, std::size_t max, std::str
     return {};
 }
 
+/// A whole number from `min` to `max`, into `out`.
+Status whole(const std::string& key,
+             const Json& value,
+             std::int64_t min,
+             std::int64_t max,
+             std::int64_t& out) {
+    if (!value.is_number_integer() || value.get<std::int64_t>() < min ||
+        value.get<std::int64_t>() > max) {
+        return bad(key,
+                   "must be a whole number from " + std::to_string(min) + " to " +
+                       std::to_string(max) + (value.is_number() ? "" : got(value)));
+    }
+    out = value.get<std::int64_t>();
+    return {};
+}
+
+/// https:// anywhere, http:// only to this machine: keys fetched in clear over a network could
+/// be swapped by anyone on the path.
+Status check_jwks_url(const std::string& url) {
+    const auto parsed = parse_http_url(url);
+    if (!parsed) {
+        return bad("jwks_url", "must be an http:// or https:// URL");
+    }
+    if (parsed->origin.rfind("https://", 0) != 0 && !origin_allowed(parsed->origin, {})) {
+        return bad("jwks_url", "must be https:// (http:// only to a loopback host)");
+    }
+    return {};
+}
+
 }  // namespace
 
 Result<JwtRules> parse_jwt_rules(const Json& section) {
@@ -53,7 +86,6 @@ Result<JwtRules> parse_jwt_rules(const Json& section) {
     JwtRules rules;
     bool has_issuer = false;
     bool has_audience = false;
-    bool has_jwks = false;
     for (const auto& [key, value] : section.items()) {
         Status s;
         if (key == "issuer") {
@@ -64,20 +96,17 @@ Result<JwtRules> parse_jwt_rules(const Json& section) {
             has_audience = true;
         } else if (key == "jwks_file") {
             s = text(key, value, 4096, rules.jwks_file);
-            has_jwks = true;
         } else if (key == "jwks_url") {
-            s = bad(key,
-                    "is not supported: keep the identity provider's key set in a file, give "
-                    "\"jwks_file\", and send SIGHUP when it changes");
-        } else if (key == "clock_skew_seconds") {
-            if (!value.is_number_integer() || value.get<std::int64_t>() < 0 ||
-                value.get<std::int64_t>() > kMaxClockSkewSeconds) {
-                s = bad(key,
-                        "must be a whole number from 0 to " + std::to_string(kMaxClockSkewSeconds) +
-                            (value.is_number() ? "" : got(value)));
-            } else {
-                rules.clock_skew_seconds = value.get<std::int64_t>();
+            s = text(key, value, 4096, rules.jwks_url);
+            if (s.ok()) {
+                s = check_jwks_url(rules.jwks_url);
             }
+        } else if (key == "refresh_seconds") {
+            s = whole(key, value, 1, kMaxRefreshSeconds, rules.refresh_seconds);
+        } else if (key == "fetch_timeout_seconds") {
+            s = whole(key, value, 1, kMaxFetchTimeoutSeconds, rules.fetch_timeout_seconds);
+        } else if (key == "clock_skew_seconds") {
+            s = whole(key, value, 0, kMaxClockSkewSeconds, rules.clock_skew_seconds);
         } else if (key == "scopes_claim") {
             s = text(key, value, kMaxPrefixBytes, rules.scopes_claim);
         } else if (key == "server_scope_prefix") {
@@ -100,9 +129,9 @@ Result<JwtRules> parse_jwt_rules(const Json& section) {
             rules.rate = rate;
         } else {
             s = bad(detail::clipped(key),
-                    "unknown key (known: issuer, audience, jwks_file, clock_skew_seconds, "
-                    "scopes_claim, server_scope_prefix, caller_prefix, environment_claim, "
-                    "environment, rate)");
+                    "unknown key (known: issuer, audience, jwks_file, jwks_url, "
+                    "refresh_seconds, fetch_timeout_seconds, clock_skew_seconds, scopes_claim, "
+                    "server_scope_prefix, caller_prefix, environment_claim, environment, rate)");
         }
         if (!s.ok()) {
             return s;
@@ -114,8 +143,16 @@ Result<JwtRules> parse_jwt_rules(const Json& section) {
     if (!has_audience) {
         return bad("audience", "is required (what every token's \"aud\" must name)");
     }
-    if (!has_jwks) {
-        return bad("jwks_file", "is required (the key set, a JWKS file)");
+    if (rules.jwks_file.empty() == rules.jwks_url.empty()) {
+        return bad("jwks_file",
+                   "give exactly one of \"jwks_file\" (a JWKS file) and \"jwks_url\" (where "
+                   "the identity provider publishes its keys)");
+    }
+    if (rules.jwks_url.empty() &&
+        (section.contains("refresh_seconds") || section.contains("fetch_timeout_seconds"))) {
+        return bad(
+            section.contains("refresh_seconds") ? "refresh_seconds" : "fetch_timeout_seconds",
+            "applies only with \"jwks_url\" (a jwks_file is read again on SIGHUP)");
     }
     return rules;
 }

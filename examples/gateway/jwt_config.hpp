@@ -1,7 +1,9 @@
 // jwt_config.hpp: the auth file's "jwt" section, which lets callers prove who they are with a
 // JWT instead of a static token:
 //   "jwt": {"issuer": "https://id.example.com/", "audience": "scout-gateway",
-//           "jwks_file": "jwks.json", "clock_skew_seconds": 60, "scopes_claim": "scope",
+//           "jwks_file": "jwks.json" | "jwks_url": "https://id.example.com/jwks.json",
+//           "refresh_seconds": 3600, "fetch_timeout_seconds": 10 (jwks_url only),
+//           "clock_skew_seconds": 60, "scopes_claim": "scope",
 //           "server_scope_prefix": "server:", "caller_prefix": "jwt:",
 //           "environment_claim": "env" | "environment": "prod",
 //           "rate": {"requests_per_second": 5, "burst": 10}}
@@ -15,7 +17,8 @@
 
 namespace scout::gateway {
 
-/// The rules of a "jwt" section. Reads no file: jwks_file is returned as written.
+/// The rules of a "jwt" section. Reads no file and fetches nothing: jwks_file and jwks_url are
+/// returned as written.
 [[nodiscard]] Result<JwtRules> parse_jwt_rules(const nlohmann::json& section);
 
 }  // namespace scout::gateway

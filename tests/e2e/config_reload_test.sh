@@ -2,8 +2,9 @@
 # config_reload_test.sh GATEWAY FAKE_BACKEND: scout-gateway reloads its config on SIGHUP. Under
 # load (100 searches in flight), a config that swaps backend alpha for beta is applied: beta's
 # tools are searched and executed, alpha's are gone, and a slow call to alpha begun before the
-# reload finishes on alpha. A config that does not parse keeps the running one and says why; a
-# changed "embedder" section is reported as needing a restart; pinned tools follow the file.
+# reload finishes on alpha, whose process is stopped once that call is over. A config that does
+# not parse keeps the running one and says why; a changed "embedder" section is reported as
+# needing a restart; pinned tools follow the file.
 # Needs curl (else SKIP, exit 77).
 set -uo pipefail
 gateway="$1"
@@ -22,8 +23,8 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 write_config() {  # write_config JSON: the config file, written by rename as deployments do
   echo "$1" >"$dir/config.tmp" && mv "$dir/config.tmp" "$dir/servers.json"
 }
-server() {  # server NAME: a fake backend entry whose echo answers after 1.5 s
-  echo "\"$1\": { \"command\": \"$backend\", \"args\": [\"--echo-delay-ms\", \"1500\"] }"
+server() {  # server NAME: a fake backend entry whose echo answers after 1.5 s, logging to NAME.log
+  echo "\"$1\": { \"command\": \"$backend\", \"args\": [\"--echo-delay-ms\", \"1500\", \"--log\", \"$dir/$1.log\"] }"
 }
 write_config "{ \"mcpServers\": { $(server alpha) }, \"embedder\": { \"type\": \"none\" } }"
 
@@ -72,8 +73,11 @@ wait "$searches"
 ok=$(grep -cx 200 "$dir/searches")
 [ "$ok" = 100 ] || fail "searches across the reload: $ok of 100 answered 200"
 wait_log "1 retired backend stopped" 1 || fail "alpha was not stopped after its call"
+# The retired child itself is gone (its command line names its own log file, in our temp dir).
+pgrep -f -- "$dir/alpha.log" >/dev/null && fail "alpha's process still runs after it was retired"
 
 wait_log "backend 'beta' ACTIVE" 1 || fail "beta was not indexed: $(cat "$dir/stderr")"
+pgrep -f -- "$dir/beta.log" >/dev/null || fail "beta's process is not found by its command line"
 found=$(search 4)
 grep -q 'beta' <<<"$found" || fail "beta's echo is not found after the reload: $found"
 grep -q 'alpha' <<<"$found" && fail "alpha's echo is still found after the reload: $found"

@@ -12,12 +12,17 @@ using scout::fuzz::check;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);
-    auto parsed = scout::gateway::AuthTable::parse(text);
+    // A jwks_url is never fetched here: the fuzzer must not reach the network.
+    const scout::gateway::JwksFetcher no_network = [](const scout::gateway::JwksFetchOptions&) {
+        return scout::Result<scout::gateway::KeySet>(
+            scout::Status{scout::Errc::unavailable, "not fetched while fuzzing"});
+    };
+    auto parsed = scout::gateway::AuthTable::parse(text, {}, no_network);
     if (!parsed) {
-        // A "jwt" section names a key set file, which may be missing or unreadable.
+        // A "jwt" section names a key set file, which may be missing or unreadable, or a URL.
         const scout::Errc code = parsed.status().code();
         check(code == scout::Errc::invalid_argument || code == scout::Errc::not_found ||
-              code == scout::Errc::io_error);
+              code == scout::Errc::io_error || code == scout::Errc::unavailable);
         check(!parsed.status().message().empty());
     } else {
         check((parsed->size() > 0 || parsed->jwt() != nullptr) &&

@@ -516,9 +516,9 @@ TEST_CASE("the auth file's jwt section: keys checked by path, jwks_file beside t
     };
     const std::string ok_keys = R"("issuer": "i", "audience": "a", "jwks_file": "jwks.json")";
     CHECK(message("{" + ok_keys + R"(, "issuer_url": "x"})") ==
-          "jwt.issuer_url: unknown key (known: issuer, audience, jwks_file, clock_skew_seconds, "
-          "scopes_claim, server_scope_prefix, caller_prefix, environment_claim, environment, "
-          "rate)");
+          "jwt.issuer_url: unknown key (known: issuer, audience, jwks_file, jwks_url, "
+          "refresh_seconds, fetch_timeout_seconds, clock_skew_seconds, scopes_claim, "
+          "server_scope_prefix, caller_prefix, environment_claim, environment, rate)");
     CHECK(message("{" + ok_keys + R"(, "clock_skew_seconds": "60"})")
               .find("jwt.clock_skew_seconds: must be a whole number from 0 to 600 (got string)") !=
           std::string::npos);
@@ -536,14 +536,15 @@ TEST_CASE("the auth file's jwt section: keys checked by path, jwks_file beside t
     CHECK(message("{" + ok_keys + R"(, "rate": {"rps": 1}})").find("jwt.rate.rps: unknown key") !=
           std::string::npos);
     CHECK(message("{" + ok_keys + R"(, "jwks_url": "https://id.example.test/jwks"})")
-              .find("jwt.jwks_url: is not supported") != std::string::npos);
+              .find("jwt.jwks_file: give exactly one of") != std::string::npos);
     CHECK(message(R"({"audience": "a", "jwks_file": "jwks.json"})") ==
           "jwt.issuer: is required (the \"iss\" every token must carry)");
     CHECK(
         message(R"({"issuer": "i", "jwks_file": "jwks.json"})").find("jwt.audience: is required") !=
         std::string::npos);
-    CHECK(message(R"({"issuer": "i", "audience": "a"})").find("jwt.jwks_file: is required") !=
-          std::string::npos);
+    CHECK(
+        message(R"({"issuer": "i", "audience": "a"})").find("jwt.jwks_file: give exactly one of") !=
+        std::string::npos);
     CHECK(message(R"({"issuer": 1, "audience": "a", "jwks_file": "jwks.json"})")
               .find("jwt.issuer: must be a string") != std::string::npos);
     CHECK(message("[]").find("jwt: must be an object") != std::string::npos);
