@@ -267,7 +267,7 @@ float quantize_i8(const float* v, std::size_t n, std::int8_t* codes) {
 
 /// Defines scout::detail::simd::<ns>::kKernels from the templates above for architecture `arch`.
 #define SCOUT_DEFINE_KERNELS(ns, arch)                                                       \
-    namespace scout::detail::simd::ns {                                                              \
+    namespace scout::detail::simd::ns {                                                      \
     namespace {                                                                              \
     float dot(const float* a, const float* b, std::size_t n) {                               \
         return impl::dot<arch>(a, b, n);                                                     \

@@ -132,14 +132,16 @@ TEST_CASE("block_max gives the largest value of every block", "[kernels]") {
             for (float& x : v) {
                 x = static_cast<float>(score(rng)) * 0.37f;
             }
-            const std::size_t blocks = (n + scout::detail::simd::kScanBlock - 1) / scout::detail::simd::kScanBlock;
+            const std::size_t blocks =
+                (n + scout::detail::simd::kScanBlock - 1) / scout::detail::simd::kScanBlock;
             std::vector<float> got(blocks + 1, -1.0f);
             k->block_max(v.data(), n, got.data());
             INFO(isa << " n=" << n);
             for (std::size_t b = 0; b < blocks; ++b) {
                 const auto first =
                     v.begin() + static_cast<std::ptrdiff_t>(b * scout::detail::simd::kScanBlock);
-                const auto last = b + 1 == blocks ? v.end() : first + scout::detail::simd::kScanBlock;
+                const auto last =
+                    b + 1 == blocks ? v.end() : first + scout::detail::simd::kScanBlock;
                 CHECK(got[b] == *std::max_element(first, last));
             }
             CHECK(got[blocks] == -1.0f);  // nothing written past the last block
@@ -169,7 +171,8 @@ TEST_CASE("the active kernels follow the documented preference", "[kernels]") {
     const scout::detail::simd::Kernels& active = scout::detail::simd::active();
     CHECK(std::string(active.isa) == expected);
     const bool wide_int8 = forced == nullptr && expected == "avx2" && has("avx512");
-    const scout::detail::simd::Kernels* int8_source = scout::detail::simd::find(wide_int8 ? "avx512" : expected);
+    const scout::detail::simd::Kernels* int8_source =
+        scout::detail::simd::find(wide_int8 ? "avx512" : expected);
     REQUIRE(int8_source != nullptr);
     CHECK(active.dot_i8 == int8_source->dot_i8);
     CHECK(active.dot_rows_i8 == int8_source->dot_rows_i8);
