@@ -3,6 +3,7 @@
 
 #include <httplib.h>
 
+#include "bounded_body.hpp"
 #include "http_rules.hpp"
 #include "log.hpp"
 #include "printable.hpp"
@@ -42,29 +43,16 @@ Result<KeySet> fetch_jwks(const JwksFetchOptions& options) {
     req.path = url->path;
     req.headers.emplace("Accept", "application/json");
     const auto deadline = std::chrono::steady_clock::now() + options.total_timeout;
-    std::string body;
-    bool too_big = false;
-    bool late = false;
-    req.content_receiver = [&](const char* data, std::size_t n, std::uint64_t, std::uint64_t) {
-        if (body.size() + n > kMaxJwksBytes) {
-            too_big = true;
-            return false;
-        }
-        if (std::chrono::steady_clock::now() > deadline) {  // a server trickling bytes
-            late = true;
-            return false;
-        }
-        body.append(data, n);
-        return true;
-    };
+    BoundedBody got{kMaxJwksBytes, deadline};
+    req.content_receiver = got.receiver();
     httplib::Response res;
     httplib::Error error = httplib::Error::Success;
     const bool sent = client.send(req, res, error);
-    if (too_big) {
+    if (got.too_big) {
         return fetch_error(options,
                            "the key set is over " + std::to_string(kMaxJwksBytes) + " bytes");
     }
-    if (late) {
+    if (got.late) {
         return fetch_error(
             options,
             "no whole answer within " + std::to_string(options.total_timeout.count()) + " ms");
@@ -88,7 +76,7 @@ Result<KeySet> fetch_jwks(const JwksFetchOptions& options) {
     if (res.status != 200) {
         return fetch_error(options, "HTTP status " + std::to_string(res.status));
     }
-    auto keys = KeySet::parse(body);
+    auto keys = KeySet::parse(got.text);
     if (!keys) {
         return Status{keys.status().code(),
                       detail::printable(options.url) + ": " + keys.status().message()};

@@ -3,6 +3,7 @@
 
 #include <httplib.h>
 
+#include "bounded_body.hpp"
 #include "http_rules.hpp"
 #include "log.hpp"
 #include "modern_protocol.hpp"
@@ -266,21 +267,8 @@ Result<Json> RemoteSession::post(const Json& message,
     }
     req.body = to_line(message);
     const auto deadline = std::chrono::steady_clock::now() + timeout;
-    std::string body;
-    bool too_big = false;
-    bool late = false;
-    req.content_receiver = [&](const char* data, std::size_t n, std::uint64_t, std::uint64_t) {
-        if (body.size() + n > kMaxAnswerBytes) {
-            too_big = true;
-            return false;
-        }
-        if (std::chrono::steady_clock::now() > deadline) {  // a server trickling bytes
-            late = true;
-            return false;
-        }
-        body.append(data, n);
-        return true;
-    };
+    BoundedBody got{kMaxAnswerBytes, deadline};
+    req.content_receiver = got.receiver();
     if (cancel) {
         cancel->on_cancel([c = client.get()] { c->stop(); });
     }
@@ -300,12 +288,12 @@ Result<Json> RemoteSession::post(const Json& message,
     if (closed_.load()) {
         return Status{Errc::unavailable, "the session with the remote server has ended"};
     }
-    if (too_big) {
+    if (got.too_big) {
         return Status{Errc::invalid_argument,
                       "the answer is over " + std::to_string(kMaxAnswerBytes) + " bytes"};
     }
     // A slow answer is this request's failure; the session stays (other calls may be fine).
-    if (late || (!sent && std::chrono::steady_clock::now() >= deadline)) {
+    if (got.late || (!sent && std::chrono::steady_clock::now() >= deadline)) {
         return Status{Errc::unavailable,
                       message.value("method", std::string("request")) + " timed out after " +
                           std::to_string(timeout.count()) + " ms"};
@@ -326,7 +314,7 @@ Result<Json> RemoteSession::post(const Json& message,
         std::string why = "the remote server answered HTTP " + std::to_string(res.status);
         // A modern server answers protocol errors with a 4xx and a JSON-RPC error: keep it, so
         // the caller can tell a modern refusal from a legacy server's.
-        if (Message m = classify(body); m.kind == MessageKind::response && !m.too_deep) {
+        if (Message m = classify(got.text); m.kind == MessageKind::response && !m.too_deep) {
             if (auto e = m.body.find("error"); e != m.body.end() && e->is_object()) {
                 if (auto text = e->find("message"); text != e->end() && text->is_string()) {
                     why += ": " + detail::clipped(text->get<std::string>(), 4096);
@@ -349,9 +337,9 @@ Result<Json> RemoteSession::post(const Json& message,
     }
     std::vector<std::string> messages;
     if (media_type(res.get_header_value("Content-Type")) == "text/event-stream") {
-        messages = sse_event_data(body);
+        messages = sse_event_data(got.text);
     } else {
-        messages.push_back(std::move(body));
+        messages.push_back(std::move(got.text));
     }
     for (const std::string& text : messages) {
         Message m = classify(text);
