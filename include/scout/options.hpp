@@ -4,9 +4,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
+#include <string>
 #include <string_view>
 
 #include "scout/export.hpp"
+#include "scout/status.hpp"
 
 namespace scout {
 
@@ -227,5 +230,58 @@ struct CatalogOptions {
 
     friend bool operator==(const CatalogOptions&, const CatalogOptions&) = default;
 };
+
+/// The kind of value an option holds, as text and in JSON.
+enum class OptionType : std::uint8_t {
+    flag,    ///< true or false
+    whole,   ///< an unsigned integer
+    real,    ///< a finite number
+    choice,  ///< one of a few names (dense.kind, fusion.method)
+};
+
+/// What an index file written before an option existed reads as, when its key is absent.
+enum class WhenAbsent : std::uint8_t {
+    required,    ///< the file is refused as corrupt
+    off,         ///< 0 or false: the setting off, which reproduces the older file
+    as_default,  ///< the default (the option had no effect in files that could lack it)
+    largest,     ///< the largest value (e.g. dense.int8_min_tools: never)
+};
+
+/// One setting of CatalogOptions. The table of them (option_fields()) is the one place that
+/// names, bounds, documents and defaults a setting: the index file codec, Catalog::create's
+/// check, the CLI's --option flag and the list in docs/FORMAT.md all read it.
+struct OptionField {
+    /// Dotted path: the key in index files (META.options) and in the C ABI's JSON options,
+    /// e.g. "bm25.weights.name".
+    std::string_view key;
+    OptionType type = OptionType::real;
+    double min = 0;  ///< inclusive bounds of a whole or real value
+    double max = 0;  ///< (a whole bound of 2^64 - 1 prints as "max")
+    WhenAbsent when_absent = WhenAbsent::required;
+    /// False for a setting of the process rather than of the index (threads): files do not
+    /// store it.
+    bool stored = true;
+    std::string_view help;
+
+    /// "automatic|flat|hnsw" for a choice, empty otherwise.
+    [[nodiscard]] SCOUT_API std::string_view choices() const noexcept;
+};
+
+/// Every setting, in the order of CatalogOptions' members.
+[[nodiscard]] SCOUT_API std::span<const OptionField> option_fields() noexcept;
+/// The setting of that dotted key, or nullptr.
+[[nodiscard]] SCOUT_API const OptionField* find_option(std::string_view key) noexcept;
+/// A setting's value as text: "true", "16", "0.75", "gated" (reals with the shortest text that
+/// reads back to the same value).
+[[nodiscard]] SCOUT_API std::string option_text(const CatalogOptions& options,
+                                                const OptionField& field);
+/// Sets the setting `key` from text ("true"/"false", a number, a choice's name), checked against
+/// its bounds; invalid_argument naming the key and the bounds otherwise.
+[[nodiscard]] SCOUT_API Status set_option(CatalogOptions& options,
+                                          std::string_view key,
+                                          std::string_view value);
+/// OK when every setting is within its bounds (what an index file can store and read back);
+/// otherwise invalid_argument naming the first that is not. Catalog::create calls it.
+[[nodiscard]] SCOUT_API Status check_options(const CatalogOptions& options);
 
 }  // namespace scout

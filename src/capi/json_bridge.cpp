@@ -23,7 +23,6 @@ using nlohmann::json;
 
 constexpr std::size_t kDefaultQueryCache = 1024;
 constexpr std::uint64_t kMaxDim = 65536;
-constexpr std::uint64_t kMaxThreads = 1024;
 constexpr std::uint64_t kMaxBudget = 1000000000;
 
 Status bad(std::string message) {
@@ -238,9 +237,9 @@ Result<CatalogOptions> catalog_options_from(json overrides) {
     std::size_t threads = CatalogOptions{}.threads;
     if (auto it = overrides.is_object() ? overrides.find("threads") : overrides.end();
         it != overrides.end()) {
-        if (!it->is_number_unsigned() || it->get<std::uint64_t>() > kMaxThreads) {
-            return bad("options: 'threads' must be 0 (every core) to " +
-                       std::to_string(kMaxThreads));
+        const auto most = static_cast<std::uint64_t>(find_option("threads")->max);
+        if (!it->is_number_unsigned() || it->get<std::uint64_t>() > most) {
+            return bad("options: 'threads' must be 0 (every core) to " + std::to_string(most));
         }
         threads = it->get<std::size_t>();
         overrides.erase(it);

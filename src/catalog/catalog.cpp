@@ -17,11 +17,10 @@ Catalog& Catalog::operator=(Catalog&&) noexcept = default;
 Catalog::~Catalog() = default;
 
 Result<Catalog> Catalog::create(CatalogOptions options, std::shared_ptr<Embedder> embedder) {
-    if (options.bm25.k1 < 0 || options.bm25.b < 0 || options.bm25.b > 1) {
-        return Status{Errc::invalid_argument, "BM25 needs k1 >= 0 and 0 <= b <= 1"};
-    }
-    if (options.fusion.rrf_k < 0 || options.fusion.fetch_factor == 0) {
-        return Status{Errc::invalid_argument, "fusion needs rrf_k >= 0 and fetch_factor >= 1"};
+    // The bounds an index file is read back with (the option table), so every catalog that can
+    // be made can also be saved and opened again.
+    if (Status s = check_options(options); !s.ok()) {
+        return s;
     }
     auto impl = std::make_unique<Impl>();
     impl->options = options;

@@ -105,6 +105,32 @@ TEST_CASE("scout index writes an index that search and eval read", "[cli][persis
         CHECK(again.code == 2);
         CHECK_THAT(again.out, Catch::Contains("stored in the index file"));
     }
+    SECTION("--option sets any setting by its table key, the same as its own flag") {
+        const std::string keyed = (dir / "keyed.scoutidx").string();
+        REQUIRE(run("index --catalog " + catalog + " --out " + keyed +
+                    " --option bm25.k1=0.9,bm25.b=0.4,fusion.method=weighted_rrf,"
+                    "fusion.bm25_weight=2")
+                    .code == 0);
+        const Run a =
+            run("search --index " + keyed + " --json --top-k 9 rotate the api credentials");
+        const Run b =
+            run("search --catalog " + catalog +
+                " --quiet --bm25 k1=0.9,b=0.4 --fusion weighted_rrf,bm25=2 --json --top-k 9 "
+                "rotate the api credentials");
+        REQUIRE(a.code == 0);
+        CHECK(a.out == b.out);
+        for (const char* bad :
+             {"bm25.k3=1", "bm25.b=2", "dense.hnsw_m=1", "fusion.method=best", "bm25.k1"}) {
+            CAPTURE(bad);
+            const Run r = run("index --catalog " + catalog + " --out " +
+                              (dir / "bad.scoutidx").string() + " --option " + bad);
+            CHECK(r.code == 2);
+            CHECK_THAT(r.out, Catch::Contains("--option"));
+        }
+        const Run listed = run("options");
+        REQUIRE(listed.code == 0);
+        CHECK_THAT(listed.out, Catch::Contains("dense.hnsw_m  whole 2..1024  default 16"));
+    }
     SECTION("a different embedder is refused with exit code 2") {
         const Run r = run("search --index " + index + " --embedder hashing:64 jira");
         CHECK(r.code == 2);

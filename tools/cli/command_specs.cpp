@@ -254,6 +254,20 @@ const CommandSpec& tokens_spec() {
     return spec;
 }
 
+const CommandSpec& options_spec() {
+    static const CommandSpec spec = [] {
+        CommandSpec s{"scout options",
+                      "",
+                      "List every index setting: its key (for --option and the C ABI's JSON "
+                      "options), values, default and meaning.",
+                      {{"output", {{"markdown", "", "", "print the table docs/FORMAT.md holds"}}}}};
+        return s;
+    }();
+    static const bool done = (register_command(spec), true);
+    (void)done;
+    return spec;
+}
+
 const CommandSpec& synth_spec() {
     static const CommandSpec spec = [] {
         const eval::SyntheticOptions d;
@@ -326,6 +340,7 @@ const std::vector<const CommandSpec*>& all_specs() {
                                                        &eval_spec(),
                                                        &index_spec(),
                                                        &tokens_spec(),
+                                                       &options_spec(),
                                                        &synth_spec(),
                                                        &doctor_spec(),
                                                        &registry_spec()};

@@ -12,6 +12,7 @@ namespace scout::cli {
 [[nodiscard]] const CommandSpec& eval_spec();
 [[nodiscard]] const CommandSpec& index_spec();
 [[nodiscard]] const CommandSpec& tokens_spec();
+[[nodiscard]] const CommandSpec& options_spec();
 [[nodiscard]] const CommandSpec& synth_spec();
 [[nodiscard]] const CommandSpec& doctor_spec();
 [[nodiscard]] const CommandSpec& registry_spec();

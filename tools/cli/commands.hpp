@@ -7,6 +7,7 @@ int run_search(int argc, char** argv);
 int run_eval(int argc, char** argv);
 int run_index(int argc, char** argv);
 int run_tokens(int argc, char** argv);
+int run_options(int argc, char** argv);
 int run_synth(int argc, char** argv);
 int run_doctor(int argc, char** argv);
 /// `scout registry`: registry_command.cpp, or registry_unavailable.cpp without libpq.

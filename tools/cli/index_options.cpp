@@ -10,58 +10,72 @@
 namespace scout::cli {
 namespace {
 
-constexpr unsigned long long kMaxThreads = 1024;
+/// `--fusion` keys: short names of the fusion settings in the option table.
+constexpr std::pair<std::string_view, std::string_view> kFusionKeys[] = {
+    {"k", "fusion.rrf_k"},
+    {"bm25", "fusion.bm25_weight"},
+    {"dense", "fusion.dense_weight"},
+    {"confidence", "fusion.dense_confidence_power"},
+    {"fetch", "fusion.fetch_factor"},
+    {"gated_dense", "fusion.gated_dense_weight"},
+    {"depth", "fusion.agreement_depth"},
+    {"disagree", "fusion.disagreement_gate"},
+    {"gated_confidence", "fusion.gated_confidence_power"},
+    {"overlap", "fusion.overlap_power"},
+    {"relative", "fusion.gated_relative_bm25"},
+};
 
-Status set_fusion(CatalogOptions& options, const std::string& spec) {
-    std::stringstream items(spec);
+/// Sets each "key=value" of a comma-separated list, naming keys through `key_of` (empty: unknown).
+template <typename KeyOf>
+Status set_pairs(CatalogOptions& options,
+                 const std::string& flag,
+                 std::string_view list,
+                 KeyOf key_of) {
+    std::stringstream items{std::string(list)};
     std::string item;
-    bool first = true;
     while (std::getline(items, item, ',')) {
-        if (first) {
-            first = false;
-            if (auto method = parse_fusion_method(item)) {
-                options.fusion.method = *method;
-            } else if (item != "all") {  // all: eval compares every method; elsewhere the default
-                return {Errc::invalid_argument, "--fusion: unknown method '" + item + "'"};
-            }
-            continue;
-        }
         const auto eq = item.find('=');
-        const std::string key = item.substr(0, eq);
-        char* end = nullptr;
-        const std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
-        const double v = std::strtod(value.c_str(), &end);
-        if (value.empty() || end != value.c_str() + value.size() || !(v >= 0.0)) {
-            return {Errc::invalid_argument,
-                    "--fusion: '" + item + "' needs key=non-negative number"};
+        if (eq == std::string::npos) {
+            std::string message = "--" + flag;
+            message += " expects key=value pairs, got '" + item + "'";
+            return {Errc::invalid_argument, std::move(message)};
         }
-        if (key == "k") {
-            options.fusion.rrf_k = v;
-        } else if (key == "bm25") {
-            options.fusion.bm25_weight = v;
-        } else if (key == "dense") {
-            options.fusion.dense_weight = v;
-        } else if (key == "confidence") {
-            options.fusion.dense_confidence_power = v;
-        } else if (key == "fetch" && v >= 1) {
-            options.fusion.fetch_factor = static_cast<std::size_t>(v);
-        } else if (key == "gated_dense") {
-            options.fusion.gated_dense_weight = v;
-        } else if (key == "depth" && v >= 1) {
-            options.fusion.agreement_depth = static_cast<std::size_t>(v);
-        } else if (key == "disagree") {
-            options.fusion.disagreement_gate = v;
-        } else if (key == "gated_confidence") {
-            options.fusion.gated_confidence_power = v;
-        } else if (key == "overlap") {
-            options.fusion.overlap_power = v;
-        } else if (key == "relative" && (v == 0.0 || v == 1.0)) {
-            options.fusion.gated_relative_bm25 = v == 1.0;
-        } else {
-            return {Errc::invalid_argument, "--fusion: unknown key '" + key + "'"};
+        const std::string key = key_of(item.substr(0, eq));
+        if (key.empty()) {
+            return {Errc::invalid_argument,
+                    "--" + flag + ": unknown key '" + item.substr(0, eq) + "'"};
+        }
+        std::string value = item.substr(eq + 1);
+        if (key == "fusion.gated_relative_bm25" && (value == "0" || value == "1")) {
+            value = value == "1" ? "true" : "false";
+        }
+        if (Status s = set_option(options, key, value); !s.ok()) {
+            return {Errc::invalid_argument, "--" + flag + ": " + s.message()};
         }
     }
     return {};
+}
+
+Status set_fusion(CatalogOptions& options, const std::string& spec) {
+    const auto comma = spec.find(',');
+    const std::string method = spec.substr(0, comma);
+    if (auto parsed = parse_fusion_method(method)) {
+        options.fusion.method = *parsed;
+    } else if (method != "all") {  // all: eval compares every method; elsewhere the default
+        return {Errc::invalid_argument, "--fusion: unknown method '" + method + "'"};
+    }
+    if (comma == std::string::npos) {
+        return {};
+    }
+    return set_pairs(
+        options, "fusion", std::string_view(spec).substr(comma + 1), [](const std::string& key) {
+            for (const auto& [name, path] : kFusionKeys) {
+                if (key == name) {
+                    return std::string(path);
+                }
+            }
+            return std::string();
+        });
 }
 
 /// Reads "a[,b[,c]]" into the first values (the rest keep theirs): at least one and at most
@@ -80,32 +94,6 @@ bool parse_numbers(const std::string& spec, std::span<float> values, float max) 
         values[i++] = v;
     }
     return i > 0;
-}
-
-Status set_bm25_value(CatalogOptions& options, const std::string& key, float value) {
-    Bm25Options& b = options.bm25;
-    if (key == "k1") {
-        b.k1 = value;
-    } else if (key == "b") {
-        b.b = value;
-    } else if (key == "name") {
-        b.weights.name = value;
-    } else if (key == "server") {
-        b.weights.server = value;
-    } else if (key == "server_description") {
-        b.weights.server_description = value;
-    } else if (key == "description") {
-        b.weights.description = value;
-    } else if (key == "parameters") {
-        b.weights.parameters = value;
-    } else if (key == "action") {
-        b.weights.action = value;
-    } else if (key == "word_pairs") {
-        b.weights.word_pairs = value;
-    } else {
-        return {Errc::invalid_argument, "--bm25: unknown key '" + key + "'"};
-    }
-    return {};
 }
 
 }  // namespace
@@ -175,6 +163,11 @@ OptionGroup index_option_group() {
               num(e.pair_weight),
               "weight of the query's adjacent word pairs, matched against the pairs of tool names "
               "and descriptions"},
+             {"option",
+              "KEY=V,...",
+              "",
+              "any index setting by its key in index files (bm25.k1, dense.hnsw_m, fusion.method, "
+              "...; `scout options` lists every one with its bounds and default)"},
              {"threads",
               "N",
               std::to_string(d.threads),
@@ -185,24 +178,22 @@ OptionGroup index_option_group() {
 Result<CatalogOptions> index_options(const Args& args) {
     CatalogOptions options;
     if (auto spec = args.get("bm25")) {
-        std::stringstream items(*spec);
-        std::string item;
-        while (std::getline(items, item, ',')) {
-            const auto eq = item.find('=');
-            if (eq == std::string::npos) {
-                return Status{Errc::invalid_argument,
-                              "--bm25 expects key=value pairs, got '" + item + "'"};
-            }
-            const std::string value = item.substr(eq + 1);
-            char* end = nullptr;
-            const float v = std::strtof(value.c_str(), &end);
-            if (value.empty() || end != value.c_str() + value.size() || !(v >= 0.0f)) {
-                return Status{Errc::invalid_argument,
-                              "--bm25: '" + value + "' is not a non-negative number"};
-            }
-            if (Status s = set_bm25_value(options, item.substr(0, eq), v); !s.ok()) {
-                return s;
-            }
+        const Status s = set_pairs(options, "bm25", *spec, [](const std::string& key) {
+            const std::string path =
+                key == "k1" || key == "b" ? "bm25." + key : "bm25.weights." + key;
+            return find_option(path) != nullptr ? path : std::string();
+        });
+        if (!s.ok()) {
+            return s;
+        }
+    }
+    if (auto list = args.get("option")) {
+        const Status s = set_pairs(options, "option", *list, [](const std::string& key) {
+            const OptionField* field = find_option(key);
+            return field != nullptr ? key : std::string();
+        });
+        if (!s.ok()) {
+            return s;
         }
     }
     if (auto fusion = args.get("fusion")) {
@@ -254,14 +245,11 @@ Result<CatalogOptions> index_options(const Args& args) {
         options.expansion.neighbour_min_similarity = values[2];
     }
     if (auto threads = args.get("threads")) {
-        char* end = nullptr;
-        const unsigned long long n = std::strtoull(threads->c_str(), &end, 10);
-        if (threads->empty() || end != threads->c_str() + threads->size() || n > kMaxThreads ||
-            (*threads)[0] == '-') {
+        if (!set_option(options, "threads", *threads).ok()) {
+            const auto most = static_cast<unsigned long long>(find_option("threads")->max);
             return Status{Errc::invalid_argument,
-                          "--threads takes 0 (every core) to " + std::to_string(kMaxThreads)};
+                          "--threads takes 0 (every core) to " + std::to_string(most)};
         }
-        options.threads = static_cast<std::size_t>(n);
     }
     if (auto stem = args.get("stem")) {
         if (*stem != "on" && *stem != "off" && *stem != "both") {

@@ -68,6 +68,9 @@ int main(int argc, char** argv) {
         if (command == "tokens") {
             return scout::cli::run_tokens(argc, argv);
         }
+        if (command == "options") {
+            return scout::cli::run_options(argc, argv);
+        }
         if (command == "synth") {
             return scout::cli::run_synth(argc, argv);
         }
