@@ -17,6 +17,8 @@
 #include "scout/catalog.hpp"
 #include "scout/scout.hpp"
 
+#include "bench_args.hpp"
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -44,25 +46,43 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc < 2) {
-        std::fprintf(stderr,
-                     "usage: commit_latency CATALOG.json [--embedder none|static|hashing[:DIM]] "
-                     "[--rounds N] [--out FILE]\n");
-        return 2;
-    }
     std::string embedder_spec = "hashing";
     int rounds = 21;
     std::filesystem::path out =
         std::filesystem::temp_directory_path() / "scout-commit-latency.scoutidx";
-    for (int i = 2; i + 1 < argc; i += 2) {
-        if (std::strcmp(argv[i], "--embedder") == 0) {
-            embedder_spec = argv[i + 1];
-        } else if (std::strcmp(argv[i], "--rounds") == 0) {
-            rounds = std::max(1, std::atoi(argv[i + 1]));
-        } else if (std::strcmp(argv[i], "--out") == 0) {
-            out = argv[i + 1];
-        }
+    const scout::args::CommandSpec command{
+        "commit_latency",
+        "CATALOG.json",
+        "Commit-to-visible latency of a one-tool change, save and open times, index file size.",
+        {{"options",
+          {{"embedder",
+            "none|static|hashing[:DIM]",
+            embedder_spec,
+            "the embedder",
+            false,
+            scout::bench::embedder_into(embedder_spec)},
+           {"rounds",
+            "N",
+            std::to_string(rounds),
+            "runs; medians are reported",
+            false,
+            scout::bench::whole_into(rounds, 1, 100000)},
+           {"out",
+            "FILE",
+            out.string(),
+            "where the index file is saved",
+            false,
+            [&](const std::string& v) { return (out = v, std::string()); }}}}}};
+    int exit_code = 0;
+    const auto parsed = scout::bench::parse_args(argc, argv, command, exit_code);
+    if (!parsed) {
+        return exit_code;
     }
+    if (parsed->positional().size() != 1) {
+        std::fprintf(stderr, "commit_latency: give one CATALOG.json (see --help)\n");
+        return 2;
+    }
+    const std::string catalog_path = parsed->positional()[0];
     std::shared_ptr<scout::Embedder> embedder;
     if (embedder_spec == "static") {  // the shipped model, as the CLI's default
         auto model = scout::StaticEmbedder::load_default();
@@ -76,7 +96,7 @@ int main(int argc, char** argv) {
         embedder = std::make_shared<scout::HashingEmbedder>(
             colon == std::string::npos ? 256 : std::stoul(embedder_spec.substr(colon + 1)));
     }
-    auto spec = scout::load_catalog_file(argv[1]);
+    auto spec = scout::load_catalog_file(catalog_path);
     if (!spec) {
         std::fprintf(stderr, "%s\n", spec.status().to_string().c_str());
         return 2;
@@ -162,8 +182,10 @@ int main(int argc, char** argv) {
         }
     }
     const auto bytes = std::filesystem::file_size(out);
-    std::printf(
-        "catalog %s: %zu tools, embedder %s\n", argv[1], first->tools, embedder_spec.c_str());
+    std::printf("catalog %s: %zu tools, embedder %s\n",
+                catalog_path.c_str(),
+                first->tools,
+                embedder_spec.c_str());
     std::printf("  initial commit        %8.1f ms\n", initial_ms);
     std::printf(
         "  commit, 1 tool change %8.2f ms (median of %d; %zu documents embedded in total)\n",

@@ -16,6 +16,8 @@
 #include "scout/catalog.hpp"
 #include "scout/scout.hpp"
 
+#include "bench_args.hpp"
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -38,24 +40,42 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc < 2) {
-        std::fprintf(stderr,
-                     "usage: commit_throughput CATALOG.json [--embedder none|static|hashing[:DIM]] "
-                     "[--threads N] [--rounds N]\n");
-        return 2;
-    }
     std::string embedder_spec = "none";
     int rounds = 5;
     scout::CatalogOptions options;
-    for (int i = 2; i + 1 < argc; i += 2) {
-        if (std::strcmp(argv[i], "--embedder") == 0) {
-            embedder_spec = argv[i + 1];
-        } else if (std::strcmp(argv[i], "--rounds") == 0) {
-            rounds = std::max(1, std::atoi(argv[i + 1]));
-        } else if (std::strcmp(argv[i], "--threads") == 0) {
-            options.threads = static_cast<std::size_t>(std::max(0, std::atoi(argv[i + 1])));
-        }
+    const scout::args::CommandSpec command{
+        "commit_throughput",
+        "CATALOG.json",
+        "Whole-commit throughput (tools/s) at a thread count, with the time of each phase.",
+        {{"options",
+          {{"embedder",
+            "none|static|hashing[:DIM]",
+            embedder_spec,
+            "the embedder",
+            false,
+            scout::bench::embedder_into(embedder_spec)},
+           {"threads",
+            "N",
+            "0",
+            "threads a commit uses (0 = every core)",
+            false,
+            scout::bench::whole_into(options.threads, 0, 1024)},
+           {"rounds",
+            "N",
+            std::to_string(rounds),
+            "runs; medians are reported",
+            false,
+            scout::bench::whole_into(rounds, 1, 100000)}}}}};
+    int exit_code = 0;
+    const auto parsed = scout::bench::parse_args(argc, argv, command, exit_code);
+    if (!parsed) {
+        return exit_code;
     }
+    if (parsed->positional().size() != 1) {
+        std::fprintf(stderr, "commit_throughput: give one CATALOG.json (see --help)\n");
+        return 2;
+    }
+    const std::string catalog_path = parsed->positional()[0];
     std::shared_ptr<scout::Embedder> embedder;
     if (embedder_spec == "static") {
         auto loaded = scout::StaticEmbedder::load_default();
@@ -69,7 +89,7 @@ int main(int argc, char** argv) {
         embedder = std::make_shared<scout::HashingEmbedder>(
             colon == std::string::npos ? 256 : std::stoul(embedder_spec.substr(colon + 1)));
     }
-    auto spec = scout::load_catalog_file(argv[1]);
+    auto spec = scout::load_catalog_file(catalog_path);
     if (!spec) {
         std::fprintf(stderr, "%s\n", spec.status().to_string().c_str());
         return 2;
@@ -111,7 +131,7 @@ int main(int argc, char** argv) {
     }
     const double wall = median(wall_ms);
     std::printf("%s: %zu tools, embedder %s, threads %zu, dense %s, medians of %d\n",
-                argv[1],
+                catalog_path.c_str(),
                 tools,
                 embedder_spec.c_str(),
                 options.threads,

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_args.hpp"
 #include "embed/transformer/transformer_impl.hpp"
 #include "util/split_mix.hpp"
 
@@ -42,15 +43,6 @@ double load_average() {
         std::fclose(f);
     }
     return load;
-}
-
-std::size_t arg(int argc, char** argv, const std::string& name, std::size_t fallback) {
-    for (int i = 1; i + 1 < argc; ++i) {
-        if (argv[i] == name) {
-            return static_cast<std::size_t>(std::strtoull(argv[i + 1], nullptr, 10));
-        }
-    }
-    return fallback;
 }
 
 /// GFLOP/s of C = A B^T on n x n matrices, `threads` independent GEMMs at once (best of reps).
@@ -107,11 +99,45 @@ std::vector<std::int32_t> random_ids(scout::detail::SplitMix64& rng,
 }  // namespace
 
 int main(int argc, char** argv) {
-    const std::size_t threads =
-        arg(argc, argv, "--threads", std::max(1U, std::thread::hardware_concurrency()));
-    const std::size_t docs = arg(argc, argv, "--docs", 64);
-    const std::size_t doc_tokens = arg(argc, argv, "--doc-tokens", 128);
-    const std::size_t queries = arg(argc, argv, "--queries", 200);
+    std::size_t threads = std::max(1U, std::thread::hardware_concurrency());
+    std::size_t docs = 64;
+    std::size_t doc_tokens = 128;
+    std::size_t queries = 200;
+    using scout::bench::whole_into;
+    const scout::args::CommandSpec command{
+        "scout-bench-transformer",
+        "",
+        "The in-process transformer encoder: GEMM peak, query latency, document throughput "
+        "(random MiniLM-shaped weights).",
+        {{"options",
+          {{"threads",
+            "N",
+            "the cores",
+            "threads of the throughput runs",
+            false,
+            whole_into(threads, 1, 1024)},
+           {"docs",
+            "N",
+            std::to_string(docs),
+            "documents per throughput run",
+            false,
+            whole_into(docs, 1, 1000000)},
+           {"doc-tokens",
+            "N",
+            std::to_string(doc_tokens),
+            "tokens per document (at most 512)",
+            false,
+            whole_into(doc_tokens, 1, 512)},
+           {"queries",
+            "N",
+            std::to_string(queries),
+            "queries timed one by one",
+            false,
+            whole_into(queries, 1, 1000000)}}}}};
+    int exit_code = 0;
+    if (!scout::bench::parse_args(argc, argv, command, exit_code)) {
+        return exit_code;
+    }
 
     scout::detail::bert::BertConfig config;
     config.vocab_size = 30522;

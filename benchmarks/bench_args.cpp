@@ -1,0 +1,44 @@
+// bench_args.cpp: see bench_args.hpp.
+#include "bench_args.hpp"
+
+#include <iostream>
+
+namespace scout::bench {
+
+std::optional<args::Args> parse_args(int argc,
+                                     char** argv,
+                                     const args::CommandSpec& spec,
+                                     int& exit_code) {
+    std::string error;
+    auto parsed = args::Args::parse(argc, argv, 1, spec, error);
+    if (!parsed) {
+        std::cerr << spec.name << ": " << error << " (see " << spec.name << " --help)\n";
+        exit_code = 2;
+        return std::nullopt;
+    }
+    if (parsed->help()) {
+        spec.print_help(std::cout);
+        exit_code = 0;
+        return std::nullopt;
+    }
+    exit_code = 0;
+    return parsed;
+}
+
+std::function<std::string(const std::string&)> embedder_into(std::string& out) {
+    return [&out](const std::string& value) -> std::string {
+        if (value == "none" || value == "static" || value == "hashing") {
+            out = value;
+            return "";
+        }
+        std::size_t dim = 0;
+        if (value.rfind("hashing:", 0) == 0 &&
+            args::read_whole_into(value.substr(8), 1, 65536, dim).empty()) {
+            out = value;
+            return "";
+        }
+        return "must be none, static, hashing or hashing:DIM (DIM 1..65536)";
+    };
+}
+
+}  // namespace scout::bench

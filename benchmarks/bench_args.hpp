@@ -1,0 +1,35 @@
+// bench_args.hpp: the benchmarks' command lines on scout_args, the parser the scout command and
+// scout-gateway share: each benchmark declares a table of its options (name, value, default,
+// help, and what a value sets or why it is refused), and gets `--opt value` and `--opt=value`,
+// the nearest option for a typo, values checked before anything runs, and --help from the table.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "args/args.hpp"
+#include "args/values.hpp"
+
+namespace scout::bench {
+
+/// Parses argv[1..] against `spec`. nullopt after --help (printed to stdout, `exit_code` 0) or
+/// after an error (one line on stderr naming the option, `exit_code` 2).
+[[nodiscard]] std::optional<args::Args> parse_args(int argc,
+                                                   char** argv,
+                                                   const args::CommandSpec& spec,
+                                                   int& exit_code);
+
+/// An option's `apply` that reads a whole number in [min, max] into `out`.
+template <typename Int>
+auto whole_into(Int& out, std::uint64_t min, std::uint64_t max) {
+    return [&out, min, max](const std::string& value) {
+        return args::read_whole_into(value, min, max, out);
+    };
+}
+
+/// An option's `apply` that takes "none", "static", "hashing" or "hashing:DIM" (DIM 1..65536)
+/// into `out`.
+[[nodiscard]] std::function<std::string(const std::string&)> embedder_into(std::string& out);
+
+}  // namespace scout::bench
