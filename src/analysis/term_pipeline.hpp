@@ -1,0 +1,106 @@
+// term_pipeline.hpp: the one term pipeline of documents and queries. A text is tokenized
+// (Analyzer::raw_tokens, or the analyzer's own pass), each token normalised (kept_word: cut to
+// max_token_bytes, stop words dropped), stemmed (memo_stem) and made into typed terms
+// (term.hpp), which are handed to a sink. Documents (Analyzer::analyze, append_word_pairs) and
+// queries (search/bm25_query.cpp) emit their terms through the functions here, so each lexical
+// signal's terms are written once and the two sides cannot disagree.
+//
+// A sink has two members: add(std::string_view term, float weight) and
+// add(std::string_view term, std::uint64_t hash, float weight), the second for a term whose
+// word_hash is known already (the memo keeps them), so a lookup need not hash it again. Views
+// handed to a sink are valid only during the call.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "scout/options.hpp"
+
+#include "analysis/analyzer.hpp"
+#include "analysis/stem_memo.hpp"
+#include "analysis/term.hpp"
+
+namespace scout::detail {
+
+/// Plain words (the words pairs, actions and the lexicon read) are cut at this many bytes.
+inline constexpr std::size_t kPlainWordBytes = 64;
+
+/// The part of a lowercase raw token that the analyzer keeps as a word: its first
+/// max_token_bytes (at a UTF-8 boundary), or nothing when that is empty or a dropped stop word.
+[[nodiscard]] inline std::string_view kept_word(const AnalyzerOptions& a,
+                                                std::string_view token) noexcept {
+    const std::string_view word = token.substr(0, Analyzer::kept_bytes(token, a.max_token_bytes));
+    if (word.empty() || (a.remove_stop_words && is_stop_word(word))) {
+        return {};
+    }
+    return word;
+}
+
+/// The analyzer's terms of one kept word with `weight`: the word (no stemming), its stem, or
+/// both, the stem as a stem term (keep_surface). `stem` is memo_stem(word), or anything when the
+/// analyzer does not stem; its hashes go with the terms. Nothing for an empty word.
+template <class Sink>
+void emit_word_terms(const AnalyzerOptions& a,
+                     std::string_view word,
+                     const MemoStem& stem,
+                     float weight,
+                     Sink& sink) {
+    if (word.empty()) {
+        return;
+    }
+    if (!a.stem) {
+        sink.add(word, weight);
+    } else if (!a.keep_surface) {
+        sink.add(stem.stem, stem.stem_hash, weight);
+    } else {
+        sink.add(word, stem.word_hash, weight);
+        sink.add(stem.stem_term, stem.stem_term_hash, weight);
+    }
+}
+
+/// The same, stemming the word itself.
+template <class Sink>
+void emit_word_terms(const AnalyzerOptions& a, std::string_view word, float weight, Sink& sink) {
+    if (!word.empty()) {
+        emit_word_terms(a, word, a.stem ? memo_stem(word) : MemoStem{}, weight, sink);
+    }
+}
+
+/// The word-pair terms of a run of plain words, fed in order: each pair of neighbouring words,
+/// stop words left out, as "<first stem> <second stem>" pair terms ("Convert speech to text" ->
+/// "convert speech", "speech text").
+class PairTerms {
+public:
+    /// Starts a new run: the next word pairs with nothing before it.
+    void restart() { previous_.clear(); }
+
+    /// The next plain word of the run, with its stem, and the term it closes, if any.
+    template <class Sink>
+    void add(std::string_view plain_word, std::string_view stem, float weight, Sink& sink) {
+        if (plain_word.empty() || is_stop_word(plain_word)) {
+            return;
+        }
+        if (!previous_.empty()) {
+            term_.clear();  // clear + append: GCC 12 warns (-Wrestrict) falsely on assign here
+            term_.append(term_prefix::kPair).append(previous_).append(" ").append(stem);
+            sink.add(std::string_view(term_), weight);
+        }
+        previous_.assign(stem);
+    }
+
+    /// The same, stemming the word itself.
+    template <class Sink>
+    void add(std::string_view plain_word, float weight, Sink& sink) {
+        if (!plain_word.empty() && !is_stop_word(plain_word)) {
+            add(plain_word, memo_stem(plain_word).stem, weight, sink);
+        }
+    }
+
+private:
+    std::string previous_;
+    std::string term_;
+};
+
+}  // namespace scout::detail
