@@ -5,6 +5,10 @@
 // queries (search/bm25_query.cpp) emit their terms through the functions here, so each lexical
 // signal's terms are written once and the two sides cannot disagree.
 //
+// A lexical signal that documents and queries share is written here once: its term kind in
+// term.hpp, its terms (and which weight each side gives them) in this file. Documents
+// (snapshot/document_cache.cpp) and queries (search/bm25_query.cpp) only feed it their words.
+//
 // A sink has two members: add(std::string_view term, float weight) and
 // add(std::string_view term, std::uint64_t hash, float weight), the second for a term whose
 // word_hash is known already (the memo keeps them), so a lookup need not hash it again. Views
@@ -101,6 +105,61 @@ public:
 private:
     std::string previous_;
     std::string term_;
+};
+
+/// The weight each signal that reads a run of plain words gives its terms on one side (zero: the
+/// signal is off on that side).
+struct PlainWordWeights {
+    float pairs = 0.0f;  ///< word pairs (PairTerms)
+
+    [[nodiscard]] bool any() const noexcept { return pairs > 0.0f; }
+};
+
+/// A document's weights: FieldWeights.
+[[nodiscard]] inline PlainWordWeights document_plain_word_weights(const FieldWeights& w) noexcept {
+    return {.pairs = w.word_pairs > 0.0f ? w.word_pairs : 0.0f};
+}
+
+/// A query's weights: its expansion weights, for the signals the documents index.
+[[nodiscard]] inline PlainWordWeights query_plain_word_weights(const CatalogOptions& o) noexcept {
+    const bool pairs = o.expansion.pair_weight > 0.0f && o.bm25.weights.word_pairs > 0.0f;
+    return {.pairs = pairs ? o.expansion.pair_weight : 0.0f};
+}
+
+/// The terms of every signal that reads a run of plain words (plain_words: split, lowercase, cut
+/// at kPlainWordBytes, stop words kept, unstemmed), documents' name and description and queries
+/// alike: today the word pairs.
+class PlainWordTerms {
+public:
+    explicit PlainWordTerms(PlainWordWeights weights = {}) : weights_(weights) {}
+
+    /// Starts a new run with `weights`: no term spans two runs.
+    void restart(PlainWordWeights weights) {
+        weights_ = weights;
+        pairs_.restart();
+    }
+
+    [[nodiscard]] const PlainWordWeights& weights() const noexcept { return weights_; }
+
+    /// The next plain word of the run with its stem (memo_stem(word).stem).
+    template <class Sink>
+    void add(std::string_view word, std::string_view stem, Sink& sink) {
+        if (weights_.pairs > 0.0f) {
+            pairs_.add(word, stem, weights_.pairs, sink);
+        }
+    }
+
+    /// The same, stemming the word itself.
+    template <class Sink>
+    void add(std::string_view word, Sink& sink) {
+        if (weights_.pairs > 0.0f) {
+            pairs_.add(word, weights_.pairs, sink);
+        }
+    }
+
+private:
+    PlainWordWeights weights_;
+    PairTerms pairs_;
 };
 
 }  // namespace scout::detail

@@ -32,10 +32,6 @@ bool wants_action(const Snapshot& snap) {
     return term || expansion.action_boost > 0.0f;
 }
 
-bool wants_pairs(const Snapshot& snap) {
-    return snap.options.expansion.pair_weight > 0.0f && snap.options.bm25.weights.word_pairs > 0.0f;
-}
-
 bool wants_lexicon(const Snapshot& snap) {
     return snap.options.expansion.lexicon && snap.options.expansion.weight > 0.0f;
 }
@@ -101,7 +97,7 @@ MemoStem QueryWords::view(const StemSpans& s) const {
 
 void QueryWords::cut(const Snapshot& snap, std::string_view query) {
     const AnalyzerOptions& a = snap.options.analyzer;
-    const bool plain_stemmed = wants_pairs(snap) || wants_lexicon(snap);
+    const bool plain_stemmed = query_plain_word_weights(snap.options).any() || wants_lexicon(snap);
     arena_.clear();
     tokens_.clear();
     surface_tokens_.clear();
@@ -255,7 +251,7 @@ struct QueryScratch {
     QueryWords words;
     CompoundPhrases compounds;
     std::vector<std::size_t> phrases;
-    PairTerms pairs;
+    PlainWordTerms plain_terms;
     std::vector<WeightedTermId> ids;
 };
 
@@ -317,10 +313,11 @@ void build_terms(const Snapshot& snap, ToolAction action, QueryScratch& s, Sink&
             }
         }
     }
-    if (wants_pairs(snap)) {
-        s.pairs.restart();
+    // The signals documents share (word pairs), from the plain words and their stems.
+    if (const PlainWordWeights plain = query_plain_word_weights(snap.options); plain.any()) {
+        s.plain_terms.restart(plain);
         for (std::size_t i = 0; i < w.plain.size(); ++i) {
-            s.pairs.add(w.plain[i], w.plain_stems[i].stem, expansion.pair_weight, sink);
+            s.plain_terms.add(w.plain[i], w.plain_stems[i].stem, sink);
         }
     }
     if (expansion.compound_weight > 0.0f) {
