@@ -1,13 +1,9 @@
 // term_pipeline.hpp: the one term pipeline of documents and queries. A text is tokenized
 // (Analyzer::raw_tokens, or the analyzer's own pass), each token normalised (kept_word: cut to
 // max_token_bytes, stop words dropped), stemmed (memo_stem) and made into typed terms
-// (term.hpp), which are handed to a sink. Documents (Analyzer::analyze, append_word_pairs) and
-// queries (search/bm25_query.cpp) emit their terms through the functions here, so each lexical
-// signal's terms are written once and the two sides cannot disagree.
-//
-// A lexical signal that documents and queries share is written here once: its term kind in
-// term.hpp, its terms (and which weight each side gives them) in this file. Documents
-// (snapshot/document_cache.cpp) and queries (search/bm25_query.cpp) only feed it their words.
+// (term.hpp), which are handed to a sink. Documents (Analyzer::analyze, append_word_pairs,
+// snapshot/document_cache.cpp) and queries (search/bm25_query.cpp) only feed it their words, so
+// a signal both sides share is written once, here and in term.hpp, and the sides cannot disagree.
 //
 // A sink has two members: add(std::string_view term, float weight) and
 // add(std::string_view term, std::uint64_t hash, float weight), the second for a term whose
