@@ -13,7 +13,8 @@
 
 namespace scout::detail {
 
-/// Distinct words a thread's memo holds before it starts afresh (in 16,384 slots of 128 bytes, about 2.1 MB).
+/// Distinct words a thread's memo holds before it starts afresh (in 16,384 slots of 128 bytes,
+/// about 2.1 MB).
 inline constexpr std::size_t kStemMemoEntries = 12288;
 /// Longer words are stemmed without being remembered.
 inline constexpr std::size_t kStemMemoMaxBytes = 32;
