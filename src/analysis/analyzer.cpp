@@ -8,8 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "analysis/stem_memo.hpp"
-#include "analysis/term.hpp"
+#include "analysis/term_pipeline.hpp"
 #include "util/utf8.hpp"
 
 namespace scout::detail {
@@ -94,11 +93,6 @@ bool identifier_boundary(CharClass prev, CharClass cur, CharClass next) {
         return true;
     }
     return prev == CharClass::upper && cur == CharClass::upper && next == CharClass::lower;
-}
-
-/// Cuts `token` to at most `limit` bytes without splitting a UTF-8 sequence.
-void truncate_utf8(std::string& token, std::size_t limit) {
-    token.resize(Analyzer::kept_bytes(token, limit));
 }
 
 /// Calls emit(token, joined) for every raw lowercase token of `text`. With `catenate`, a word of
@@ -224,22 +218,25 @@ void Analyzer::raw_tokens(std::string_view text,
     });
 }
 
+namespace {
+
+/// The terms as strings, in order (the weight is the caller's business).
+struct StringSink {
+    std::vector<std::string>& out;
+    void add(std::string_view term, float /*weight*/) { out.emplace_back(term); }
+    void add(std::string_view term, std::uint64_t /*hash*/, float weight) { add(term, weight); }
+};
+
+}  // namespace
+
 void Analyzer::analyze(std::string_view text, std::vector<std::string>& out) const {
-    tokenize(
-        text, options_.split_identifiers, options_.keep_joined_case, [&](std::string& token, bool) {
-            truncate_utf8(token, options_.max_token_bytes);
-            if (token.empty() || (options_.remove_stop_words && is_stop_word(token))) {
-                return;
-            }
-            if (!options_.stem) {
-                out.push_back(token);
-            } else if (!options_.keep_surface) {
-                out.push_back(memo_porter_stem(token));
-            } else {
-                out.push_back(token);
-                out.push_back(make_term(TermKind::stem, memo_porter_stem(token)));
-            }
-        });
+    StringSink sink{out};
+    tokenize(text,
+             options_.split_identifiers,
+             options_.keep_joined_case,
+             [&](const std::string& token, bool) {
+                 emit_word_terms(options_, kept_word(options_, token), 1.0f, sink);
+             });
 }
 
 std::vector<std::string> Analyzer::analyze(std::string_view text) const {

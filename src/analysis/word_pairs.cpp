@@ -1,11 +1,20 @@
-// word_pairs.cpp: see word_pairs.hpp.
+// word_pairs.cpp: see word_pairs.hpp. The pair terms themselves are made by the term pipeline
+// (term_pipeline.hpp), as a query's are.
 #include "analysis/word_pairs.hpp"
 
 #include "analysis/analyzer.hpp"
-#include "analysis/stem_memo.hpp"
-#include "analysis/term.hpp"
+#include "analysis/term_pipeline.hpp"
 
 namespace scout::detail {
+
+namespace {
+
+struct StringSink {
+    std::vector<std::string>& out;
+    void add(std::string_view term, float /*weight*/) { out.emplace_back(term); }
+};
+
+}  // namespace
 
 std::vector<std::string> plain_words(std::string_view text) {
     static const Analyzer plain(AnalyzerOptions{.split_identifiers = true,
@@ -13,25 +22,15 @@ std::vector<std::string> plain_words(std::string_view text) {
                                                 .remove_stop_words = false,
                                                 .stem = false,
                                                 .keep_surface = false,
-                                                .max_token_bytes = 64});
+                                                .max_token_bytes = kPlainWordBytes});
     return plain.analyze(text);
 }
 
 void append_word_pairs_of(const std::vector<std::string>& plain, std::vector<std::string>& out) {
-    // The analyzer drops a stop word after cutting it, as plain_words cut it: skipping them
-    // here gives the words a stop-word-removing analyzer would.
-    std::string previous;
+    PairTerms pairs;
+    StringSink sink{out};
     for (const std::string& w : plain) {
-        if (is_stop_word(w)) {
-            continue;
-        }
-        std::string stem = memo_porter_stem(w);
-        if (!previous.empty()) {
-            previous += ' ';
-            previous += stem;
-            out.push_back(make_term(TermKind::pair, previous));
-        }
-        previous = std::move(stem);
+        pairs.add(w, 1.0f, sink);
     }
 }
 

@@ -1,7 +1,9 @@
 // bm25_query.cpp: see bm25_query.hpp. The query is tokenized once; its plain words (pairs,
 // action, lexicon), its surface words (own terms, compounds, neighbours) and their stems all come
-// from that one pass. The terms are handed to a sink as they are made: the search's sink looks
-// each up in the vocabulary at once and keeps its id, so no term string is built to be kept.
+// from that one pass. The terms are made by the term pipeline (analysis/term_pipeline.hpp), as a
+// document's are, and handed to a sink as they are made: the search's sink looks each up in the
+// vocabulary at once, with the hash the stem memo kept, and keeps its id, so no term string is
+// built to be kept and no word is hashed twice.
 #include "search/bm25_query.hpp"
 
 #include <algorithm>
@@ -12,29 +14,22 @@
 #include <unordered_set>
 
 #include "analysis/analyzer.hpp"
-#include "analysis/stem_memo.hpp"
-#include "analysis/term.hpp"
+#include "analysis/term_pipeline.hpp"
 #include "analysis/tool_action.hpp"
 #include "search/compound_expander.hpp"
 #include "search/lexicon.hpp"
 #include "search/neighbour_expansion.hpp"
 #include "util/thread_scratch.hpp"
+#include "util/word_hash.hpp"
 
 namespace scout::detail {
 
 namespace {
 
-/// plain_words cuts its words at this many bytes (word_pairs.cpp).
-constexpr std::size_t kPlainWordBytes = 64;
-
 bool wants_action(const Snapshot& snap) {
     const ExpansionOptions& expansion = snap.options.expansion;
     const bool term = expansion.action_weight > 0.0f && snap.options.bm25.weights.action > 0.0f;
     return term || expansion.action_boost > 0.0f;
-}
-
-bool wants_pairs(const Snapshot& snap) {
-    return snap.options.expansion.pair_weight > 0.0f && snap.options.bm25.weights.word_pairs > 0.0f;
 }
 
 bool wants_lexicon(const Snapshot& snap) {
@@ -45,102 +40,114 @@ bool wants_neighbours(const Snapshot& snap) {
     return snap.neighbours && snap.options.expansion.neighbours > 0;
 }
 
-/// The words of one query, cut once for every signal. Every word is a view into one arena,
-/// taken once the arena is complete.
+/// The words of one query, cut once for every signal, and stemmed once each: the stems and their
+/// hashes are kept, so no word is stemmed or hashed twice. Every view is into one arena, taken
+/// once the arena is complete.
 class QueryWords {
 public:
     /// Cuts `query` as the snapshot's analyzers and plain_words would.
     void cut(const Snapshot& snap, std::string_view query);
 
     std::vector<std::string_view> plain;          ///< plain_words(query)
-    std::vector<std::string_view> plain_stems;    ///< the stem of each plain word (pairs, lexicon)
+    std::vector<MemoStem> plain_stems;            ///< the stem of each plain word (pairs)
     std::vector<std::string_view> lexicon_stems;  ///< stems of the words split_words gives
-    std::vector<std::string_view> surface;        ///< snap.surface_analyzer.analyze(query)
-    std::vector<std::string_view> surface_stems;  ///< the stem of each (when the index stems)
+    std::vector<std::string_view> surface;  ///< the analyzer's kept words (surface_analyzer's)
+    std::vector<MemoStem> surface_stems;    ///< the stem of each (when the index stems)
 
 private:
     struct Span {
         std::size_t begin = 0;
         std::size_t size = 0;
     };
-    /// Appends the stem of arena bytes `word` and returns where it went.
-    Span add_stem(Span word);
-    void view_all(const std::vector<Span>& spans, std::vector<std::string_view>& out) const;
+    /// A stem in the arena: its stem term, the stem being the term's tail, and the hashes.
+    struct StemSpans {
+        Span stem_term;
+        std::uint64_t word_hash = 0, stem_hash = 0, stem_term_hash = 0;
+    };
+    /// Stems arena bytes `word`, appends the stem term and returns where it went.
+    StemSpans add_stem(Span word);
+    [[nodiscard]] std::string_view view(Span s) const {
+        return std::string_view(arena_).substr(s.begin, s.size);
+    }
+    [[nodiscard]] MemoStem view(const StemSpans& s) const;
 
     std::string arena_;
     std::vector<RawToken> tokens_;
     std::vector<RawToken> surface_tokens_;  // only when the analyzer keeps joiners in tokens
-    std::vector<Span> plain_, plain_stems_, lexicon_stems_, surface_, surface_stems_;
+    std::vector<Span> plain_, lexicon_stems_, surface_;
+    std::vector<StemSpans> plain_stems_, surface_stems_;
 };
 
-QueryWords::Span QueryWords::add_stem(Span word) {
-    const std::string& stem =
-        memo_porter_stem(std::string_view(arena_).substr(word.begin, word.size));
-    const Span out{arena_.size(), stem.size()};
-    arena_ += stem;
+QueryWords::StemSpans QueryWords::add_stem(Span word) {
+    const MemoStem m = memo_stem(view(word));
+    const StemSpans out{
+        {arena_.size(), m.stem_term.size()}, m.word_hash, m.stem_hash, m.stem_term_hash};
+    arena_ += m.stem_term;
     return out;
 }
 
-void QueryWords::view_all(const std::vector<Span>& spans,
-                          std::vector<std::string_view>& out) const {
-    out.clear();
-    for (const Span& s : spans) {
-        out.push_back(std::string_view(arena_).substr(s.begin, s.size));
-    }
+MemoStem QueryWords::view(const StemSpans& s) const {
+    const std::string_view stem_term = view(s.stem_term);
+    return {s.word_hash,
+            stem_term.substr(term_prefix::kStem.size()),
+            s.stem_hash,
+            stem_term,
+            s.stem_term_hash};
 }
 
 void QueryWords::cut(const Snapshot& snap, std::string_view query) {
     const AnalyzerOptions& a = snap.options.analyzer;
-    const bool plain_stemmed = wants_pairs(snap) || wants_lexicon(snap);
+    const bool plain_stemmed = query_plain_word_weights(snap.options).any() || wants_lexicon(snap);
     arena_.clear();
     tokens_.clear();
     surface_tokens_.clear();
-    for (std::vector<Span>* v :
-         {&plain_, &plain_stems_, &lexicon_stems_, &surface_, &surface_stems_}) {
+    for (std::vector<Span>* v : {&plain_, &lexicon_stems_, &surface_}) {
         v->clear();
     }
+    plain_stems_.clear();
+    surface_stems_.clear();
     // plain_words splits identifiers and joins nothing; the analyzer adds the joined words when
     // it splits identifiers, and otherwise keeps joiners inside tokens: one more pass then.
     Analyzer::raw_tokens(query, true, a.split_identifiers && a.keep_joined_case, arena_, tokens_);
     if (!a.split_identifiers) {
         Analyzer::raw_tokens(query, false, a.keep_joined_case, arena_, surface_tokens_);
     }
-    const auto surface_word = [&](const RawToken& t,
-                                  const Span* plain_stem,
-                                  std::size_t plain_size) {
-        const Span word{t.begin,
-                        Analyzer::kept_bytes(std::string_view(arena_).substr(t.begin, t.size),
-                                             a.max_token_bytes)};
-        if (word.size == 0 || (a.remove_stop_words && is_stop_word(std::string_view(arena_).substr(
-                                                          word.begin, word.size)))) {
-            return;
-        }
-        surface_.push_back(word);
-        if (a.stem) {
-            surface_stems_.push_back(
-                plain_stem != nullptr && plain_size == word.size ? *plain_stem : add_stem(word));
-        }
-    };
+    const auto surface_word =
+        [&](const RawToken& t, const StemSpans* plain_stem, std::size_t plain_size) {
+            const std::string_view kept = kept_word(a, view(Span{t.begin, t.size}));
+            if (kept.empty()) {
+                return;
+            }
+            const Span word{t.begin, kept.size()};
+            surface_.push_back(word);
+            if (a.stem) {
+                surface_stems_.push_back(plain_stem != nullptr && plain_size == word.size
+                                             ? *plain_stem
+                                             : add_stem(word));
+            }
+        };
     for (const RawToken& t : tokens_) {
-        Span plain_stem;
+        StemSpans plain_stem;
         std::size_t plain_size = 0;
         if (!t.joined) {
             const Span word{t.begin,
-                            Analyzer::kept_bytes(std::string_view(arena_).substr(t.begin, t.size),
-                                                 kPlainWordBytes)};
+                            Analyzer::kept_bytes(view(Span{t.begin, t.size}), kPlainWordBytes)};
             if (word.size != 0) {
                 plain_.push_back(word);
                 plain_size = word.size;
             }
             if (plain_stemmed) {
                 // The lexicon reads the words uncut (Lexicon::expansions splits the text itself).
-                const Span whole{t.begin, t.size};
                 if (word.size != 0) {
                     plain_stem = add_stem(word);
                     plain_stems_.push_back(plain_stem);
                 }
-                lexicon_stems_.push_back(word.size == t.size && word.size != 0 ? plain_stem
-                                                                               : add_stem(whole));
+                const StemSpans whole = word.size == t.size && word.size != 0
+                                            ? plain_stem
+                                            : add_stem(Span{t.begin, t.size});
+                const std::size_t prefix = term_prefix::kStem.size();
+                lexicon_stems_.push_back(
+                    {whole.stem_term.begin + prefix, whole.stem_term.size - prefix});
             }
         }
         if (a.split_identifiers) {
@@ -150,6 +157,12 @@ void QueryWords::cut(const Snapshot& snap, std::string_view query) {
     for (const RawToken& t : surface_tokens_) {
         surface_word(t, nullptr, 0);
     }
+    const auto view_all = [&](const auto& spans, auto& out) {
+        out.clear();
+        for (const auto& s : spans) {
+            out.push_back(view(s));
+        }
+    };
     view_all(plain_, plain);
     view_all(plain_stems_, plain_stems);
     view_all(lexicon_stems_, lexicon_stems);
@@ -163,7 +176,7 @@ void QueryWords::cut(const Snapshot& snap, std::string_view query) {
 struct LexiconTerms {
     struct Term {
         std::string text;
-        std::size_t hash = 0;
+        std::uint64_t hash = 0;
     };
     bool ready = false;
     AnalyzerOptions options;
@@ -177,7 +190,7 @@ const LexiconTerms& lexicon_terms(const Analyzer& analyzer) {
         cache.by_phrase.assign(lexicon.phrase_count(), {});
         for (std::size_t p = 0; p < lexicon.phrase_count(); ++p) {
             for (std::string& t : analyzer.analyze(lexicon.phrase_text(p))) {
-                const std::size_t hash = TermHash{}(std::string_view(t));
+                const std::uint64_t hash = word_hash(t);
                 cache.by_phrase[p].push_back({std::move(t), hash});
             }
         }
@@ -187,12 +200,18 @@ const LexiconTerms& lexicon_terms(const Analyzer& analyzer) {
     return cache;
 }
 
-/// The index term of each action, made once.
-const std::string& action_term_text(ToolAction action) {
+/// The index term of each action with its hash, made once.
+struct ActionTerm {
+    std::string text;
+    std::uint64_t hash = 0;
+};
+
+const ActionTerm& action_term_of(ToolAction action) {
     static const auto terms = [] {
-        std::array<std::string, static_cast<std::size_t>(ToolAction::download) + 1> t;
+        std::array<ActionTerm, static_cast<std::size_t>(ToolAction::download) + 1> t;
         for (std::size_t a = 0; a < t.size(); ++a) {
-            t[a] = action_term(static_cast<ToolAction>(a));
+            t[a].text = action_term(static_cast<ToolAction>(a));
+            t[a].hash = word_hash(t[a].text);
         }
         return t;
     }();
@@ -201,7 +220,7 @@ const std::string& action_term_text(ToolAction action) {
 
 /// Whether the catalog knows `word` (lowercase, unstemmed): all its terms are in the index.
 bool known_word(const Snapshot& snap, std::string_view word) {
-    const auto known_term = [&](std::string_view term) {
+    const auto known_term = [&](const PrehashedTerm& term) {
         const std::optional<TermId> id = snap.bm25.term_id(term);
         return id && snap.bm25.doc_freq(*id) > 0;
     };
@@ -209,17 +228,21 @@ bool known_word(const Snapshot& snap, std::string_view word) {
     // spares analyzing every candidate half of a compound.
     const AnalyzerOptions& a = snap.options.analyzer;
     if (!a.stem || a.keep_surface) {
-        return known_term(word);
+        return known_term({word, word_hash(word)});
     }
     // A word of lowercase ASCII letters is one token to the analyzer, so its one term is its
     // stem (or none for a stop word): no tokenizing, no vector, for every candidate half.
     if (!word.empty() && word.size() <= a.max_token_bytes &&
         std::all_of(word.begin(), word.end(), [](char c) { return c >= 'a' && c <= 'z'; })) {
-        return !(a.remove_stop_words && is_stop_word(word)) && known_term(memo_porter_stem(word));
+        if (a.remove_stop_words && is_stop_word(word)) {
+            return false;
+        }
+        const MemoStem stem = memo_stem(word);
+        return known_term({stem.stem, stem.stem_hash});
     }
     const std::vector<std::string> terms = snap.analyzer.analyze(word);
     return !terms.empty() && std::all_of(terms.begin(), terms.end(), [&](const std::string& t) {
-        return known_term(t);
+        return known_term({t, word_hash(t)});
     });
 }
 
@@ -228,7 +251,7 @@ struct QueryScratch {
     QueryWords words;
     CompoundPhrases compounds;
     std::vector<std::size_t> phrases;
-    std::string term;
+    PlainWordTerms plain_terms;
     std::vector<WeightedTermId> ids;
 };
 
@@ -236,64 +259,35 @@ struct QueryScratch {
 struct TermStrings {
     std::vector<QueryTerm>& out;
     void add(std::string_view term, float weight) { out.push_back({std::string(term), weight}); }
-    void add(std::string_view term, std::size_t /*hash*/, float weight) { add(term, weight); }
+    void add(std::string_view term, std::uint64_t /*hash*/, float weight) { add(term, weight); }
 };
 
-/// The query's terms looked up as they come: only the ids the index knows are kept.
+/// The query's terms looked up as they come: only the ids the index knows are kept. A term that
+/// comes with its hash is not hashed again.
 struct TermIds {
     const Bm25Index& index;
     std::vector<WeightedTermId>& out;
-    void add(std::string_view term, float weight) {
-        if (const std::optional<TermId> id = index.term_id(term)) {
-            out.push_back({*id, weight});
-        }
-    }
-    void add(std::string_view term, std::size_t hash, float weight) {
+    void add(std::string_view term, float weight) { add(term, word_hash(term), weight); }
+    void add(std::string_view term, std::uint64_t hash, float weight) {
         if (const std::optional<TermId> id = index.term_id(PrehashedTerm{term, hash})) {
             out.push_back({*id, weight});
         }
     }
 };
 
-/// The terms the analyzer gives a word (or `with_stem`, its stem, from the memo) with `weight`:
-/// the word, its stem, or both (keep_surface), as AnalyzerOptions say.
-template <class Sink>
-void add_word_terms(const AnalyzerOptions& a,
-                    std::string_view word,
-                    std::string_view stem,
-                    float weight,
-                    std::string& term,
-                    Sink& sink) {
-    if (!a.stem) {
-        sink.add(word, weight);
-    } else if (!a.keep_surface) {
-        sink.add(stem, weight);
-    } else {
-        sink.add(word, weight);
-        term.clear();  // clear + append: GCC 12 warns (-Wrestrict) falsely on assign here
-        term.append(term_prefix::kStem).append(stem);
-        sink.add(term, weight);
-    }
-}
-
 /// The analyzer's terms of a compound phrase: one word of lowercase ASCII letters, or two
 /// separated by a space, each of which the analyzer keeps as one token.
 template <class Sink>
-void add_compound_terms(
-    const Snapshot& snap, std::string_view phrase, float weight, std::string& term, Sink& sink) {
-    const AnalyzerOptions& a = snap.options.analyzer;
+void add_compound_terms(const AnalyzerOptions& a,
+                        std::string_view phrase,
+                        float weight,
+                        Sink& sink) {
     std::size_t start = 0;
     while (start < phrase.size()) {
         const std::size_t space = std::min(phrase.find(' ', start), phrase.size());
-        std::string_view word = phrase.substr(start, space - start);
+        const std::string_view word = phrase.substr(start, space - start);
         start = space + 1;
-        word = word.substr(0, Analyzer::kept_bytes(word, a.max_token_bytes));
-        if (word.empty() || (a.remove_stop_words && is_stop_word(word))) {
-            continue;
-        }
-        const std::string_view stem = a.stem ? std::string_view(memo_porter_stem(word)) : word;
-        // The memo's answer lives until its next call: add_word_terms makes none before using it.
-        add_word_terms(a, word, stem, weight, term, sink);
+        emit_word_terms(a, kept_word(a, word), weight, sink);
     }
 }
 
@@ -303,11 +297,9 @@ void build_terms(const Snapshot& snap, ToolAction action, QueryScratch& s, Sink&
     const ExpansionOptions& expansion = snap.options.expansion;
     const AnalyzerOptions& a = snap.options.analyzer;
     const QueryWords& w = s.words;
-    // The query's own terms: per surface word, the word and its stem term (surface forms kept),
-    // the stem alone, or the word (no stemming), as the analyzer gives them.
+    // The query's own terms, as the analyzer gives them, from the stems cut once.
     for (std::size_t i = 0; i < w.surface.size(); ++i) {
-        add_word_terms(
-            a, w.surface[i], a.stem ? w.surface_stems[i] : std::string_view(), 1.0f, s.term, sink);
+        emit_word_terms(a, w.surface[i], a.stem ? w.surface_stems[i] : MemoStem{}, 1.0f, sink);
     }
     if (wants_lexicon(snap)) {
         s.phrases.clear();
@@ -321,34 +313,23 @@ void build_terms(const Snapshot& snap, ToolAction action, QueryScratch& s, Sink&
             }
         }
     }
-    if (wants_pairs(snap)) {
-        // Neighbouring plain words without the stop words (append_word_pairs_of), stemmed.
-        std::string_view previous;
+    // The signals documents share (word pairs), from the plain words and their stems.
+    if (const PlainWordWeights plain = query_plain_word_weights(snap.options); plain.any()) {
+        s.plain_terms.restart(plain);
         for (std::size_t i = 0; i < w.plain.size(); ++i) {
-            if (is_stop_word(w.plain[i])) {
-                continue;
-            }
-            if (!previous.empty()) {
-                s.term.clear();
-                s.term.append(term_prefix::kPair)
-                    .append(previous)
-                    .append(" ")
-                    .append(w.plain_stems[i]);
-                sink.add(s.term, expansion.pair_weight);
-            }
-            previous = w.plain_stems[i];
+            s.plain_terms.add(w.plain[i], w.plain_stems[i].stem, sink);
         }
     }
     if (expansion.compound_weight > 0.0f) {
         s.compounds.find(std::span<const std::string_view>(w.surface),
                          [&](std::string_view word) { return known_word(snap, word); });
         for (std::size_t i = 0; i < s.compounds.size(); ++i) {
-            add_compound_terms(snap, s.compounds[i], expansion.compound_weight, s.term, sink);
+            add_compound_terms(a, s.compounds[i], expansion.compound_weight, sink);
         }
     }
     if (expansion.action_weight > 0.0f && snap.options.bm25.weights.action > 0.0f) {
-        if (const std::string& term = action_term_text(action); !term.empty()) {
-            sink.add(term, expansion.action_weight);
+        if (const ActionTerm& term = action_term_of(action); !term.text.empty()) {
+            sink.add(term.text, term.hash, expansion.action_weight);
         }
     }
 }

@@ -9,7 +9,7 @@
 #include <map>
 
 #include "fusion/fusion.hpp"
-#include "search/exact_names.hpp"
+#include "search/finish_hits.hpp"
 #include "search/phrasing_fusion.hpp"
 #include "search/pipeline.hpp"
 #include "search/scope.hpp"
@@ -81,29 +81,14 @@ Result<SearchResult> fuse_variants(const Snapshot& snap,
     }
 
     const std::size_t user_k = std::clamp<std::size_t>(options.top_k, 1, SearchOptions::kMaxTopK);
-    std::size_t keep = options.auto_k ? SearchOptions::kMaxTopK : user_k;
-    std::size_t exact_count = 0;
-    if (options.exact_name_first) {
-        const std::optional<Bitset> filter = scope_filter(snap, options);
-        const std::vector<ToolId> exact =
-            exact_name_matches(snap, query, filter ? &*filter : nullptr);
-        if (!exact.empty()) {
-            put_exact_first(snap, exact, keep, out.hits);
-            exact_count = std::min(exact.size(), keep);
-        }
-    }
-    if (options.auto_k) {
-        if (exact_count > 0) {
-            keep = exact_count;
-        } else {
-            std::vector<float> scores;
-            for (const Hit& h : out.hits) {
-                scores.push_back(h.score);
-            }
-            keep = auto_k_cut(scores, std::clamp(options.auto_k_ratio, 1e-6, 1.0));
-        }
-    }
-    out.hits.resize(std::min(keep, out.hits.size()));
+    const std::optional<Bitset> filter =
+        options.exact_name_first ? scope_filter(snap, options) : std::nullopt;
+    finish_hits(snap,
+                query,
+                options,
+                options.auto_k ? SearchOptions::kMaxTopK : user_k,
+                filter ? &*filter : nullptr,
+                out.hits);
     return out;
 }
 

@@ -8,7 +8,7 @@
 #include "fusion/fusion.hpp"
 #include "search/bm25_query.hpp"
 #include "search/dense_branch.hpp"
-#include "search/exact_names.hpp"
+#include "search/finish_hits.hpp"
 #include "search/hits.hpp"
 #include "search/rerank.hpp"
 #include "search/scope.hpp"
@@ -57,35 +57,6 @@ SearchResult empty_catalog_result(const Snapshot& snap, const SearchOptions& opt
     empty.catalog_empty = true;
     empty.generation = snap.generation;
     return empty;
-}
-
-/// Exact names first, then the automatic cut when asked for.
-void finish_hits(const Snapshot& snap,
-                 std::string_view query,
-                 const SearchOptions& options,
-                 const Depths& d,
-                 const Bitset* filter,
-                 std::vector<Hit>& hits) {
-    std::size_t exact_count = 0;
-    if (options.exact_name_first) {
-        const std::vector<ToolId> exact = exact_name_matches(snap, query, filter);
-        if (!exact.empty()) {
-            put_exact_first(snap, exact, d.k, hits);
-            exact_count = std::min(exact.size(), d.k);
-        }
-    }
-    if (options.auto_k) {
-        std::size_t keep = exact_count;
-        if (keep == 0) {
-            std::vector<float> scores;
-            scores.reserve(hits.size());
-            for (const Hit& h : hits) {
-                scores.push_back(h.score);
-            }
-            keep = auto_k_cut(scores, std::clamp(options.auto_k_ratio, 1e-6, 1.0));
-        }
-        hits.resize(std::min(keep, hits.size()));
-    }
 }
 
 Result<SearchResult> search_unguarded(const Snapshot& snap,
@@ -142,7 +113,7 @@ Result<SearchResult> search_unguarded(const Snapshot& snap,
         }
         result.hits.resize(std::min(result.hits.size(), d.k));
     }
-    finish_hits(snap, query, options, d, filter, result.hits);
+    finish_hits(snap, query, options, d.k, filter, result.hits);
     result.degraded = !dense.degraded_reason.empty();
     result.degraded_reason = std::move(dense.degraded_reason);
     result.notice = std::move(dense.notice);

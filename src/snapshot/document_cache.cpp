@@ -8,6 +8,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "analysis/term_pipeline.hpp"
 #include "analysis/tool_action.hpp"
 #include "analysis/word_pairs.hpp"
 #include "document/tool_document.hpp"
@@ -180,6 +181,13 @@ struct RenderScratch {
     std::vector<std::string> terms;
     FieldMemo server;
     FieldMemo server_description;
+    PlainWordTerms plain_terms;
+};
+
+/// The term pipeline's sink into a document's terms.
+struct CollectorSink {
+    TermCollector& collector;
+    void add(std::string_view term, float weight) { collector.add(term, weight); }
 };
 
 }  // namespace
@@ -226,13 +234,15 @@ std::optional<CachedDocument> DocumentCache::render(const ServerSpec& server,
             collector.add(std::move(term), weights.action);
         }
     }
-    if (weights.word_pairs > 0.0f) {
-        // Pairs within the name and within the description, never across the two.
-        terms.clear();
-        append_word_pairs(tool.name, terms);
-        append_word_pairs(tool.description, terms);
-        for (std::string& term : terms) {
-            collector.add(std::move(term), weights.word_pairs);
+    if (const PlainWordWeights plain = document_plain_word_weights(weights); plain.any()) {
+        // The signals queries share (word pairs) within the name and within the description,
+        // never across the two.
+        CollectorSink sink{collector};
+        for (const std::string* text : {&tool.name, &tool.description}) {
+            scratch.plain_terms.restart(plain);
+            for (const std::string& word : plain_words(*text)) {
+                scratch.plain_terms.add(word, sink);
+            }
         }
     }
     collector.finish(entry.weighted_terms, entry.term_hashes);
