@@ -163,6 +163,25 @@ void Gateway::start(std::chrono::milliseconds wait) {
     for (const auto& b : *set) {
         b->start();
     }
+    if (set->empty()) {
+        return;
+    }
+    // Once every first attempt is over (or the start-up wait has passed): a gateway none of whose
+    // backends came up serves nothing, which deserves more than the backends' own warnings.
+    const bool queued = pool_.submit([this] {
+        wait_started();
+        const auto now = backends();
+        const auto up = std::count_if(now->begin(), now->end(), [](const auto& b) {
+            return std::string_view(b->state()) == "active";
+        });
+        if (up == 0 && !now->empty()) {
+            log_line(LogLevel::error,
+                     "no backend started (" + std::to_string(now->size()) +
+                         " configured): tool_search finds nothing until one does; see the "
+                         "warnings above");
+        }
+    });
+    (void)queued;  // a pool refusing work at start-up is stopping: nothing to say then
 }
 
 ReloadReport Gateway::reload(std::vector<BackendSpec> backends, PinnedTools pinned) {

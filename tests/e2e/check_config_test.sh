@@ -67,6 +67,14 @@ run --config "$dir/servers.json" --embedder transformer:/nonexistent/model
 [ "$rc" = 2 ] && grep -q "not a directory" <<<"$err" || fail "a missing model: $rc $err"
 run --config "$dir/servers.json" --embedder hashing:64
 [ "$rc" = 0 ] || fail "hashing:64: $rc $err"
+# An Azure api-version stands in for the model of an http embedder, and is refused with another
+# embedder (it would be ignored).
+run --config "$dir/servers.json" --embedder http --embedder-url https://r.openai.azure.com/d \
+  --embedder-api-version 2024-02-01
+[ "$rc" = 0 ] || fail "http with an api-version: $rc $err"
+run --config "$dir/servers.json" --embedder hashing:64 --embedder-api-version 2024-02-01
+[ "$rc" = 2 ] && grep -q -- "--embedder-api-version.*http only" <<<"$err" ||
+  fail "an api-version without http: $rc $err"
 
 # --version and --help print to stdout and exit 0; a bad argument is one line and a pointer to
 # --help, exit 2, not the whole usage.
