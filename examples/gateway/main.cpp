@@ -32,6 +32,7 @@
 #include "line_reader.hpp"
 #include "line_writer.hpp"
 #include "log.hpp"
+#include "templates_file.hpp"
 
 namespace {
 
@@ -109,7 +110,7 @@ int check_configuration(const std::string& config_path,
         }
     }
     if (!templates_path.empty()) {
-        if (auto templates = mcp::load_templates(templates_path); !templates) {
+        if (auto templates = gateway::load_templates_file(templates_path); !templates) {
             errors.push_back(templates.status().message());
         }
     }
@@ -365,7 +366,7 @@ int main(int argc, char** argv) {
         cl.http.auth = std::make_shared<const gateway::AuthTable>(std::move(auth.value()));
     }
     if (!cl.templates_path.empty()) {
-        auto templates = mcp::load_templates(cl.templates_path);
+        auto templates = gateway::load_templates_file(cl.templates_path);
         if (!templates) {
             return usage_error(templates.status().message());
         }
