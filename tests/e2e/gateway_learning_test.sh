@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # gateway_learning_test.sh GATEWAY FAKE_BACKEND: --learn re-ranks tool_search with what executions
 # taught. Two backends offer the same echo tool, so a search ties them; the one ranked second is
-# executed successfully a few times after that search, and the same search then ranks it first.
-# Without --learn the same calls leave the ranking as it was.
+# executed successfully a few times after that search (through execute_tool, or called by its
+# own name "server/echo"), and the same search then ranks it first. Without --learn the same
+# calls leave the ranking as it was.
 set -uo pipefail
 gateway="$1"
 backend="$2"
@@ -54,7 +55,11 @@ JSON
   before=$(ranking 2)
   second=${before##* }
   for i in 3 4 5 6 7 8; do
-    send '{"jsonrpc":"2.0","id":'"$i"',"method":"tools/call","params":{"name":"execute_tool","arguments":{"server_name":"'"$second"'","tool_name":"echo","arguments":{"text":"hi"}}}}'
+    if [ "$via" = direct ]; then  # the tool called by its own name: learned from alike
+      send '{"jsonrpc":"2.0","id":'"$i"',"method":"tools/call","params":{"name":"'"$second"'/echo","arguments":{"text":"hi"}}}'
+    else
+      send '{"jsonrpc":"2.0","id":'"$i"',"method":"tools/call","params":{"name":"execute_tool","arguments":{"server_name":"'"$second"'","tool_name":"echo","arguments":{"text":"hi"}}}}'
+    fi
     answer "$i" | grep -q 'echo: hi' || fail "execution $i on $second: $(answer "$i")"
   done
   after=$(ranking 9)
@@ -63,10 +68,16 @@ JSON
   pid=
 }
 
+via=execute_tool
 run --learn
 [ "$(wc -w <<<"$before")" = 2 ] || fail "the search does not offer both echoes: $before"
 [ "$after" = "$second ${before%% *}" ] ||
   fail "with --learn, $second's successes did not move it first: $before, then $after"
+via=direct
+run --learn
+[ "$after" = "$second ${before%% *}" ] ||
+  fail "with --learn, $second's successes called by name did not move it first: $before, then $after"
+via=execute_tool
 run
 [ "$after" = "$before" ] || fail "without --learn the ranking moved: $before, then $after"
 
