@@ -784,6 +784,7 @@ Json Gateway::call_tool(const Json& id,
         std::vector<ToolKey> found = direct_tools(tools, searcher, called);
         if (found.size() != 1) {
             std::vector<std::string> qualified;
+            qualified.reserve(found.size());
             for (const ToolKey& k : found) {
                 qualified.push_back(k.server + "/" + k.tool);
             }
@@ -975,6 +976,7 @@ Json Gateway::pass_through(const Message& m,
             bare_owners(in_scope, is_read, asked, cancel);
         if (owners.size() > 1) {
             std::vector<std::string> qualified;
+            qualified.reserve(owners.size());
             for (const auto& b : owners) {
                 qualified.push_back(is_read ? prefixed_uri(b->name(), asked)
                                             : b->name() + "/" + asked);
