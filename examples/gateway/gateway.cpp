@@ -168,21 +168,32 @@ void Gateway::start(std::chrono::milliseconds wait) {
         return;
     }
     // Once every first attempt is over (or the start-up wait has passed): a gateway none of whose
-    // backends came up serves nothing, which deserves more than the backends' own warnings.
-    const bool queued = pool_.submit([this] {
-        wait_started();
-        const auto now = backends();
-        const auto up = std::count_if(now->begin(), now->end(), [](const auto& b) {
-            return std::string_view(b->state()) == "active";
+    // backends came up serves nothing, which deserves more than the backends' own warnings. On a
+    // thread of its own (joined at shutdown, whose request_stop ends its waits), not the call
+    // pool's: it must not take a slot a client's call could have.
+    try {
+        startup_watch_ = std::thread([this, set] {
+            for (const auto& b : *set) {
+                const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    startup_deadline_ - std::chrono::steady_clock::now());
+                (void)b->wait_first_attempt(std::max(left, std::chrono::milliseconds(0)));
+            }
+            const auto up = std::count_if(set->begin(), set->end(), [](const auto& b) {
+                return std::string_view(b->state()) == "active";
+            });
+            const bool stopping = std::any_of(set->begin(), set->end(), [](const auto& b) {
+                return std::string_view(b->state()) == "stopped";
+            });
+            if (up == 0 && !stopping) {
+                log_line(LogLevel::error,
+                         "no backend started (" + std::to_string(set->size()) +
+                             " configured): tool_search finds nothing until one does; see the "
+                             "warnings above");
+            }
         });
-        if (up == 0 && !now->empty()) {
-            log_line(LogLevel::error,
-                     "no backend started (" + std::to_string(now->size()) +
-                         " configured): tool_search finds nothing until one does; see the "
-                         "warnings above");
-        }
-    });
-    (void)queued;  // a pool refusing work at start-up is stopping: nothing to say then
+    } catch (const std::system_error&) {
+        // No thread to spare: the backends' own warnings still say what failed.
+    }
 }
 
 ReloadReport Gateway::reload(std::vector<BackendSpec> backends, PinnedTools pinned) {
@@ -343,6 +354,9 @@ void Gateway::shutdown() {
         }
         for (auto& t : stoppers) {
             t.join();
+        }
+        if (startup_watch_.joinable()) {
+            startup_watch_.join();  // its waits ended with request_stop
         }
         std::vector<std::thread> retirers;
         {

@@ -316,6 +316,8 @@ private:
     std::chrono::steady_clock::time_point startup_deadline_;
     std::mutex startup_mutex_;
     std::atomic<bool> started_{false};  ///< every backend's first attempt is over (or timed out)
+    /// Says, once the first attempts are over, when no backend came up (start()).
+    std::thread startup_watch_;
     std::mutex list_mutex_;
     std::string
         last_list_;  ///< the tools/list answer last sent or announced, to notify only on change
