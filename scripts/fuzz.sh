@@ -28,6 +28,8 @@
 #                   Content-Type and Origin headers, remote URLs, --listen addresses
 #   gateway_argument_check
 #                   execute_tool's arguments against a tool's inputSchema (both untrusted)
+#   gateway_templates
+#                   scout-gateway's --templates file, then the meta-tools rendered from it
 #   gateway_modern  scout-gateway's 2026-07-28 rules: _meta envelopes, subscriptions/listen
 #                   filters, Mcp-Name (=?base64?...?=) headers, upstream discover answers
 #   c_abi_json      the JSON the C ABI reads (search options, servers, catalog options)
@@ -61,7 +63,7 @@ for arg in "$@"; do
     index_reader | word_model | safetensors | bert_config | vocab_txt | tokenizer_json | \
       catalog_loader | embeddings_response | search_json | jsonrpc_reader | gateway_config | \
       gateway_embedder_config | c_abi_json | outcome_codec | gateway_auth | gateway_http_rules | \
-      gateway_modern | gateway_argument_check | gateway_jwt | query_text | json_shape | registry_rows | \
+      gateway_modern | gateway_argument_check | gateway_templates | gateway_jwt | query_text | json_shape | registry_rows | \
       reranker_file)
       targets+=("$arg") ;;
     *) echo "fuzz: unknown argument $arg" >&2; exit 2 ;;
@@ -70,8 +72,8 @@ done
 [ ${#targets[@]} -gt 0 ] ||
   targets=(index_reader word_model safetensors bert_config vocab_txt tokenizer_json catalog_loader
     embeddings_response search_json jsonrpc_reader gateway_config gateway_embedder_config c_abi_json
-    outcome_codec gateway_auth gateway_http_rules gateway_modern gateway_argument_check gateway_jwt
-    query_text json_shape registry_rows reranker_file)
+    outcome_codec gateway_auth gateway_http_rules gateway_modern gateway_argument_check gateway_templates
+    gateway_jwt query_text json_shape registry_rows reranker_file)
 source scripts/lib/asan-build.sh
 configure_asan_build
 cmake --build build-asan -j"$(nproc)" --target scout_cli $(printf 'scout_fuzz_%s ' "${targets[@]}")

@@ -225,9 +225,29 @@ const std::vector<CallerScope>& AuthTable::callers() const {
     return scopes_;
 }
 
+namespace {
+
+/// The running key set of `previous` when it fetches what `options` asks, else null.
+std::shared_ptr<RemoteKeySet> reusable_key_set(const AuthTable* previous,
+                                               const JwksFetchOptions& options) {
+    const JwtVerifier* jwt = previous != nullptr ? previous->jwt() : nullptr;
+    std::shared_ptr<RemoteKeySet> remote = jwt != nullptr ? jwt->shared_remote() : nullptr;
+    if (!remote) {
+        return nullptr;
+    }
+    const JwksFetchOptions& running = remote->options();
+    const bool same = running.url == options.url && running.refresh == options.refresh &&
+                      running.connect_timeout == options.connect_timeout &&
+                      running.total_timeout == options.total_timeout;
+    return same ? remote : nullptr;
+}
+
+}  // namespace
+
 Result<AuthTable> AuthTable::parse(std::string_view json_text,
                                    const std::string& base_dir,
-                                   const JwksFetcher& fetch) {
+                                   const JwksFetcher& fetch,
+                                   const AuthTable* previous) {
     auto doc = detail::parse_json(json_text);
     if (!doc) {
         return bad("auth", doc.status().message());
@@ -252,12 +272,17 @@ Result<AuthTable> AuthTable::parse(std::string_view json_text,
             options.url = rules->jwks_url;
             options.refresh = std::chrono::seconds(rules->refresh_seconds);
             options.total_timeout = std::chrono::seconds(rules->fetch_timeout_seconds);
-            auto remote = RemoteKeySet::start(std::move(options), fetch);
-            if (!remote) {
-                return Status{remote.status().code(), "jwt.jwks_url: " + remote.status().message()};
+            std::shared_ptr<RemoteKeySet> keys = reusable_key_set(previous, options);
+            if (!keys) {
+                auto remote = RemoteKeySet::start(std::move(options), fetch);
+                if (!remote) {
+                    return Status{remote.status().code(),
+                                  "jwt.jwks_url: " + remote.status().message()};
+                }
+                keys = std::move(remote.value());
             }
-            table.jwt_ = std::make_shared<const JwtVerifier>(std::move(rules.value()),
-                                                             std::move(remote.value()));
+            table.jwt_ =
+                std::make_shared<const JwtVerifier>(std::move(rules.value()), std::move(keys));
         } else {
             std::filesystem::path jwks(rules->jwks_file);
             if (jwks.is_relative() && !base_dir.empty()) {
@@ -392,9 +417,11 @@ std::string jwt_summary(const AuthTable& table) {
            ")";
 }
 
-Result<AuthTable> AuthTable::load(const std::string& path) {
+Result<AuthTable> AuthTable::load(const std::string& path, const AuthTable* previous) {
     const std::string dir = std::filesystem::path(path).parent_path().string();
-    return load_config_file(path, [&dir](std::string_view text) { return parse(text, dir); });
+    return load_config_file(path, [&dir, previous](std::string_view text) {
+        return parse(text, dir, fetch_jwks, previous);
+    });
 }
 
 }  // namespace scout::gateway

@@ -53,13 +53,18 @@ public:
 
     /// invalid_argument naming the offending entry; duplicate names or tokens are refused. A
     /// "jwt" section's jwks_file is read relative to `base_dir` ("": the working directory); its
-    /// jwks_url is fetched by `fetch` (an error when that fails), then kept fresh on a thread.
+    /// jwks_url is fetched by `fetch` (an error when that fails), then kept fresh on a thread,
+    /// unless `previous` (the table this one replaces) fetches the same URL with the same
+    /// refresh and timeout: its key set is then shared, and nothing is fetched (a reload never
+    /// waits on the identity provider for keys it already has).
     [[nodiscard]] static Result<AuthTable> parse(std::string_view json_text,
                                                  const std::string& base_dir = {},
-                                                 const JwksFetcher& fetch = fetch_jwks);
+                                                 const JwksFetcher& fetch = fetch_jwks,
+                                                 const AuthTable* previous = nullptr);
     /// Reads and parses a file (errors start with the path); a relative jwks_file is found
     /// next to it.
-    [[nodiscard]] static Result<AuthTable> load(const std::string& path);
+    [[nodiscard]] static Result<AuthTable> load(const std::string& path,
+                                                const AuthTable* previous = nullptr);
 
 private:
     struct Entry {

@@ -230,8 +230,9 @@ bool Backend::connect_and_index() {
         return std::shared_ptr<McpSession>(std::move(remote.value()));
     }();
     if (!started) {
-        log_line("backend " + quote_name(spec_.name) +
-                 " failed to start: " + started.status().message());
+        log_line(LogLevel::warn,
+                 "backend " + quote_name(spec_.name) +
+                     " failed to start: " + started.status().message());
         return false;
     }
     std::shared_ptr<McpSession> session = std::move(started.value());
@@ -245,8 +246,9 @@ bool Backend::connect_and_index() {
     log_line("backend " + quote_name(spec_.name) + " started (" + session->where() + ")");
     auto init = session->open(timings_.request_timeout, timings_.discover_timeout);
     if (!init) {
-        log_line("backend " + quote_name(spec_.name) +
-                 " initialize failed: " + init.status().message());
+        log_line(
+            LogLevel::warn,
+            "backend " + quote_name(spec_.name) + " initialize failed: " + init.status().message());
         return false;
     }
     {

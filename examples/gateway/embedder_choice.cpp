@@ -50,6 +50,18 @@ std::size_t hashing_dimension(const std::string& spec) {
     return dim;
 }
 
+/// Settings that only the http embedder reads, given with another: refused rather than ignored,
+/// since the operator expected them to take effect.
+Status check_http_only(const EmbedderSettings& settings) {
+    if (settings.spec != "http" && !settings.http.api_version.empty()) {
+        return Status{Errc::invalid_argument,
+                      "--embedder-api-version (the embedder's \"api_version\") applies to "
+                      "--embedder http only, not to '" +
+                          settings.spec + "'"};
+    }
+    return {};
+}
+
 Status unknown_spec(const std::string& spec) {
     return Status{
         Errc::invalid_argument,
@@ -83,6 +95,9 @@ Result<std::shared_ptr<Embedder>> make_embedder(const std::string& spec) {
 
 Result<std::shared_ptr<Embedder>> make_embedder(const EmbedderSettings& settings) {
     const std::string& spec = settings.spec;
+    if (Status s = check_http_only(settings); !s.ok()) {
+        return s;
+    }
     if (spec == "http") {
         return http_embedder(settings.http);
     }
@@ -122,6 +137,9 @@ Result<std::shared_ptr<Embedder>> make_embedder(const EmbedderSettings& settings
 
 Status check_embedder_settings(const EmbedderSettings& settings) {
     const std::string& spec = settings.spec;
+    if (Status s = check_http_only(settings); !s.ok()) {
+        return s;
+    }
     if (spec == "http") {
         return check_http(settings.http);
     }

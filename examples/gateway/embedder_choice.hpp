@@ -16,15 +16,16 @@ namespace scout::gateway {
 /// missing), "transformer:DIR" (a BERT-family model directory; an error if it cannot load),
 /// "hashing[:DIM]", "http" (an embedding service, settings.http: BM25 alone, said on stderr,
 /// when it cannot be reached at start) or "none" (BM25 only); query embeddings are cached.
-/// invalid_argument for anything else, and for http settings that are missing or would send a
-/// key in cleartext.
+/// invalid_argument for anything else, for http settings that are missing or would send a
+/// key in cleartext, and for an api_version given with an embedder other than http.
 [[nodiscard]] Result<std::shared_ptr<Embedder>> make_embedder(const EmbedderSettings& settings);
 /// make_embedder with `spec` and no http settings.
 [[nodiscard]] Result<std::shared_ptr<Embedder>> make_embedder(const std::string& spec);
 
 /// What make_embedder would refuse, found without loading a model or contacting a service (for
 /// --check-config): an unknown spec, a malformed hashing dimension, a transformer path that is
-/// not a directory, http settings that are missing or would send a key in cleartext.
+/// not a directory, http settings that are missing or would send a key in cleartext, an
+/// api_version with an embedder other than http.
 [[nodiscard]] Status check_embedder_settings(const EmbedderSettings& settings);
 
 /// The search mode that fits `embedder`: BM25 alone without one. Hybrid search without a dense

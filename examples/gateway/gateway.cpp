@@ -9,6 +9,7 @@
 
 #include "argument_check.hpp"
 #include "bounded_json.hpp"
+#include "direct_names.hpp"
 #include "log.hpp"
 #include "modern_protocol.hpp"
 #include "printable.hpp"
@@ -162,6 +163,36 @@ void Gateway::start(std::chrono::milliseconds wait) {
     }
     for (const auto& b : *set) {
         b->start();
+    }
+    if (set->empty()) {
+        return;
+    }
+    // Once every first attempt is over (or the start-up wait has passed): a gateway none of whose
+    // backends came up serves nothing, which deserves more than the backends' own warnings. On a
+    // thread of its own (joined at shutdown, whose request_stop ends its waits), not the call
+    // pool's: it must not take a slot a client's call could have.
+    try {
+        startup_watch_ = std::thread([this, set] {
+            for (const auto& b : *set) {
+                const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    startup_deadline_ - std::chrono::steady_clock::now());
+                (void)b->wait_first_attempt(std::max(left, std::chrono::milliseconds(0)));
+            }
+            const auto up = std::count_if(set->begin(), set->end(), [](const auto& b) {
+                return std::string_view(b->state()) == "active";
+            });
+            const bool stopping = std::any_of(set->begin(), set->end(), [](const auto& b) {
+                return std::string_view(b->state()) == "stopped";
+            });
+            if (up == 0 && !stopping) {
+                log_line(LogLevel::error,
+                         "no backend started (" + std::to_string(set->size()) +
+                             " configured): tool_search finds nothing until one does; see the "
+                             "warnings above");
+            }
+        });
+    } catch (const std::system_error&) {
+        // No thread to spare: the backends' own warnings still say what failed.
     }
 }
 
@@ -323,6 +354,9 @@ void Gateway::shutdown() {
         }
         for (auto& t : stoppers) {
             t.join();
+        }
+        if (startup_watch_.joinable()) {
+            startup_watch_.join();  // its waits ended with request_stop
         }
         std::vector<std::thread> retirers;
         {
@@ -755,6 +789,31 @@ Json Gateway::call_tool(const Json& id,
         return make_error(id, kInvalidParams, "tools/call needs params.name (a string)");
     }
     Json arguments = params.value("arguments", Json::object());
+    const Searcher searcher = catalog_.searcher();
+    std::string called = name->get<std::string>();
+    // A backend tool called by its own name ("name" or "server/name") rather than through
+    // execute_tool: the same execution, so the same scope, argument check, limits and learning.
+    if (called != mcp::kToolSearch && called != mcp::kExecuteTool &&
+        !tools.lookup(searcher, called, {})) {
+        std::vector<ToolKey> found = direct_tools(tools, searcher, called);
+        if (found.size() != 1) {
+            std::vector<std::string> qualified;
+            qualified.reserve(found.size());
+            for (const ToolKey& k : found) {
+                qualified.push_back(k.server + "/" + k.tool);
+            }
+            return make_error(id,
+                              kInvalidParams,
+                              found.empty() ? "Unknown tool '" + detail::clipped(called) +
+                                                  "': no server in scope offers it; call "
+                                                  "tool_search to find one"
+                                            : ambiguous_name_message("tool", called, qualified));
+        }
+        arguments = Json{{"tool_name", found[0].tool},
+                         {"server_name", found[0].server},
+                         {"arguments", std::move(arguments)}};
+        called = mcp::kExecuteTool;
+    }
     const bool learn = meta_.connector().outcome_prior;
     // Arguments that break the tool's inputSchema never reach its backend: the call is answered
     // -32602 naming the field at fault (the executor says so through `invalid`).
@@ -772,11 +831,10 @@ Json Gateway::call_tool(const Json& id,
         }
         return result;
     };
-    const bool search = *name == mcp::kToolSearch;
+    const bool search = called == mcp::kToolSearch;
     t_caller_fallbacks = search ? 0 : -1;
     const auto began = std::chrono::steady_clock::now();
-    Json answer =
-        tools.call_tool(catalog_.searcher(), name->get<std::string>(), arguments, executor);
+    Json answer = tools.call_tool(searcher, called, arguments, executor);
     const bool fell_back = t_caller_fallbacks > 0;
     t_caller_fallbacks = -1;
     if (invalid) {
@@ -790,6 +848,29 @@ Json Gateway::call_tool(const Json& id,
         }
     }
     return make_result(id, std::move(answer));
+}
+
+std::vector<ToolKey> Gateway::direct_tools(const mcp::MetaTools& tools,
+                                           const Searcher& searcher,
+                                           const std::string& name) {
+    std::vector<ToolKey> found;
+    for (const auto& b : backends_in_scope(tools)) {
+        const std::string& server = b->name();
+        // "server/name" names one server's tool; a bare name may be any server's.
+        const bool prefixed = name.size() > server.size() + 1 &&
+                              name.compare(0, server.size(), server) == 0 &&
+                              name[server.size()] == '/';
+        if (prefixed) {
+            if (auto hit = tools.lookup(searcher, name.substr(server.size() + 1), server)) {
+                return {ToolKey{hit->server, hit->tool}};
+            }
+        }
+        if (auto hit = searcher.find(server, name);
+            hit && tools.lookup(searcher, hit->tool, hit->server)) {  // lookup: the scope rule
+            found.push_back(ToolKey{hit->server, hit->tool});
+        }
+    }
+    return found;
 }
 
 std::optional<std::string> Gateway::schema_problem(const ToolKey& key, const Json& arguments) {
@@ -864,34 +945,11 @@ Json Gateway::pass_through(const Message& m,
         }
         Json items = Json::array();
         for (const auto& b : in_scope) {
-            Json cursor;
-            for (int page = 0; page < kMaxPassThroughPages; ++page) {
-                Json ask = Json::object();
-                if (!cursor.is_null()) {
-                    ask["cursor"] = cursor;
-                }
-                auto got = b->request(l.method, std::move(ask), cancel);
-                if (!got) {
-                    break;
-                }
-                auto list = got->find(l.field);
-                if (list != got->end() && list->is_array()) {
-                    for (Json item : *list) {
-                        auto k = item.is_object() ? item.find(l.key) : item.end();
-                        if (!item.is_object() || k == item.end() || !k->is_string()) {
-                            continue;
-                        }
-                        *k = std::string(l.key) == "name"
-                                 ? b->name() + "/" + k->get<std::string>()
-                                 : prefixed_uri(b->name(), k->get<std::string>());
-                        items.push_back(std::move(item));
-                    }
-                }
-                auto next = got->find("nextCursor");
-                if (next == got->end() || !next->is_string()) {
-                    break;
-                }
-                cursor = *next;
+            for (Json& item : listed(*b, l.method, l.field, l.key, cancel)) {
+                Json& k = item[l.key];
+                k = std::string(l.key) == "name" ? b->name() + "/" + k.get<std::string>()
+                                                 : prefixed_uri(b->name(), k.get<std::string>());
+                items.push_back(std::move(item));
             }
         }
         return make_result(m.id, Json{{l.field, std::move(items)}});
@@ -908,21 +966,48 @@ Json Gateway::pass_through(const Message& m,
     if (given == params.end() || !given->is_string()) {
         return make_error(m.id, kInvalidParams, m.method + " needs params." + key + " (a string)");
     }
-    std::string_view value = given->get_ref<const std::string&>();
-    if (is_read) {
-        if (value.substr(0, kUriScheme.size()) != kUriScheme) {
-            return make_error(
-                m.id, kInvalidParams, "Unknown resource: list resources to get their URIs");
-        }
+    const std::string& asked = given->get_ref<const std::string&>();
+    std::string_view value = asked;
+    // The gateway's own names: "server/name" for a prompt, "scout-gateway://server/uri" for a
+    // resource. Anything else is the backend's own name, taken when one server in scope has it.
+    const bool prefixed = !is_read || value.substr(0, kUriScheme.size()) == kUriScheme;
+    if (is_read && prefixed) {
         value.remove_prefix(kUriScheme.size());
     }
+    std::shared_ptr<Backend> owner;
+    std::string inner;
     for (const auto& b : in_scope) {
         const std::string& server = b->name();
-        if (value.size() <= server.size() || value.substr(0, server.size()) != server ||
-            value[server.size()] != '/') {
-            continue;
+        if (prefixed && value.size() > server.size() && value.substr(0, server.size()) == server &&
+            value[server.size()] == '/') {
+            owner = b;
+            inner = std::string(value.substr(server.size() + 1));
+            break;
         }
-        const std::string inner(value.substr(server.size() + 1));
+    }
+    if (!owner && !(is_read && prefixed)) {
+        std::vector<std::shared_ptr<Backend>> owners =
+            bare_owners(in_scope, is_read, asked, cancel);
+        if (owners.size() > 1) {
+            std::vector<std::string> qualified;
+            qualified.reserve(owners.size());
+            for (const auto& b : owners) {
+                qualified.push_back(is_read ? prefixed_uri(b->name(), asked)
+                                            : b->name() + "/" + asked);
+            }
+            return make_error(
+                m.id,
+                kInvalidParams,
+                ambiguous_name_message(is_read ? "resource" : "prompt", asked, qualified));
+        }
+        if (owners.size() == 1) {
+            owner = owners[0];
+            inner = asked;
+        }
+    }
+    if (owner) {
+        const std::shared_ptr<Backend>& b = owner;
+        const std::string& server = b->name();
         if (subscription) {
             return change_subscription(m, *b, inner, client, cancel);
         }
@@ -932,7 +1017,7 @@ Json Gateway::pass_through(const Message& m,
         if (!got) {
             return make_error(m.id, kInternalError, got.status().message());
         }
-        if (is_read) {  // the contents name the URI the client asked for
+        if (is_read && prefixed) {  // the contents name the URI the client asked for
             if (auto contents = got->find("contents");
                 contents != got->end() && contents->is_array()) {
                 for (Json& c : *contents) {
@@ -948,8 +1033,75 @@ Json Gateway::pass_through(const Message& m,
     return make_error(m.id,
                       kInvalidParams,
                       std::string(is_read ? "Unknown resource" : "Unknown prompt") +
-                          ": no server in scope owns '" + detail::clipped(std::string(value)) +
-                          "'");
+                          ": no server in scope owns '" + detail::clipped(asked) + "'");
+}
+
+std::vector<Json> Gateway::listed(Backend& backend,
+                                  const char* method,
+                                  const char* field,
+                                  const char* key,
+                                  const std::shared_ptr<CancelToken>& cancel) {
+    std::vector<Json> items;
+    Json cursor;
+    for (int page = 0; page < kMaxPassThroughPages; ++page) {
+        Json ask = Json::object();
+        if (!cursor.is_null()) {
+            ask["cursor"] = cursor;
+        }
+        auto got = backend.request(method, std::move(ask), cancel);
+        if (!got) {
+            break;
+        }
+        auto list = got->find(field);
+        if (list != got->end() && list->is_array()) {
+            for (Json& item : *list) {
+                auto k = item.is_object() ? item.find(key) : item.end();
+                if (item.is_object() && k != item.end() && k->is_string()) {
+                    items.push_back(std::move(item));
+                }
+            }
+        }
+        auto next = got->find("nextCursor");
+        if (next == got->end() || !next->is_string()) {
+            break;
+        }
+        cursor = *next;
+    }
+    return items;
+}
+
+std::vector<std::shared_ptr<Backend>> Gateway::bare_owners(
+    const std::vector<std::shared_ptr<Backend>>& in_scope,
+    bool resource,
+    const std::string& name,
+    const std::shared_ptr<CancelToken>& cancel) {
+    std::vector<std::shared_ptr<Backend>> owners;
+    auto offers =
+        [&](Backend& b, const char* method, const char* field, const char* key, bool templated) {
+            for (const Json& item : listed(b, method, field, key, cancel)) {
+                const std::string& listed_name = item[key].get_ref<const std::string&>();
+                if (templated ? uri_template_matches(listed_name, name) : listed_name == name) {
+                    return true;
+                }
+            }
+            return false;
+        };
+    for (const auto& b : in_scope) {
+        if (resource ? offers(*b, "resources/list", "resources", "uri", false)
+                     : offers(*b, "prompts/list", "prompts", "name", false)) {
+            owners.push_back(b);
+        }
+    }
+    if (!resource || !owners.empty()) {
+        return owners;
+    }
+    // A concrete URI of a resource template (a backend lists its templates, not their URIs).
+    for (const auto& b : in_scope) {
+        if (offers(*b, "resources/templates/list", "resourceTemplates", "uriTemplate", true)) {
+            owners.push_back(b);
+        }
+    }
+    return owners;
 }
 
 }  // namespace scout::gateway

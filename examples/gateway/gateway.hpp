@@ -198,6 +198,20 @@ private:
                       const mcp::MetaTools& tools,
                       const std::shared_ptr<CancelToken>& cancel,
                       const std::string& client);
+    /// Every item of `backend`'s listing `method` (pages followed, at most kMaxPassThroughPages)
+    /// whose `key` is a string; nothing when it fails.
+    std::vector<Json> listed(Backend& backend,
+                             const char* method,
+                             const char* field,
+                             const char* key,
+                             const std::shared_ptr<CancelToken>& cancel);
+    /// The backends in `in_scope` that list a prompt named `name` (or, for a `resource`, a
+    /// resource with that URI, else a resource template it expands).
+    std::vector<std::shared_ptr<Backend>> bare_owners(
+        const std::vector<std::shared_ptr<Backend>>& in_scope,
+        bool resource,
+        const std::string& name,
+        const std::shared_ptr<CancelToken>& cancel);
     /// resources/subscribe or resources/unsubscribe of `uri` (the backend's own) for `client`.
     Json change_subscription(const Message& m,
                              Backend& backend,
@@ -223,6 +237,12 @@ private:
     void forward_update(const std::string& server, const std::string& uri);
     /// The backends whose server the scope of `tools` reaches.
     std::vector<std::shared_ptr<Backend>> backends_in_scope(const mcp::MetaTools& tools);
+    /// The tools a tools/call name that is not the meta-tools' (nor an enhanced name) denotes:
+    /// "server/name" names that one; a bare name every server in scope that has a tool so
+    /// named (tools out of the caller's scope are never among them).
+    std::vector<ToolKey> direct_tools(const mcp::MetaTools& tools,
+                                      const Searcher& searcher,
+                                      const std::string& name);
     /// Why `arguments` break the tool's indexed inputSchema, or nullopt (argument_check.hpp).
     std::optional<std::string> schema_problem(const ToolKey& key, const Json& arguments);
     Result<Json> execute(const ToolKey& key,
@@ -296,6 +316,8 @@ private:
     std::chrono::steady_clock::time_point startup_deadline_;
     std::mutex startup_mutex_;
     std::atomic<bool> started_{false};  ///< every backend's first attempt is over (or timed out)
+    /// Says, once the first attempts are over, when no backend came up (start()).
+    std::thread startup_watch_;
     std::mutex list_mutex_;
     std::string
         last_list_;  ///< the tools/list answer last sent or announced, to notify only on change

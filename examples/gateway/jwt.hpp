@@ -66,6 +66,8 @@ public:
     [[nodiscard]] std::shared_ptr<const KeySet> keys() const;
     /// The fetched key set (jwks_url), or nullptr (jwks_file).
     [[nodiscard]] const RemoteKeySet* remote() const noexcept { return remote_.get(); }
+    /// The same, shared: a reloaded table with the same jwks_url keeps it.
+    [[nodiscard]] std::shared_ptr<RemoteKeySet> shared_remote() const noexcept { return remote_; }
 
     /// Accepted tokens remembered at most (then forgotten all at once).
     static constexpr std::size_t kMaxRemembered = 4096;

@@ -32,6 +32,7 @@
 #include "line_reader.hpp"
 #include "line_writer.hpp"
 #include "log.hpp"
+#include "templates_file.hpp"
 
 namespace {
 
@@ -109,7 +110,7 @@ int check_configuration(const std::string& config_path,
         }
     }
     if (!templates_path.empty()) {
-        if (auto templates = mcp::load_templates(templates_path); !templates) {
+        if (auto templates = gateway::load_templates_file(templates_path); !templates) {
             errors.push_back(templates.status().message());
         }
     }
@@ -165,6 +166,8 @@ struct HttpStopSwitch {
     bool stop_requested = false;
     scout::gateway::HttpTransport* transport = nullptr;
     std::shared_ptr<const scout::gateway::AuthTable> reloaded;  ///< for a transport yet to come
+    /// The callers in force (the start's, then each reload's): a reload keeps its JWKS fetcher.
+    std::shared_ptr<const scout::gateway::AuthTable> current;
 
     void stop() {
         std::lock_guard lock(mutex);
@@ -177,10 +180,19 @@ struct HttpStopSwitch {
     scout::Status reload_auth(std::shared_ptr<const scout::gateway::AuthTable> auth) {
         std::lock_guard lock(mutex);
         if (transport != nullptr) {
-            return transport->reload_auth(std::move(auth));
+            if (scout::Status s = transport->reload_auth(auth); !s.ok()) {
+                return s;
+            }
+        } else {
+            reloaded = auth;
         }
-        reloaded = std::move(auth);
+        current = std::move(auth);
         return {};
+    }
+
+    std::shared_ptr<const scout::gateway::AuthTable> current_auth() {
+        std::lock_guard lock(mutex);
+        return current;
     }
 };
 
@@ -212,7 +224,9 @@ void reload_files(const ReloadedFiles& files,
     }
     std::shared_ptr<const gateway::AuthTable> auth;
     if (!files.auth_path.empty()) {
-        auto loaded = gateway::AuthTable::load(files.auth_path);
+        // An unchanged jwks_url keeps its running key set: the reload fetches nothing.
+        const auto running = http_stop.current_auth();
+        auto loaded = gateway::AuthTable::load(files.auth_path, running.get());
         if (!loaded) {
             refuse(loaded.status().message());
             return;
@@ -352,7 +366,7 @@ int main(int argc, char** argv) {
         cl.http.auth = std::make_shared<const gateway::AuthTable>(std::move(auth.value()));
     }
     if (!cl.templates_path.empty()) {
-        auto templates = mcp::load_templates(cl.templates_path);
+        auto templates = gateway::load_templates_file(cl.templates_path);
         if (!templates) {
             return usage_error(templates.status().message());
         }
@@ -439,6 +453,7 @@ int main(int argc, char** argv) {
     };
     gateway::WakePipe stop_reading;
     HttpStopSwitch http_stop;
+    http_stop.current = cl.http.auth;
     const std::string running_embedder_json = config->embedder_json;
     gateway::Gateway gw(*searched, std::move(config->backends), cl.connector, cl.timings, write);
     gw.set_pinned(std::move(config->pinned));

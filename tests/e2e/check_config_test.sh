@@ -53,9 +53,18 @@ run --config "$dir/bad-servers.json" --auth-file "$dir/bad-auth.json" \
 grep -q "bad-servers.json: mcpServers.github.args\[2\]: must be a string" <<<"$err" ||
   fail "the config's error: $err"
 grep -q "bad-auth.json: callers\[0\].scope: unknown key" <<<"$err" || fail "the auth error: $err"
-grep -q "bad-templates.json" <<<"$err" || fail "the templates error: $err"
+grep -q "bad-templates.json: tool_search: must be a string (got number) (line 1)" <<<"$err" ||
+  fail "the templates error: $err"
 grep -q "^3 errors$" <<<"$err" || fail "the count: $err"
 [ -z "$out" ] || fail "nothing on stdout when the check fails: $out"
+
+# The templates file: an unknown key is named with its line, and a good one passes.
+printf '{\n  "tool_search": "Find tools",\n  "exec_tool": "Run"\n}\n' >"$dir/typo-templates.json"
+run --config "$dir/servers.json" --templates "$dir/typo-templates.json"
+[ "$rc" = 2 ] && grep -q "typo-templates.json: exec_tool: unknown key (known: .*) (line 3)" <<<"$err" ||
+  fail "an unknown template key: $rc $err"
+run --config "$dir/servers.json" --templates "$(dirname "$0")/../../examples/gateway/templates.example.json"
+[ "$rc" = 0 ] || fail "the example templates: $rc $err"
 
 # A syntax error gives the line; embedder settings are checked without contacting anything.
 printf '{\n  "mcpServers": {\n    "a": { "command": "x", }\n  }\n}\n' >"$dir/syntax.json"
@@ -67,6 +76,14 @@ run --config "$dir/servers.json" --embedder transformer:/nonexistent/model
 [ "$rc" = 2 ] && grep -q "not a directory" <<<"$err" || fail "a missing model: $rc $err"
 run --config "$dir/servers.json" --embedder hashing:64
 [ "$rc" = 0 ] || fail "hashing:64: $rc $err"
+# An Azure api-version stands in for the model of an http embedder, and is refused with another
+# embedder (it would be ignored).
+run --config "$dir/servers.json" --embedder http --embedder-url https://r.openai.azure.com/d \
+  --embedder-api-version 2024-02-01
+[ "$rc" = 0 ] || fail "http with an api-version: $rc $err"
+run --config "$dir/servers.json" --embedder hashing:64 --embedder-api-version 2024-02-01
+[ "$rc" = 2 ] && grep -q -- "--embedder-api-version.*http only" <<<"$err" ||
+  fail "an api-version without http: $rc $err"
 
 # --version and --help print to stdout and exit 0; a bad argument is one line and a pointer to
 # --help, exit 2, not the whole usage.

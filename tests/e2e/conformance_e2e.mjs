@@ -37,7 +37,10 @@ function runSuite(url) {
 
 requirePeers();
 const dir = tempDir();
-const gw = await startListeningGateway(gateway, ['--config', writeConfig(dir)]);
+// Behind the reference servers, the suite's own tools, prompts and resources: the scenarios call
+// them by their bare names, which the gateway passes to the one backend that has them.
+const reference = { command: process.execPath, args: [path.join(here, 'conformance', 'reference_backend.mjs')] };
+const gw = await startListeningGateway(gateway, ['--config', writeConfig(dir, { reference })]);
 let result;
 try {
   result = await runSuite(`${gw.url}/mcp`);

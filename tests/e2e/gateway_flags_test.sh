@@ -76,6 +76,23 @@ for _ in $(seq 1 200); do grep -q "not reloaded" "$dir/quiet" && break; sleep 0.
 stop
 grep -q "not reloaded" "$dir/quiet" || fail "--log-level warn: the refused reload was not said"
 grep -q "port [0-9]" "$dir/quiet" && fail "--log-level warn still wrote info lines: $(cat "$dir/quiet")"
+# ... and a backend that cannot start is a warning, a gateway none of whose backends started an
+# error (at start-up, without a request).
+echo '{ "mcpServers": { "gone": { "command": "/nonexistent/scout-test-backend" } },
+  "embedder": "none" }' >"$dir/dead.json"
+mkfifo "$dir/dead-in"
+"$gateway" --config "$dir/dead.json" --log-level warn --log-format json \
+  --startup-timeout-ms 3000 <"$dir/dead-in" >/dev/null 2>"$dir/dead" &
+pid=$!
+exec 4>"$dir/dead-in"  # stdin stays open: the gateway serves until it is closed
+for _ in $(seq 1 200); do grep -q "no backend started" "$dir/dead" && break; sleep 0.05; done
+exec 4>&-
+wait "$pid" 2>/dev/null
+pid=
+grep '"level":"warn"' "$dir/dead" | grep -q "'gone' failed to start" ||
+  fail "a backend that failed to start was not a warning: $(cat "$dir/dead")"
+grep '"level":"error"' "$dir/dead" | grep -q "no backend started (1 configured)" ||
+  fail "no backend started was not an error: $(cat "$dir/dead")"
 "$gateway" --config "$dir/servers.json" --listen 127.0.0.1:0 --log-level bogus 2>/dev/null
 [ $? = 2 ] || fail "--log-level bogus was not refused"
 

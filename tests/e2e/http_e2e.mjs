@@ -107,13 +107,31 @@ const scenarios = {
     check(!exact.some((m) => m.server === 'everything'), 'even the exact name everything_echo is not found');
     const r = await execute(client, 'echo', 'everything', { message: 'leak' });
     check(r.isError === true && !JSON.stringify(r.content).includes('leak'), 'execute_tool everything/echo is refused');
-    const direct = await client.callTool({ name: 'everything_echo', arguments: { message: 'leak' } }, undefined, CALL);
-    check(direct.isError === true, 'calling everything_echo directly is refused too');
+    // Direct calls by name: out of scope is unknown, and never named as a candidate.
+    const refusal = async (call) => {
+      try { await call(); } catch (e) { return String(e.message); }
+      return 'not refused';
+    };
+    for (const name of ['everything_echo', 'echo', 'everything/echo']) {
+      const why = await refusal(() => client.callTool({ name, arguments: { message: 'leak' } }, undefined, CALL));
+      check(/-32602/.test(why) && /Unknown tool/.test(why) && !why.replace(`'${name}'`, '').includes('everything'),
+        `calling ${name} directly is refused as unknown, naming no other server's tool (${why})`);
+    }
+    const own = await client.callTool({ name: 'list_allowed_directories', arguments: {} }, undefined, CALL);
+    check(!own.isError && own.content[0].text.includes('files'), `its own tool is called by its bare name (${own.content[0].text})`);
+    const prefixed = await client.callTool({ name: 'filesystem/list_allowed_directories', arguments: {} }, undefined, CALL);
+    check(!prefixed.isError, 'and as server/name');
+    const prompt = await refusal(() => client.getPrompt({ name: 'simple-prompt' }, CALL));
+    check(/Unknown prompt/.test(prompt), `another server's prompt by its bare name is unknown (${prompt})`);
     const { resources } = await client.listResources(undefined, CALL);
     check(!resources.some((x) => x.uri.startsWith('scout-gateway://everything/')), 'resources/list holds no everything resources');
     const admin = await connect(gw, TOKENS.admin);
     const adminMatches = await search(admin, 'echo back a message', { top_k: 20 });
     check(adminMatches.some((m) => m.server === 'everything'), 'the admin token on the same gateway still sees everything');
+    const echoed = await admin.callTool({ name: 'echo', arguments: { message: 'by name' } }, undefined, CALL);
+    check(!echoed.isError && echoed.content[0].text.includes('by name'), 'the admin calls everything/echo by its bare name');
+    const simple = await admin.getPrompt({ name: 'simple-prompt' }, CALL);
+    check(simple.messages.length > 0, 'and gets its prompt by its bare name');
     await client.close();
     await admin.close();
   },

@@ -339,7 +339,8 @@ const scenarios = {
     const encoded = await call(9, 'tool_search', { 'Mcp-Name': `=?base64?${Buffer.from('tool_search').toString('base64')}?=` });
     check(encoded.status === 200 && encoded.body?.result?.resultType === 'complete', 'a base64-encoded Mcp-Name that matches is served');
     const unicode = await call(10, 'tööl_search', { 'Mcp-Name': `=?base64?${Buffer.from('tööl_search').toString('base64')}?=` });
-    check(unicode.status === 200 && unicode.body?.result?.isError === true, 'a non-ASCII name travels base64-encoded (and is an unknown tool)');
+    check(unicode.body?.error?.code === -32602 && /Unknown tool 'tööl_search'/.test(unicode.body.error.message),
+      `a non-ASCII name travels base64-encoded (and is an unknown tool) (${unicode.status} ${JSON.stringify(unicode.body)})`);
     const unknown = await post(url, { id: 11, method: 'no/such', params: envelope() }, h('no/such'));
     check(unknown.status === 404 && unknown.body?.error?.code === -32601, `an unknown method -> 404 / -32601 (${unknown.status})`);
     const ping = await post(url, { id: 12, method: 'ping', params: envelope() }, h('ping'));

@@ -141,6 +141,7 @@ TEST_CASE("scout-gateway embedder option errors are exit code 2 naming the optio
         {{"--embedder", "http", "--embedder-url", "ftp://x", "--embedder-model", "m"}, "https://"},
         {{"--embedder", "bogus"}, "http"},
         {{"--embedder-dimensions", "0"}, "--embedder-dimensions"},
+        {{"--embedder", "none", "--embedder-api-version", "2024-02-01"}, "http only"},
         {{"--embedder",
           "http",
           "--embedder-url",

@@ -591,7 +591,7 @@ TEST_CASE("a FIFO or a device given to --templates ends start-up at once with ex
         REQUIRE(status.has_value());
         CHECK(WIFEXITED(*status));
         CHECK(WEXITSTATUS(*status) == 2);
-        CHECK(gw.stderr_text().find(odd + "': not a regular file") != std::string::npos);
+        CHECK(gw.stderr_text().find(odd + ": not a regular file") != std::string::npos);
     }
 }
 

@@ -333,3 +333,29 @@ TEST_CASE("jwks_url: /metrics of the HTTP listener carries the key set's series"
     CHECK(r->body.find("scout_jwks_fetches_total{result=\"ok\"} 1\n") != std::string::npos);
     CHECK(r->body.find("scout_jwks_keys 1\n") != std::string::npos);
 }
+
+TEST_CASE("jwks_url: a reload with the same jwks_url keeps the running key set, fetching nothing",
+          "[gateway][jwt][jwks_url]") {
+    KeyServer server;
+    Pkey rsa = scout::test::make_rsa_key();
+    server.serve(Answer::keys, Json{{"keys", {scout::test::public_jwk(rsa.get(), "r1")}}});
+    const std::string timeout = R"(, "fetch_timeout_seconds": 1)";
+    auto first = AuthTable::parse(auth_json(server.url(), timeout));
+    REQUIRE(first.ok());
+    REQUIRE(server.hits() == 1);
+    // The provider now hangs: a reload that fetched would wait for it, then fail.
+    server.serve(Answer::hang);
+    auto reloaded = AuthTable::parse(auth_json(server.url(), timeout), {}, fetch_jwks, &*first);
+    REQUIRE(reloaded.ok());
+    CHECK(server.hits() == 1);
+    CHECK(reloaded->jwt()->remote() == first->jwt()->remote());
+    CHECK(accepted(*reloaded, token(rsa.get(), "r1")));
+    // Another refresh or URL is another key set: fetched (and here refused, the provider hangs).
+    auto changed = AuthTable::parse(
+        auth_json(server.url(), timeout + R"(, "refresh_seconds": 60)"), {}, fetch_jwks, &*first);
+    CHECK_FALSE(changed.ok());
+    CHECK(server.hits() == 2);
+    // Without the running table, the reload fetches (and is refused).
+    auto plain = AuthTable::parse(auth_json(server.url(), timeout), {}, fetch_jwks, nullptr);
+    CHECK_FALSE(plain.ok());
+}

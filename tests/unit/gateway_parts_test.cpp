@@ -27,6 +27,8 @@
 #include "line_reader.hpp"
 #include "line_writer.hpp"
 #include "log.hpp"
+#include "support/temp_dir.hpp"
+#include "templates_file.hpp"
 
 using namespace scout::gateway;
 using scout::Status;
@@ -204,6 +206,36 @@ TEST_CASE("unknown keys and wrong types in the embedder settings name their path
         REQUIRE_FALSE(s.ok());
         CHECK(s.message().find(expected) != std::string::npos);
     }
+}
+
+TEST_CASE("the templates file names the key at fault and its line", "[gateway]") {
+    const std::vector<std::pair<const char*, const char*>> cases = {
+        {"{\n  \"tool_search\": \"Find\",\n  \"execute_tol\": \"Run\"\n}",
+         "execute_tol: unknown key (known: tool_search, query,"},
+        {"{\n  \"tool_search\": \"Find\",\n  \"execute_tol\": \"Run\"\n}", "(line 3)"},
+        {"{\"tool_search\": \"a\",\n\n \"top_k\" :\n 5}",
+         "top_k: must be a string (got number) (line 3)"},
+        {"[\"tool_search\"]", "not a JSON object of template names to strings (got array)"},
+        {"{\n  \"tool_search\": \"a\",,\n}", "line 2"},
+    };
+    for (const auto& [text, expected] : cases) {
+        INFO(text);
+        auto parsed = parse_templates_file(text);
+        REQUIRE_FALSE(parsed.ok());
+        CHECK(parsed.status().code() == scout::Errc::invalid_argument);
+        CHECK(parsed.status().message().find(expected) != std::string::npos);
+    }
+    auto good =
+        parse_templates_file(R"({"tool_search": "Search {tool_count} tools", "scope": "s"})");
+    REQUIRE(good.ok());
+    CHECK(good->tool_search == "Search {tool_count} tools");
+    CHECK(good->scope == "s");
+    scout::test::TempDir dir;
+    const std::string path = dir.write("templates.json", "{\"zz\": \"x\"}");
+    auto loaded = load_templates_file(path);
+    REQUIRE_FALSE(loaded.ok());
+    CHECK(loaded.status().message().rfind(path + ": zz: unknown key", 0) == 0);
+    CHECK_FALSE(load_templates_file(dir.file("missing.json")).ok());
 }
 
 TEST_CASE("lines are split with bounded memory", "[gateway]") {

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# direct_calls_test.sh GATEWAY FAKE_BACKEND: tools/call by a backend tool's own name over stdio.
+# Two backends offer the same tools: a bare name they share is refused naming both, "server/name"
+# runs that server's tool as execute_tool would (its arguments checked against the schema; the
+# meta-tools keep their names); a name no server has is refused as unknown.
+set -uo pipefail
+gateway="$1"
+backend="$2"
+dir=$(mktemp -d)
+pid=
+cleanup() {
+  exec 3>&- 2>/dev/null
+  [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+wait_for() {  # wait_for FILE PATTERN COUNT: at most 10 s until FILE has COUNT lines matching
+  for _ in $(seq 1 200); do
+    [ "$(grep -c -- "$2" "$1" 2>/dev/null)" -ge "$3" ] && return 0
+    sleep 0.05
+  done
+  return 1
+}
+send() { printf '%s\n' "$1" >&3; }
+answer() {  # answer ID: the line answering request ID (waits for it)
+  wait_for "$dir/out" "\"id\":$1[,}]" 1 || { echo "(no answer to $1)"; return; }
+  grep -- "\"id\":$1[,}]" "$dir/out" | head -1
+}
+call() {  # call ID NAME ARGUMENTS_JSON: tools/call of NAME; its answer
+  send '{"jsonrpc":"2.0","id":'"$1"',"method":"tools/call","params":{"name":"'"$2"'","arguments":'"$3"'}}'
+  answer "$1"
+}
+
+cat >"$dir/servers.json" <<JSON
+{ "mcpServers": { "alpha": { "command": "$backend" }, "beta": { "command": "$backend" } },
+  "embedder": "none" }
+JSON
+mkfifo "$dir/in"
+"$gateway" --config "$dir/servers.json" <"$dir/in" >"$dir/out" 2>"$dir/stderr" &
+pid=$!
+exec 3>"$dir/in"
+send '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
+send '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+answer 1 | grep -q '"protocolVersion"' || fail "no initialize answer"
+wait_for "$dir/stderr" "backend '.*' ACTIVE" 2 || fail "backends not indexed: $(cat "$dir/stderr")"
+
+a=$(call 2 echo '{"text":"x"}')
+grep -q '"code":-32602' <<<"$a" && grep -q "Ambiguous tool 'echo': offered by 2 servers (alpha/echo, beta/echo)" <<<"$a" ||
+  fail "a bare name two servers share: $a"
+a=$(call 3 alpha/echo '{"text":"direct"}')
+grep -q '"text":"echo: direct"' <<<"$a" || fail "server/name runs that server's tool: $a"
+a=$(call 4 beta/echo '{"text":5}')
+grep -q '"code":-32602' <<<"$a" && grep -q "Invalid params for beta/echo: arguments.text" <<<"$a" ||
+  fail "the arguments of a direct call are checked against the schema: $a"
+a=$(call 5 no_such_tool '{}')
+grep -q '"code":-32602' <<<"$a" && grep -q "Unknown tool 'no_such_tool'" <<<"$a" || fail "an unknown name: $a"
+a=$(call 6 gamma/echo '{}')
+grep -q "Unknown tool 'gamma/echo'" <<<"$a" || fail "a server that does not exist: $a"
+# The meta-tools keep their names.
+a=$(call 7 tool_search '{"query":"echo"}')
+grep -q '"matches"' <<<"$a" || fail "tool_search still answers: $a"
+exec 3>&-
+wait "$pid"
+pid=
+grep -q "panic\|terminate" "$dir/stderr" && fail "the gateway crashed: $(cat "$dir/stderr")"
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures check(s) failed"
+  exit 1
+fi
+echo "direct calls: all checks passed"
