@@ -14,6 +14,7 @@
 #include "scout/registry/registry.hpp"
 
 #include "registry/pg_connection.hpp"
+#include "registry/push_on.hpp"
 #include "registry/registry_vectors.hpp"
 #include "registry/row_codec.hpp"
 #include "registry/schema.hpp"
@@ -62,7 +63,7 @@ std::vector<std::pair<std::string, std::vector<float>>> fetch_vectors(
     return found;
 }
 
-struct Writer {
+struct LogWriter {
     PgConnection& conn;
     std::uint64_t seq = 0;
 
@@ -122,17 +123,11 @@ struct Writer {
 
 }  // namespace
 
-Result<PushResult> push(const ConnectOptions& connect,
-                        const CatalogSpec& spec,
-                        std::shared_ptr<Embedder> embedder,
-                        PushOptions options) {
-    auto conn = PgConnection::connect(connect);
-    if (!conn.ok()) {
-        return conn.status();
-    }
-    if (Status s = detail::check_schema(*conn); !s.ok()) {
-        return s;
-    }
+Result<PushResult> push_on(PgConnection& connection,
+                           const CatalogSpec& spec,
+                           const std::shared_ptr<Embedder>& embedder,
+                           const PushOptions& options) {
+    PgConnection* const conn = &connection;
     PushResult result;
 
     // Embed locally what the registry does not hold yet (a full local commit also validates the
@@ -144,7 +139,7 @@ Result<PushResult> push(const ConnectOptions& connect,
         // A commit embeds on several threads; the connection serves one at a time.
         auto guard = std::make_shared<std::mutex>();
         vectors->set_fetcher(
-            [&conn, dim, guard](const std::string& model, const std::vector<std::string>& hashes) {
+            [conn, dim, guard](const std::string& model, const std::vector<std::string>& hashes) {
                 std::lock_guard lock(*guard);
                 return fetch_vectors(*conn, model, dim, hashes);
             });
@@ -201,7 +196,7 @@ Result<PushResult> push(const ConnectOptions& connect,
         for (int r = 0; r < known->rows(); ++r) {
             hashes.emplace(std::string(known->text(r, 0)), known->bytes(r, 1).value_or(""));
         }
-        Writer writer{*conn, *start};
+        LogWriter writer{*conn, *start};
         std::set<std::string, std::less<>> pushed;
         for (const ServerSpec& server : spec.servers) {
             pushed.insert(server.name);
@@ -287,6 +282,20 @@ Result<PushResult> push(const ConnectOptions& connect,
         return s;
     }
     return result;
+}
+
+Result<PushResult> push(const ConnectOptions& connect,
+                        const CatalogSpec& spec,
+                        std::shared_ptr<Embedder> embedder,
+                        PushOptions options) {
+    auto conn = PgConnection::connect(connect);
+    if (!conn.ok()) {
+        return conn.status();
+    }
+    if (Status s = detail::check_schema(*conn); !s.ok()) {
+        return s;
+    }
+    return push_on(*conn, spec, embedder, options);
 }
 
 }  // namespace scout::registry
