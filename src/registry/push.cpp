@@ -3,6 +3,7 @@
 // those); then one transaction writes the changed servers, their tools, the new vectors, the
 // change-log rows and the NOTIFY. The feed row's lock serializes pushes, so sequence numbers are
 // handed out without holes, in commit order.
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -25,6 +26,9 @@ namespace {
 
 using detail::PgConnection;
 using detail::PgParam;
+
+/// Vectors written per statement: few round trips, statements of a few MiB at most.
+constexpr std::size_t kVectorsPerStatement = 1000;
 
 // The registry's vectors of `hashes` for `model_id`; malformed rows are left out (the document
 // is then embedded again, and the row kept as it is).
@@ -61,6 +65,24 @@ std::vector<std::pair<std::string, std::vector<float>>> fetch_vectors(
         }
     }
     return found;
+}
+
+/// A PostgreSQL array literal of `items` ('{"a","b"}'), every element quoted, so any text
+/// (JSON with quotes and backslashes included) goes through one parameter.
+std::string array_literal(const std::vector<std::string>& items) {
+    std::string out = "{";
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        out += i > 0 ? ",\"" : "\"";
+        for (const char c : items[i]) {
+            if (c == '"' || c == '\\') {
+                out += '\\';
+            }
+            out += c;
+        }
+        out += '"';
+    }
+    out += '}';
+    return out;
 }
 
 struct LogWriter {
@@ -105,19 +127,26 @@ struct LogWriter {
             !s.ok()) {
             return s;
         }
-        for (const ToolSpec& tool : server.tools) {
-            const std::string json = detail::tool_json(tool);
-            if (s = conn.run("INSERT INTO scout_tools (server, name, spec, content_hash) VALUES "
-                             "($1, $2, $3, $4)",
-                             {PgParam::text(server.name),
-                              PgParam::text(tool.name),
-                              PgParam::text(json),
-                              PgParam::bytes(detail::content_hash(json))});
-                !s.ok()) {
-                return s;
-            }
+        if (server.tools.empty()) {
+            return {};
         }
-        return {};
+        // Every tool in one statement: a round trip per tool is most of a push's time when the
+        // server process waits for a processor.
+        std::vector<std::string> names;
+        std::vector<std::string> specs;
+        std::vector<std::string> hashes;
+        for (const ToolSpec& tool : server.tools) {
+            names.push_back(tool.name);
+            specs.push_back(detail::tool_json(tool));
+            hashes.push_back(detail::to_hex(detail::content_hash(specs.back())));
+        }
+        return conn.run(
+            "INSERT INTO scout_tools (server, name, spec, content_hash) SELECT $1, n, s, "
+            "decode(h, 'hex') FROM unnest($2::text[], $3::text[], $4::text[]) AS t(n, s, h)",
+            {PgParam::text(server.name),
+             PgParam::text(array_literal(names)),
+             PgParam::text(array_literal(specs)),
+             PgParam::text(array_literal(hashes))});
     }
 };
 
@@ -238,14 +267,23 @@ Result<PushResult> push_on(PgConnection& connection,
             // Stamped with the push's first number, so a replica reading any row of this push
             // reads its vectors in the same snapshot.
             const std::uint64_t added = *start + 1;
-            for (const auto& [hash, vector] : embedded) {
+            // In statements of kVectorsPerStatement rows: one round trip each.
+            for (std::size_t first = 0; first < embedded.size(); first += kVectorsPerStatement) {
+                const std::size_t end = std::min(embedded.size(), first + kVectorsPerStatement);
+                std::vector<std::string> hash_hex;
+                std::vector<std::string> rows;
+                for (std::size_t i = first; i < end; ++i) {
+                    hash_hex.push_back(detail::to_hex(embedded[i].first));
+                    rows.push_back(detail::to_hex(detail::encode_vector(embedded[i].second)));
+                }
                 if (Status e = conn->run(
                         "INSERT INTO scout_embeddings (model_id, content_hash, vector, added_seq) "
-                        "VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+                        "SELECT $1, decode(h, 'hex'), decode(v, 'hex'), $2 FROM "
+                        "unnest($3::text[], $4::text[]) AS t(h, v) ON CONFLICT DO NOTHING",
                         {PgParam::text(result.model_id),
-                         PgParam::bytes(hash),
-                         PgParam::bytes(detail::encode_vector(vector)),
-                         PgParam::number(added)});
+                         PgParam::number(added),
+                         PgParam::text(array_literal(hash_hex)),
+                         PgParam::text(array_literal(rows))});
                     !e.ok()) {
                     return e;
                 }

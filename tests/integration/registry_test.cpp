@@ -222,15 +222,33 @@ TEST_CASE("registry: a writer keeps its connection and opens a new one once it b
     CHECK(edited->removed == 1);
     CHECK(writer.connections() == 1);
 
+    // Tools are written in one statement per server, as array elements: quotes, backslashes
+    // and braces come back as they went in.
+    CatalogSpec quoted = edited_catalog();
+    quoted.servers[0].tools[0].description = R"(Says "hi" \ {braces}, \"escaped\" and ',')";
+    auto quoted_push = writer.push(quoted);
+    REQUIRE(quoted_push.ok());
+    auto conn = sql(*server);
+    for (const scout::ToolSpec& tool : quoted.servers[0].tools) {
+        auto row = conn.exec(
+            "SELECT spec, content_hash FROM scout_tools WHERE server = $1 AND "
+            "name = $2",
+            {PgParam::text(quoted.servers[0].name), PgParam::text(tool.name)});
+        REQUIRE(row.ok());
+        REQUIRE(row->rows() == 1);
+        CHECK(row->text(0, 0) == scout::detail::tool_json(tool));
+        CHECK(row->bytes(0, 1) == scout::detail::content_hash(scout::detail::tool_json(tool)));
+    }
+
     // A restart drops the kept connection; the next push finds it broken and pushes again on
     // a new one.
     REQUIRE(server->restart());
-    CatalogSpec relisted = edited_catalog();
+    CatalogSpec relisted = quoted;
     relisted.servers[0].tools[0].description += " Drafts too.";
     auto after_restart = writer.push(relisted);
     REQUIRE(after_restart.ok());
     CHECK(after_restart->changed == 1);
-    CHECK(after_restart->head_seq == edited->head_seq + 1);
+    CHECK(after_restart->head_seq == quoted_push->head_seq + 1);
     CHECK(writer.connections() == 2);
     auto replica = replica_of(*server, std::make_shared<CountingEmbedder>(kDim));
     REQUIRE(replica->sync().ok());
