@@ -9,6 +9,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "scout/catalog.hpp"
@@ -326,14 +327,9 @@ Result<PushResult> push(const ConnectOptions& connect,
                         const CatalogSpec& spec,
                         std::shared_ptr<Embedder> embedder,
                         PushOptions options) {
-    auto conn = PgConnection::connect(connect);
-    if (!conn.ok()) {
-        return conn.status();
-    }
-    if (Status s = detail::check_schema(*conn); !s.ok()) {
-        return s;
-    }
-    return push_on(*conn, spec, embedder, options);
+    // A writer's first push: one new connection, no retry.
+    Writer writer(connect, std::move(embedder));
+    return writer.push(spec, options);
 }
 
 }  // namespace scout::registry
