@@ -221,6 +221,13 @@ std::vector<OptionSpec> general_options(CommandLine& c) {
          "the registry's password, the file's first line",
          false,
          text(c.registry_password_file)},
+        {"registry-base-dir",
+         "DIR",
+         "",
+         "start the replica from the newest base published in DIR (scout registry publish), "
+         "then the change log after it",
+         false,
+         text(c.registry_base_dir)},
         {"registry-degraded-ttl-s",
          "N",
          "86400",

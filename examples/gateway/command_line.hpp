@@ -40,6 +40,9 @@ struct CommandLine {
     /// --registry-degraded-ttl-s: how long a server the registry holds as DEGRADED stays in
     /// search after its last listing (unset: the replica's default, 24 h).
     std::optional<std::chrono::seconds> registry_degraded_ttl;
+    /// --registry-base-dir: where the registry's bases are published (empty: the replica
+    /// reads the change log from sequence 0).
+    std::string registry_base_dir;
     bool check_only = false;
     bool version = false;
 };

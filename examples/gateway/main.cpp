@@ -352,6 +352,9 @@ int main(int argc, char** argv) {
     if (cl.registry_degraded_ttl && cl.registry_url.empty()) {
         return usage_error("--registry-degraded-ttl-s needs --registry");
     }
+    if (!cl.registry_base_dir.empty() && cl.registry_url.empty()) {
+        return usage_error("--registry-base-dir needs --registry");
+    }
     if (cl.tls.certificate_chain.empty() != cl.tls.private_key.empty()) {
         return usage_error("--tls-cert and --tls-key go together");
     }
@@ -413,6 +416,7 @@ int main(int argc, char** argv) {
         if (cl.registry_degraded_ttl) {
             replica_options.degraded_ttl = *cl.registry_degraded_ttl;
         }
+        replica_options.base_directory = cl.registry_base_dir;
         auto made = registry::Replica::create(replica_options, embedder.value());
         if (!made) {
             return usage_error("--registry: " + made.status().message());
@@ -459,11 +463,11 @@ int main(int argc, char** argv) {
     gw.set_pinned(std::move(config->pinned));
 #if SCOUT_GATEWAY_REGISTRY
     if (replica) {
-        std::shared_ptr<Embedder> document_embedder = embedder.value();
+        // One kept connection for every listing this gateway pushes (opened again if it broke).
+        auto writer = std::make_shared<registry::Writer>(registry_connect, embedder.value());
         registry::Replica* follower = replica.get();
-        gw.set_publisher([registry_connect, document_embedder, follower](const ServerSpec& server) {
-            auto pushed =
-                registry::push(registry_connect, CatalogSpec{{server}}, document_embedder);
+        gw.set_publisher([writer, follower](const ServerSpec& server) {
+            auto pushed = writer->push(CatalogSpec{{server}});
             if (!pushed.ok()) {
                 return pushed.status();
             }

@@ -1,11 +1,75 @@
 // admin.cpp: `scout registry init` and `status`: create or migrate the schema, and describe
 // what the registry holds.
+#include <algorithm>
+#include <set>
+#include <system_error>
+
 #include "scout/registry/registry.hpp"
 
+#include "registry/base_file.hpp"
 #include "registry/pg_connection.hpp"
 #include "registry/schema.hpp"
 
 namespace scout::registry {
+namespace {
+
+/// Removes the bases older than the newest `keep` recorded generations (always keeping the
+/// newest one): their records, then their files and manifests in `directory`. A file is
+/// removed only when its name is a base file's name and its generation is below every kept
+/// one, so a base published while this runs (a higher generation) is never touched.
+Result<std::size_t> remove_superseded_bases(detail::PgConnection& conn,
+                                            const std::filesystem::path& directory,
+                                            std::uint64_t keep) {
+    auto kept = conn.exec(
+        "SELECT min(generation) FROM (SELECT generation FROM scout_bases "
+        "ORDER BY generation DESC LIMIT $1) AS newest",
+        {detail::PgParam::number(std::max<std::uint64_t>(keep, 1))});
+    if (!kept.ok()) {
+        return kept.status();
+    }
+    if (kept->rows() != 1 || kept->is_null(0, 0)) {
+        return std::size_t{0};  // nothing published yet
+    }
+    const auto oldest_kept = kept->number(0, 0);
+    if (!oldest_kept) {
+        return Status{Errc::corrupt, "registry base generation is malformed"};
+    }
+    if (Status s = conn.run("DELETE FROM scout_bases WHERE generation < $1",
+                            {detail::PgParam::number(*oldest_kept)});
+        !s.ok()) {
+        return s;
+    }
+    std::error_code ec;
+    std::set<std::string> doomed;
+    for (auto it = std::filesystem::directory_iterator(directory, ec);
+         !ec && it != std::filesystem::directory_iterator();
+         it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        const auto generation = detail::base_file_generation(name);
+        if (generation && *generation < *oldest_kept) {
+            doomed.insert(name);
+        }
+    }
+    if (ec) {
+        return Status{Errc::io_error,
+                      "cannot list base directory " + directory.string() + ": " + ec.message()};
+    }
+    std::size_t removed = 0;
+    for (const std::string& name : doomed) {
+        // The manifest first: a manifest never names a file that is gone.
+        for (const std::string& file : {detail::manifest_name(name), name}) {
+            const bool gone = std::filesystem::remove(directory / file, ec);
+            if (ec) {
+                return Status{Errc::io_error,
+                              "cannot remove " + (directory / file).string() + ": " + ec.message()};
+            }
+            removed += gone && file == name ? 1U : 0U;
+        }
+    }
+    return removed;
+}
+
+}  // namespace
 
 Status init(const ConnectOptions& connect) {
     auto conn = detail::PgConnection::connect(connect);
@@ -60,6 +124,13 @@ Result<GcResult> gc(const ConnectOptions& connect, GcOptions options) {
     });
     if (!s.ok()) {
         return s;
+    }
+    if (!options.base_directory.empty()) {
+        auto bases = remove_superseded_bases(*conn, options.base_directory, options.keep_bases);
+        if (!bases.ok()) {
+            return bases.status();
+        }
+        out.bases_removed = *bases;
     }
     return out;
 }

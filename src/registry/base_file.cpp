@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 
@@ -85,6 +86,22 @@ bool is_base_file_name(std::string_view name) {
         }
     }
     return true;
+}
+
+std::optional<std::uint64_t> base_file_generation(std::string_view name) {
+    if (!is_base_file_name(name)) {
+        return std::nullopt;
+    }
+    // Digits only, at most 20 of them (is_base_file_name): parsed with an overflow check.
+    std::uint64_t generation = 0;
+    for (std::size_t i = kPrefix.size(); name[i] != '-'; ++i) {
+        const auto digit = static_cast<std::uint64_t>(name[i] - '0');
+        if (generation > (UINT64_MAX - digit) / 10) {
+            return std::nullopt;
+        }
+        generation = generation * 10 + digit;
+    }
+    return generation;
 }
 
 Result<std::string> file_sha256_hex(const std::filesystem::path& path) {

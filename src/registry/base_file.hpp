@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -18,6 +19,8 @@ namespace scout::detail {
 /// True for a name base_file_name() makes: a name read from the registry never leaves the
 /// directory (no separators, no dots but the extension's).
 [[nodiscard]] bool is_base_file_name(std::string_view name);
+/// The generation a base file's name carries; nullopt for any other name.
+[[nodiscard]] std::optional<std::uint64_t> base_file_generation(std::string_view name);
 
 /// SHA-256 of a file's bytes, lowercase hexadecimal, read in blocks. not_found / io_error.
 [[nodiscard]] Result<std::string> file_sha256_hex(const std::filesystem::path& path);

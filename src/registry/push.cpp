@@ -3,17 +3,20 @@
 // those); then one transaction writes the changed servers, their tools, the new vectors, the
 // change-log rows and the NOTIFY. The feed row's lock serializes pushes, so sequence numbers are
 // handed out without holes, in commit order.
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "scout/catalog.hpp"
 #include "scout/registry/registry.hpp"
 
 #include "registry/pg_connection.hpp"
+#include "registry/push_on.hpp"
 #include "registry/registry_vectors.hpp"
 #include "registry/row_codec.hpp"
 #include "registry/schema.hpp"
@@ -24,6 +27,9 @@ namespace {
 
 using detail::PgConnection;
 using detail::PgParam;
+
+/// Vectors written per statement: few round trips, statements of a few MiB at most.
+constexpr std::size_t kVectorsPerStatement = 1000;
 
 // The registry's vectors of `hashes` for `model_id`; malformed rows are left out (the document
 // is then embedded again, and the row kept as it is).
@@ -62,7 +68,25 @@ std::vector<std::pair<std::string, std::vector<float>>> fetch_vectors(
     return found;
 }
 
-struct Writer {
+/// A PostgreSQL array literal of `items` ('{"a","b"}'), every element quoted, so any text
+/// (JSON with quotes and backslashes included) goes through one parameter.
+std::string array_literal(const std::vector<std::string>& items) {
+    std::string out = "{";
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        out += i > 0 ? ",\"" : "\"";
+        for (const char c : items[i]) {
+            if (c == '"' || c == '\\') {
+                out += '\\';
+            }
+            out += c;
+        }
+        out += '"';
+    }
+    out += '}';
+    return out;
+}
+
+struct LogWriter {
     PgConnection& conn;
     std::uint64_t seq = 0;
 
@@ -104,35 +128,36 @@ struct Writer {
             !s.ok()) {
             return s;
         }
-        for (const ToolSpec& tool : server.tools) {
-            const std::string json = detail::tool_json(tool);
-            if (s = conn.run("INSERT INTO scout_tools (server, name, spec, content_hash) VALUES "
-                             "($1, $2, $3, $4)",
-                             {PgParam::text(server.name),
-                              PgParam::text(tool.name),
-                              PgParam::text(json),
-                              PgParam::bytes(detail::content_hash(json))});
-                !s.ok()) {
-                return s;
-            }
+        if (server.tools.empty()) {
+            return {};
         }
-        return {};
+        // Every tool in one statement: a round trip per tool is most of a push's time when the
+        // server process waits for a processor.
+        std::vector<std::string> names;
+        std::vector<std::string> specs;
+        std::vector<std::string> hashes;
+        for (const ToolSpec& tool : server.tools) {
+            names.push_back(tool.name);
+            specs.push_back(detail::tool_json(tool));
+            hashes.push_back(detail::to_hex(detail::content_hash(specs.back())));
+        }
+        return conn.run(
+            "INSERT INTO scout_tools (server, name, spec, content_hash) SELECT $1, n, s, "
+            "decode(h, 'hex') FROM unnest($2::text[], $3::text[], $4::text[]) AS t(n, s, h)",
+            {PgParam::text(server.name),
+             PgParam::text(array_literal(names)),
+             PgParam::text(array_literal(specs)),
+             PgParam::text(array_literal(hashes))});
     }
 };
 
 }  // namespace
 
-Result<PushResult> push(const ConnectOptions& connect,
-                        const CatalogSpec& spec,
-                        std::shared_ptr<Embedder> embedder,
-                        PushOptions options) {
-    auto conn = PgConnection::connect(connect);
-    if (!conn.ok()) {
-        return conn.status();
-    }
-    if (Status s = detail::check_schema(*conn); !s.ok()) {
-        return s;
-    }
+Result<PushResult> push_on(PgConnection& connection,
+                           const CatalogSpec& spec,
+                           const std::shared_ptr<Embedder>& embedder,
+                           const PushOptions& options) {
+    PgConnection* const conn = &connection;
     PushResult result;
 
     // Embed locally what the registry does not hold yet (a full local commit also validates the
@@ -144,7 +169,7 @@ Result<PushResult> push(const ConnectOptions& connect,
         // A commit embeds on several threads; the connection serves one at a time.
         auto guard = std::make_shared<std::mutex>();
         vectors->set_fetcher(
-            [&conn, dim, guard](const std::string& model, const std::vector<std::string>& hashes) {
+            [conn, dim, guard](const std::string& model, const std::vector<std::string>& hashes) {
                 std::lock_guard lock(*guard);
                 return fetch_vectors(*conn, model, dim, hashes);
             });
@@ -201,7 +226,7 @@ Result<PushResult> push(const ConnectOptions& connect,
         for (int r = 0; r < known->rows(); ++r) {
             hashes.emplace(std::string(known->text(r, 0)), known->bytes(r, 1).value_or(""));
         }
-        Writer writer{*conn, *start};
+        LogWriter writer{*conn, *start};
         std::set<std::string, std::less<>> pushed;
         for (const ServerSpec& server : spec.servers) {
             pushed.insert(server.name);
@@ -243,14 +268,23 @@ Result<PushResult> push(const ConnectOptions& connect,
             // Stamped with the push's first number, so a replica reading any row of this push
             // reads its vectors in the same snapshot.
             const std::uint64_t added = *start + 1;
-            for (const auto& [hash, vector] : embedded) {
+            // In statements of kVectorsPerStatement rows: one round trip each.
+            for (std::size_t first = 0; first < embedded.size(); first += kVectorsPerStatement) {
+                const std::size_t end = std::min(embedded.size(), first + kVectorsPerStatement);
+                std::vector<std::string> hash_hex;
+                std::vector<std::string> rows;
+                for (std::size_t i = first; i < end; ++i) {
+                    hash_hex.push_back(detail::to_hex(embedded[i].first));
+                    rows.push_back(detail::to_hex(detail::encode_vector(embedded[i].second)));
+                }
                 if (Status e = conn->run(
                         "INSERT INTO scout_embeddings (model_id, content_hash, vector, added_seq) "
-                        "VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+                        "SELECT $1, decode(h, 'hex'), decode(v, 'hex'), $2 FROM "
+                        "unnest($3::text[], $4::text[]) AS t(h, v) ON CONFLICT DO NOTHING",
                         {PgParam::text(result.model_id),
-                         PgParam::bytes(hash),
-                         PgParam::bytes(detail::encode_vector(vector)),
-                         PgParam::number(added)});
+                         PgParam::number(added),
+                         PgParam::text(array_literal(hash_hex)),
+                         PgParam::text(array_literal(rows))});
                     !e.ok()) {
                     return e;
                 }
@@ -287,6 +321,15 @@ Result<PushResult> push(const ConnectOptions& connect,
         return s;
     }
     return result;
+}
+
+Result<PushResult> push(const ConnectOptions& connect,
+                        const CatalogSpec& spec,
+                        std::shared_ptr<Embedder> embedder,
+                        PushOptions options) {
+    // A writer's first push: one new connection, no retry.
+    Writer writer(connect, std::move(embedder));
+    return writer.push(spec, options);
 }
 
 }  // namespace scout::registry

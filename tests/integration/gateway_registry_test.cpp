@@ -349,7 +349,56 @@ TEST_CASE("scout-gateway --registry: a backend that dies is DEGRADED for the fle
     CHECK(exited.has_value());
 }
 
-TEST_CASE("scout-gateway --registry-degraded-ttl-s is checked", "[registry][gateway]") {
+TEST_CASE("scout-gateway --registry-base-dir starts its replica from the newest base",
+          "[registry][gateway]") {
+    std::string why;
+    auto server = PgServer::start(why);
+    if (!server) {
+        SCOUT_SKIP_WITHOUT_FIXTURE(why);
+    }
+    REQUIRE(reg::init(connect_to(*server)).ok());
+    auto embedder = std::make_shared<scout::HashingEmbedder>(16);
+    REQUIRE(reg::push(connect_to(*server), scout::testing::small_catalog(), embedder).ok());
+    scout::test::TempDir bases;
+    reg::BuilderOptions builder_options;
+    builder_options.replica.connect = connect_to(*server);
+    builder_options.directory = bases.file("");
+    auto builder = reg::BaseBuilder::start(builder_options, embedder);
+    REQUIRE(builder.ok());
+    auto published = (*builder)->publish();
+    REQUIRE(published.ok());
+
+    const Json config{{"mcpServers", {{"fake", {{"command", SCOUT_FAKE_BACKEND_PATH}}}}}};
+    const std::string config_path = server->dir().write("servers.json", config.dump());
+    GatewayProcess gw(SCOUT_GATEWAY_PATH,
+                      {"--config",
+                       config_path,
+                       "--registry",
+                       server->url(),
+                       "--registry-base-dir",
+                       bases.file(""),
+                       "--embedder",
+                       "hashing:16",
+                       "--listen",
+                       "127.0.0.1:0"},
+                      server->dir().file("gateway-stderr.txt"));
+    const int port = listening_port(gw);
+    INFO("gateway stderr:\n" << gw.stderr_text());
+    REQUIRE(port != 0);
+    // The base, then the log after it: the backend's own listing.
+    const std::uint64_t head = published->seq + 1;
+    std::string body = metrics_until(port, [&](const std::string& b) {
+        return series(b, "scout_registry_applied_seq") == head;
+    });
+    INFO("/metrics:\n" << body);
+    CHECK(series(body, "scout_registry_base_generation") == published->generation);
+    CHECK(series(body, "scout_registry_applied_seq") == head);
+    ::kill(gw.pid(), SIGTERM);
+    CHECK(gw.wait_exit(milliseconds(10000)).has_value());
+}
+
+TEST_CASE("scout-gateway --registry-degraded-ttl-s and --registry-base-dir are checked",
+          "[registry][gateway]") {
     const auto refused = [](const std::vector<std::string>& args) {
         scout::test::TempDir dir;
         const std::string config = dir.write("servers.json", R"({"mcpServers": {}})");
@@ -365,6 +414,8 @@ TEST_CASE("scout-gateway --registry-degraded-ttl-s is checked", "[registry][gate
     };
     CHECK_THAT(refused({"--registry-degraded-ttl-s", "60"}),
                Catch::Contains("--registry-degraded-ttl-s needs --registry"));
+    CHECK_THAT(refused({"--registry-base-dir", "bases"}),
+               Catch::Contains("--registry-base-dir needs --registry"));
     CHECK_THAT(
         refused({"--registry", "postgresql://127.0.0.1:1/x", "--registry-degraded-ttl-s", "0"}),
         Catch::Contains("registry-degraded-ttl-s"));

@@ -212,6 +212,76 @@ TEST_CASE("registry base: a stale builder's publication is refused", "[registry]
     CHECK(again->generation == 2);
 }
 
+TEST_CASE("registry base: gc removes superseded bases and keeps the newest ones", "[registry]") {
+    START_SERVER(server);
+    const fs::path dir = server->dir().file("bases");
+    CatalogSpec spec = scout::testing::small_catalog();
+    auto builder = builder_of(*server, dir);
+    std::vector<reg::PublishedBase> published;
+    for (int i = 0; i < 4; ++i) {
+        spec.servers[0].tools[0].description += " Version " + std::to_string(i) + ".";
+        REQUIRE(
+            reg::push(connect_to(*server), spec, std::make_shared<CountingEmbedder>(kDim)).ok());
+        auto base = builder->publish();
+        REQUIRE(base.ok());
+        published.push_back(*base);
+    }
+    const auto present = [&](const reg::PublishedBase& base) {
+        return fs::exists(dir / base.file_name) &&
+               fs::exists(dir / scout::detail::manifest_name(base.file_name));
+    };
+    for (const reg::PublishedBase& base : published) {
+        REQUIRE(present(base));
+    }
+    // Files gc must not touch: not a base file's name, and a manifest-like name of no base.
+    std::ofstream(dir / "notes.txt") << "kept";
+    std::ofstream(dir / "base-1-aaaaaaaaaaaaaaaa.scout.bak") << "kept";
+
+    // Without a directory, bases are left alone.
+    auto plain = reg::gc(connect_to(*server));
+    REQUIRE(plain.ok());
+    CHECK(plain->bases_removed == 0);
+    CHECK(present(published[0]));
+
+    reg::GcOptions options;
+    options.base_directory = dir;  // keep_bases 2 by default
+    auto trimmed = reg::gc(connect_to(*server), options);
+    REQUIRE(trimmed.ok());
+    CHECK(trimmed->bases_removed == 2);
+    CHECK_FALSE(fs::exists(dir / published[0].file_name));
+    CHECK_FALSE(fs::exists(dir / scout::detail::manifest_name(published[0].file_name)));
+    CHECK_FALSE(fs::exists(dir / published[1].file_name));
+    CHECK(present(published[2]));
+    CHECK(present(published[3]));
+    CHECK(fs::exists(dir / "notes.txt"));
+    CHECK(fs::exists(dir / "base-1-aaaaaaaaaaaaaaaa.scout.bak"));
+    auto again = reg::gc(connect_to(*server), options);
+    REQUIRE(again.ok());
+    CHECK(again->bases_removed == 0);
+
+    // keep_bases 0 still keeps the newest base, the one replicas open.
+    options.keep_bases = 0;
+    auto newest_only = reg::gc(connect_to(*server), options);
+    REQUIRE(newest_only.ok());
+    CHECK(newest_only->bases_removed == 1);
+    CHECK_FALSE(fs::exists(dir / published[2].file_name));
+    CHECK(present(published[3]));
+    auto latest = reg::latest_base(connect_to(*server));
+    REQUIRE(latest.ok());
+    CHECK(latest->generation == published[3].generation);
+    auto embedder = std::make_shared<CountingEmbedder>(kDim);
+    auto replica = replica_from(*server, dir, embedder);
+    REQUIRE(replica->sync().ok());
+    CHECK(replica->stats().base_generation == published[3].generation);
+    CHECK(replica->stats().base_error.empty());
+
+    // A base directory that cannot be listed is an error naming it.
+    options.base_directory = server->dir().file("no-such-directory");
+    auto missing = reg::gc(connect_to(*server), options);
+    REQUIRE_FALSE(missing.ok());
+    CHECK_THAT(missing.status().message(), Catch::Contains("no-such-directory"));
+}
+
 TEST_CASE("registry base: a damaged or missing base is refused and the replica reads from 0",
           "[registry]") {
     START_SERVER(server);

@@ -152,7 +152,9 @@ TEST_CASE(
     REQUIRE(reg::init(connect).ok());
     scout::CatalogSpec catalog = scout::testing::random_catalog(kServers, kToolsPerServer, 38);
     auto writer_embedder = std::make_shared<scout::HashingEmbedder>(16);
-    auto first = reg::push(connect, catalog, writer_embedder);
+    // The writer keeps its connection between pushes (and opens a new one after the restart).
+    reg::Writer pusher(connect, writer_embedder);
+    auto first = pusher.push(catalog);
     REQUIRE(first.ok());
     REQUIRE(first->changed == kServers);
 
@@ -208,7 +210,7 @@ TEST_CASE(
             const auto give_up = Clock::now() + std::chrono::seconds(30);
             for (;;) {
                 const std::int64_t push_started = now_ns();
-                auto pushed = reg::push(connect, batch, writer_embedder);
+                auto pushed = pusher.push(batch);
                 if (pushed.ok()) {
                     ++pushes;
                     const std::int64_t done = now_ns();

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <limits>
 #include <thread>
@@ -203,6 +204,64 @@ TEST_CASE("registry: a replica serves what a local build serves, without calling
     CHECK(status->model_id == pusher->model_id());
 }
 
+TEST_CASE("registry: a writer keeps its connection and opens a new one once it broke",
+          "[registry]") {
+    START_SERVER(server);
+    auto embedder = std::make_shared<CountingEmbedder>(kDim);
+    reg::Writer writer(connect_to(*server), embedder);
+    CHECK(writer.connections() == 0);  // opened by the first push
+    auto first = writer.push(scout::testing::small_catalog());
+    REQUIRE(first.ok());
+    auto again = writer.push(scout::testing::small_catalog());  // nothing changed
+    REQUIRE(again.ok());
+    CHECK(again->changed == 0);
+    CHECK(again->head_seq == first->head_seq);
+    auto edited = writer.push(edited_catalog(), {.remove_missing = true});
+    REQUIRE(edited.ok());
+    CHECK(edited->changed == 2);  // one tool described anew, one server added
+    CHECK(edited->removed == 1);
+    CHECK(writer.connections() == 1);
+
+    // Tools are written in one statement per server, as array elements: quotes, backslashes
+    // and braces come back as they went in.
+    CatalogSpec quoted = edited_catalog();
+    quoted.servers[0].tools[0].description = R"(Says "hi" \ {braces}, \"escaped\" and ',')";
+    auto quoted_push = writer.push(quoted);
+    REQUIRE(quoted_push.ok());
+    auto conn = sql(*server);
+    for (const scout::ToolSpec& tool : quoted.servers[0].tools) {
+        auto row = conn.exec(
+            "SELECT spec, content_hash FROM scout_tools WHERE server = $1 AND "
+            "name = $2",
+            {PgParam::text(quoted.servers[0].name), PgParam::text(tool.name)});
+        REQUIRE(row.ok());
+        REQUIRE(row->rows() == 1);
+        CHECK(row->text(0, 0) == scout::detail::tool_json(tool));
+        CHECK(row->bytes(0, 1) == scout::detail::content_hash(scout::detail::tool_json(tool)));
+    }
+
+    // A restart drops the kept connection; the next push finds it broken and pushes again on
+    // a new one.
+    REQUIRE(server->restart());
+    CatalogSpec relisted = quoted;
+    relisted.servers[0].tools[0].description += " Drafts too.";
+    auto after_restart = writer.push(relisted);
+    REQUIRE(after_restart.ok());
+    CHECK(after_restart->changed == 1);
+    CHECK(after_restart->head_seq == quoted_push->head_seq + 1);
+    CHECK(writer.connections() == 2);
+    auto replica = replica_of(*server, std::make_shared<CountingEmbedder>(kDim));
+    REQUIRE(replica->sync().ok());
+    CHECK(replica->stats().applied_seq == after_restart->head_seq);
+    CHECK(hits_of(replica->searcher()) == local_hits(relisted));
+
+    // With the server gone a push fails, bounded by the connect timeout, and says why.
+    server->stop();
+    auto refused = writer.push(scout::testing::small_catalog());
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.status().code() == Errc::unavailable);
+}
+
 TEST_CASE("registry: a duplicate batch is a no-op and a gap is refilled", "[registry]") {
     START_SERVER(server);
     auto embedder = std::make_shared<CountingEmbedder>(kDim);
@@ -384,7 +443,9 @@ TEST_CASE(
     REQUIRE(last.ok());
     const std::uint64_t head = last->head_seq;
 
-    auto trimmed = reg::gc(connect_to(*server), {.keep_changes = changes + 2});
+    reg::GcOptions trim;
+    trim.keep_changes = changes + 2;
+    auto trimmed = reg::gc(connect_to(*server), trim);
     REQUIRE(trimmed.ok());
     CHECK(trimmed->changes_removed == head - (changes + 2));
     CHECK(trimmed->models_removed == 1);
@@ -677,6 +738,24 @@ TEST_CASE("scout registry init, push, status, gc and publish", "[registry][cli]"
     CHECK_THAT(gc.out, Catch::Contains("\"changes_removed\": 80"));
     CHECK(run_cli(SCOUT_CLI_PATH, "registry gc --keep-changes -1" + url, err).code == 2);
     CHECK(run_cli(SCOUT_CLI_PATH, "registry compact" + url, err).code == 2);
+    // A second base supersedes the first; gc --base-dir keeps the newest --keep-bases.
+    auto second_base =
+        run_cli(SCOUT_CLI_PATH,
+                "registry publish --base-dir " + bases + " --embedder hashing:32 --json" + url,
+                err);
+    CHECK_THAT(second_base.out, Catch::Contains("\"generation\": 2"));
+    auto gc_bases = run_cli(
+        SCOUT_CLI_PATH, "registry gc --base-dir " + bases + " --keep-bases 1 --json" + url, err);
+    INFO(gc_bases.err);
+    CHECK(gc_bases.code == 0);
+    CHECK_THAT(gc_bases.out, Catch::Contains("\"bases_removed\": 1"));
+    std::size_t left = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(bases)) {
+        CHECK_THAT(entry.path().filename().string(), Catch::StartsWith("base-2-"));
+        ++left;
+    }
+    CHECK(left == 2);  // the base file and its manifest
+    CHECK(run_cli(SCOUT_CLI_PATH, "registry gc --keep-bases 1" + url, err).code == 2);
 }
 
 TEST_CASE("registry: a partial push keeps the fleet's fitted model and embeds only what changed",

@@ -302,7 +302,8 @@ const CommandSpec& registry_spec() {
             "Share one catalog between scout processes through PostgreSQL (docs/scale-out.md): "
             "init creates or migrates the schema, status describes the registry, push writes a "
             "catalog file into it (only changed servers, only documents not embedded yet), gc "
-            "trims the change log and drops the vectors of older models, publish writes the "
+            "trims the change log, drops the vectors of older models and (with --base-dir) removes "
+            "superseded bases, publish writes the "
             "catalog as a base index file replicas start from (--base-dir). The "
             "password comes from PGPASSWORD, PGPASSFILE or --password-file, never the URL.",
             {{"registry",
@@ -325,7 +326,12 @@ const CommandSpec& registry_spec() {
                {"base-dir",
                 "DIR",
                 "",
-                "publish: the directory base files are written to, shared with the replicas"}}},
+                "publish: the directory base files are written to, shared with the replicas; "
+                "gc: remove the superseded bases from it"},
+               {"keep-bases",
+                "N",
+                "2",
+                "gc with --base-dir: the newest published bases kept (the newest one always)"}}},
              embedder_group(),
              {"output", {json_option("print the result as JSON")}}}};
         return s;

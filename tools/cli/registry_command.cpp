@@ -132,6 +132,17 @@ int collect_garbage(const registry::ConnectOptions& connect, const Args& args) {
             return fail("--keep-changes must be a whole number");
         }
     }
+    if (const auto keep = args.get("keep-bases")) {
+        char* end = nullptr;
+        options.keep_bases = std::strtoull(keep->c_str(), &end, 10);
+        if (end == keep->c_str() || *end != '\0' || (*keep)[0] == '-') {
+            return fail("--keep-bases must be a whole number");
+        }
+    }
+    options.base_directory = args.get("base-dir").value_or("");
+    if (args.has("keep-bases") && options.base_directory.empty()) {
+        return fail("--keep-bases needs --base-dir DIR, the directory bases are published in");
+    }
     auto done = registry::gc(connect, options);
     if (!done.ok()) {
         std::cerr << "scout: " << done.status().message() << "\n";
@@ -140,11 +151,13 @@ int collect_garbage(const registry::ConnectOptions& connect, const Args& args) {
     if (args.has("json")) {
         const nlohmann::json out = {{"changes_removed", done->changes_removed},
                                     {"vectors_removed", done->vectors_removed},
-                                    {"models_removed", done->models_removed}};
+                                    {"models_removed", done->models_removed},
+                                    {"bases_removed", done->bases_removed}};
         std::cout << detail::dump_json(out, 2) << "\n";
     } else {
         std::cout << "removed " << done->changes_removed << " changes, " << done->vectors_removed
-                  << " vectors of " << done->models_removed << " older models\n";
+                  << " vectors of " << done->models_removed << " older models, "
+                  << done->bases_removed << " superseded bases\n";
     }
     return kExitOk;
 }

@@ -66,16 +66,24 @@ struct GcOptions {
     /// The most recent changes kept in the log. A replica further behind than this catches up
     /// with one full read of the registry instead of the log.
     std::uint64_t keep_changes = 10000;
+    /// The directory bases are published in (BuilderOptions::directory); empty: bases are left
+    /// alone. With it, the base files and manifests of every generation older than the newest
+    /// `keep_bases` recorded ones are removed, with their records. The newest recorded base,
+    /// the one replicas open, is always kept (also with keep_bases 0).
+    std::filesystem::path base_directory;
+    std::uint64_t keep_bases = 2;
 };
 
 struct GcResult {
     std::size_t changes_removed = 0;
     std::size_t vectors_removed = 0;  ///< vectors of models other than the latest
     std::size_t models_removed = 0;
+    std::size_t bases_removed = 0;  ///< base files removed (each with its manifest)
 };
 
 /// Trims the change log to its last `keep_changes` rows and drops the vectors of every model but
-/// the latest pushed one, in one transaction serialized with pushes.
+/// the latest pushed one, in one transaction serialized with pushes; then, with a base
+/// directory, removes superseded bases.
 [[nodiscard]] Result<GcResult> gc(const ConnectOptions& connect, GcOptions options = {});
 
 struct PushOptions {
@@ -102,6 +110,33 @@ struct PushResult {
                                       const CatalogSpec& spec,
                                       std::shared_ptr<Embedder> embedder,
                                       PushOptions options = {});
+
+/// A writer that pushes many times: it keeps its connection between pushes (a new connection is
+/// a server process PostgreSQL forks, which is most of a small push's time), so a push costs its
+/// transaction alone. When the kept connection broke (the server restarted, a statement timed
+/// out), push() connects again and pushes once more on the new connection; that retry is safe
+/// because a push of servers whose content the registry already holds changes nothing. One push
+/// at a time: concurrent calls wait for each other.
+class Writer {
+public:
+    /// Connects lazily: the first push() opens the connection.
+    Writer(ConnectOptions connect, std::shared_ptr<Embedder> embedder);
+    ~Writer();
+    Writer(Writer&&) noexcept;
+    Writer& operator=(Writer&&) noexcept;
+    Writer(const Writer&) = delete;
+    Writer& operator=(const Writer&) = delete;
+
+    /// registry::push on the kept connection. When a retried push's first try had committed,
+    /// the retry reports the servers as unchanged and the head as head_seq.
+    [[nodiscard]] Result<PushResult> push(const CatalogSpec& spec, PushOptions options = {});
+    /// Connections opened so far (1 while the first one lasts).
+    [[nodiscard]] std::size_t connections() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
 
 struct ReplicaOptions {
     ConnectOptions connect;
