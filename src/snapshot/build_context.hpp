@@ -9,12 +9,12 @@
 #include <string_view>
 #include <vector>
 
-#include "scout/catalog.hpp"
 #include "scout/embedder.hpp"
 
 #include "snapshot/document_cache.hpp"
 #include "snapshot/embedding_cache.hpp"
 #include "snapshot/snapshot.hpp"
+#include "snapshot/snapshot_builder.hpp"  // CommitInfo, ProgressCallback
 #include "snapshot/staged_catalog.hpp"
 #include "util/thread_pool.hpp"
 
