@@ -17,6 +17,7 @@
 #include "eval/dataset_paths.hpp"
 #include "eval/synthetic_catalog.hpp"
 #include "snapshot/snapshot_builder.hpp"
+#include "snapshot/tool_names.hpp"
 
 namespace {
 
@@ -84,7 +85,7 @@ void bm_index_names(benchmark::State& state) {
     const std::shared_ptr<Snapshot> snap =
         build_snapshot(staged, CatalogOptions{}, nullptr, cache, 1).snapshot;
     for (auto _ : state) {
-        index_names(*snap, *staged);
+        index_names(*snap, catalog_tool_names(*staged));
         benchmark::DoNotOptimize(snap->names.get());
     }
     state.SetItemsProcessed(state.iterations() * state.range(0));

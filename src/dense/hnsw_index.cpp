@@ -12,10 +12,12 @@
 #include <random>
 #include <span>
 #include <string>
+#include <type_traits>
 
 #include <hnswlib/hnswlib.h>
 
 #include "dense/dense_index.hpp"
+#include "dense/hnsw_graph_format.hpp"
 #include "simd/kernels.hpp"
 #include "util/block_pool.hpp"
 #include "util/thread_scratch.hpp"
@@ -78,215 +80,13 @@ private:
     Param param_{};
 };
 
-/// The graph as an index file stores it (docs/FORMAT.md, section HNSW), read and checked.
-struct GraphView {
-    std::uint32_t count = 0;
-    std::uint32_t m = 0;
-    std::uint32_t max_level = 0;
-    std::uint32_t entry = 0;
-    /// Per element: its level, then per level 0..level one list (a u32 count, then the ids).
-    std::vector<std::uint32_t> levels;
-    std::vector<std::size_t> starts;  ///< offset (in u32 words) of each element's first list
-    std::span<const std::uint8_t> words;
-    [[nodiscard]] std::uint32_t word(std::size_t i) const {
-        std::uint32_t v = 0;
-        std::memcpy(&v, words.data() + i * 4, 4);
-        return v;
-    }
-};
+static_assert(std::is_same_v<hnswlib::labeltype, GraphLabel>,
+              "stored version 2 graphs hold hnswlib's labels");
 
-constexpr std::uint32_t kMaxGraphLevel = 64;  // far above what 1 / ln(M) level sampling reaches
 /// Points inserted per chunk of a parallel build, and how often a build reports progress.
 constexpr std::size_t kPointsPerChunk = 64;
 /// Smaller graphs are built on one thread: starting threads would cost more than it saves.
 constexpr std::size_t kMinParallelPoints = 1024;
-
-constexpr std::size_t kGraphHeaderWords = 4;
-
-/// Every count within its level's bound, every id an element, the entry point on the top level.
-std::optional<GraphView> parse_graph(std::span<const std::uint8_t> bytes,
-                                     std::size_t rows,
-                                     std::size_t m) {
-    if (bytes.size() % 4 != 0 || bytes.size() < kGraphHeaderWords * 4) {
-        return std::nullopt;
-    }
-    GraphView g;
-    g.words = bytes;
-    const std::size_t total = bytes.size() / 4;
-    g.count = g.word(0);
-    g.m = g.word(1);
-    g.max_level = g.word(2);
-    g.entry = g.word(3);
-    if (g.count != rows || g.m != m) {
-        return std::nullopt;
-    }
-    if (g.count == 0) {
-        return total == kGraphHeaderWords ? std::optional<GraphView>(g) : std::nullopt;
-    }
-    if (g.entry >= g.count || g.max_level > kMaxGraphLevel) {
-        return std::nullopt;
-    }
-    g.levels.reserve(g.count);
-    g.starts.reserve(g.count);
-    std::size_t at = kGraphHeaderWords;
-    for (std::uint32_t i = 0; i < g.count; ++i) {
-        if (at >= total) {
-            return std::nullopt;
-        }
-        const std::uint32_t level = g.word(at++);
-        if (level > g.max_level) {
-            return std::nullopt;
-        }
-        g.levels.push_back(level);
-        g.starts.push_back(at);
-        for (std::uint32_t l = 0; l <= level; ++l) {
-            if (at >= total) {
-                return std::nullopt;
-            }
-            const std::uint32_t links = g.word(at++);
-            if (links > (l == 0 ? 2 * m : m) || links > total - at) {
-                return std::nullopt;
-            }
-            for (std::uint32_t j = 0; j < links; ++j) {
-                if (g.word(at + j) >= g.count) {
-                    return std::nullopt;
-                }
-            }
-            at += links;
-        }
-    }
-    if (at != total || g.levels[g.entry] != g.max_level) {
-        return std::nullopt;
-    }
-    return g;
-}
-
-/// A version 2 graph (docs/FORMAT.md, section HNSW), checked: its level-0 elements, each
-/// `element_bytes` long, and the upper levels' link lists.
-struct GraphV2 {
-    std::uint32_t count = 0;
-    std::uint32_t m = 0;
-    std::uint32_t max_level = 0;
-    std::uint32_t entry = 0;
-    std::size_t element_bytes = 0;
-    std::size_t data_bytes = 0;
-    const std::uint8_t* level0 = nullptr;
-    const std::uint8_t* levels = nullptr;  ///< count u32
-    /// Offset in `upper` of each point's lists (level L: L lists of 1 + m words), by point.
-    std::vector<std::size_t> upper_at;
-    const std::uint8_t* upper = nullptr;
-    [[nodiscard]] static std::uint32_t u32(const std::uint8_t* p) {
-        std::uint32_t v = 0;
-        std::memcpy(&v, p, 4);
-        return v;
-    }
-    [[nodiscard]] std::uint32_t level(std::size_t i) const { return u32(levels + 4 * i); }
-};
-
-constexpr std::size_t kGraphV2HeaderBytes = 32;
-constexpr std::uint32_t kGraphV2Int8 = 1;  // flags: the elements are int8 codes and a scale
-
-/// The bytes of a version 2 level-0 element: link count, 2m link slots, data, label.
-std::size_t v2_element_bytes(std::size_t m, std::size_t data_bytes) {
-    return 4 + 8 * m + data_bytes + sizeof(hnswlib::labeltype);
-}
-
-/// Every count within its level's bound, every id a point, every label its point, every code in
-/// [-127, 127] and every value finite, the entry point on the top level.
-std::optional<GraphV2> parse_graph_v2(std::span<const std::uint8_t> bytes,
-                                      std::size_t rows,
-                                      std::size_t dim,
-                                      const DenseOptions& options) {
-    if (bytes.size() < kGraphV2HeaderBytes) {
-        return std::nullopt;
-    }
-    GraphV2 g;
-    const std::uint8_t* b = bytes.data();
-    g.count = GraphV2::u32(b);
-    g.m = GraphV2::u32(b + 4);
-    g.max_level = GraphV2::u32(b + 8);
-    g.entry = GraphV2::u32(b + 12);
-    const std::uint32_t element_bytes = GraphV2::u32(b + 16);
-    const std::uint32_t data_bytes = GraphV2::u32(b + 20);
-    const std::uint32_t flags = GraphV2::u32(b + 24);
-    const bool int8 = flags == kGraphV2Int8;
-    const std::size_t want_data = int8 ? dim + sizeof(float) : dim * sizeof(float);
-    if (g.count != rows || g.m != options.hnsw_m || (flags & ~kGraphV2Int8) != 0 ||
-        int8 != options.hnsw_int8 || GraphV2::u32(b + 28) != 0 || data_bytes != want_data ||
-        element_bytes != v2_element_bytes(g.m, data_bytes) || g.max_level > kMaxGraphLevel ||
-        (g.count > 0 && g.entry >= g.count)) {
-        return std::nullopt;
-    }
-    g.element_bytes = element_bytes;
-    g.data_bytes = data_bytes;
-    const std::size_t body = bytes.size() - kGraphV2HeaderBytes;
-    if (g.count > body / (element_bytes + 4)) {
-        return std::nullopt;
-    }
-    g.level0 = b + kGraphV2HeaderBytes;
-    g.levels = g.level0 + std::size_t{g.count} * element_bytes;
-    g.upper = g.levels + std::size_t{g.count} * 4;
-    const std::size_t upper_bytes = body - std::size_t{g.count} * (element_bytes + 4);
-    const std::size_t list_bytes = 4 * (std::size_t{g.m} + 1);
-    g.upper_at.resize(g.count);
-    std::size_t at = 0;
-    for (std::uint32_t i = 0; i < g.count; ++i) {
-        const std::uint32_t level = g.level(i);
-        if (level > g.max_level || level * list_bytes > upper_bytes - at) {
-            return std::nullopt;
-        }
-        g.upper_at[i] = at;
-        for (std::uint32_t l = 0; l < level; ++l) {
-            const std::uint8_t* list = g.upper + at + l * list_bytes;
-            const std::uint32_t links = GraphV2::u32(list);
-            if (links > g.m) {
-                return std::nullopt;
-            }
-            for (std::uint32_t j = 0; j < links; ++j) {
-                if (GraphV2::u32(list + 4 + 4 * std::size_t{j}) >= g.count) {
-                    return std::nullopt;
-                }
-            }
-        }
-        at += level * list_bytes;
-    }
-    if (at != upper_bytes || (g.count > 0 && g.level(g.entry) != g.max_level) ||
-        (g.count == 0 && (g.max_level != 0 || g.entry != 0))) {
-        return std::nullopt;
-    }
-    // The level-0 elements: one flag per element rather than a branch per value.
-    for (std::uint32_t i = 0; i < g.count; ++i) {
-        const std::uint8_t* e = g.level0 + std::size_t{i} * element_bytes;
-        const std::uint32_t head = GraphV2::u32(e);
-        unsigned bad = static_cast<unsigned>(head > 2 * g.m);
-        const std::uint32_t links = bad != 0 ? 0 : head;
-        for (std::uint32_t j = 0; j < links; ++j) {
-            bad |= static_cast<unsigned>(GraphV2::u32(e + 4 + 4 * std::size_t{j}) >= g.count);
-        }
-        const std::uint8_t* data = e + 4 + 8 * std::size_t{g.m};
-        if (int8) {
-            for (std::size_t d = 0; d < dim; ++d) {
-                bad |= static_cast<unsigned>(data[d] == 0x80U);  // -128 has no negation
-            }
-            float scale = 0.0f;
-            std::memcpy(&scale, data + dim, sizeof scale);
-            bad |= static_cast<unsigned>(!(scale >= 0.0f) || !std::isfinite(scale));
-        } else {
-            for (std::size_t d = 0; d < dim; ++d) {
-                float x = 0.0f;
-                std::memcpy(&x, data + 4 * d, sizeof x);
-                bad |= static_cast<unsigned>(!std::isfinite(x));
-            }
-        }
-        hnswlib::labeltype label = 0;
-        std::memcpy(&label, data + data_bytes, sizeof label);
-        bad |= static_cast<unsigned>(label != i);
-        if (bad != 0) {
-            return std::nullopt;
-        }
-    }
-    return g;
-}
 
 /// Patches re-link at most this fraction of a graph's points in all before it is built afresh:
 /// each re-link keeps its neighbourhood sound, but a graph whose points mostly moved after it

@@ -7,7 +7,6 @@
 #include <cmath>
 #include <cstring>
 #include <future>
-#include <stdexcept>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -42,20 +41,21 @@ constexpr std::uint32_t kGraph = fourcc("HNSW");
 constexpr std::uint32_t kEmbedderState = fourcc("EMBF");
 constexpr std::size_t kVecsHeader = 16;  // u64 count, u32 dim, u32 reserved
 
-struct Bad : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
+/// The error of a file whose bytes break an invariant: `what` says which.
+Status corrupt(const std::string& what) {
+    return Status{Errc::corrupt, "index file is corrupt: " + what};
+}
 
-std::string text(const json& obj, const char* key) {
+Result<std::string> text(const json& obj, const char* key) {
     if (!obj.is_object() || !obj.contains(key) || !obj[key].is_string()) {
-        throw Bad(std::string("'") + key + "' must be a string");
+        return corrupt(std::string("'") + key + "' must be a string");
     }
     return obj[key].get<std::string>();
 }
 
-std::uint64_t count(const json& obj, const char* key) {
+Result<std::uint64_t> count(const json& obj, const char* key) {
     if (!obj.is_object() || !obj.contains(key) || !obj[key].is_number_unsigned()) {
-        throw Bad(std::string("'") + key + "' must be a non-negative integer");
+        return corrupt(std::string("'") + key + "' must be a non-negative integer");
     }
     return obj[key].get<std::uint64_t>();
 }
@@ -66,59 +66,59 @@ std::string dump(const json& j) {
 }
 
 /// Depth-bounded: checksums do not make a section's JSON shallow enough to dump or walk.
-json parse_section(std::span<const std::uint8_t> bytes, const char* section) {
+Result<json> parse_section(std::span<const std::uint8_t> bytes, const char* section) {
     auto parsed =
         parse_json(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
     if (!parsed) {
-        throw Bad(std::string(section) + " section: " + parsed.status().message());
+        return corrupt(std::string(section) + " section: " + parsed.status().message());
     }
     return std::move(parsed.value());
 }
 
 /// A format 1 CATL section: JSON, parsed and validated as upsert_server would.
-CatalogView parse_catalog_json(std::span<const std::uint8_t> bytes) {
+Result<CatalogView> parse_catalog_json(std::span<const std::uint8_t> bytes) {
     auto read = read_catalog_json(
         std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
     if (!read) {
-        throw Bad("catalog section: " + read.status().message());
+        return corrupt("catalog section: " + read.status().message());
     }
     const ServerSpec* previous = nullptr;
     for (const ServerSpec& server : read->servers) {
         // Sorted, unique names: the writer's order, on which the VECS row order depends.
         if (previous != nullptr && !(previous->name < server.name)) {
-            throw Bad("server '" + server.name + "' is out of order or appears twice");
+            return corrupt("server '" + server.name + "' is out of order or appears twice");
         }
         previous = &server;
         for (std::size_t t = 1; t < server.tools.size(); ++t) {
             if (!(server.tools[t - 1].name < server.tools[t].name)) {
-                throw Bad("server '" + server.name + "': tool '" + server.tools[t].name +
-                          "' is out of order");
+                return corrupt("server '" + server.name + "': tool '" + server.tools[t].name +
+                               "' is out of order");
             }
         }
         if (Status v = validate_server(server); !v.ok()) {
-            throw Bad(v.message());
+            return corrupt(v.message());
         }
     }
     return view_of(std::make_shared<const CatalogSpec>(std::move(read.value())));
 }
 
 /// A format 2 CATB section, its texts viewing the file.
-CatalogView parse_catalog_binary(std::span<const std::uint8_t> bytes,
-                                 std::shared_ptr<const void> owner) {
+Result<CatalogView> parse_catalog_binary(std::span<const std::uint8_t> bytes,
+                                         std::shared_ptr<const void> owner) {
     auto view = decode_catalog_binary(bytes);
     if (!view) {
-        throw Bad(view.status().message());
+        return corrupt(view.status().message());
     }
     view->owner = std::move(owner);
     return std::move(view.value());
 }
 
 /// VECS, read in place: the rows view the file.
-void parse_vectors(std::span<const std::uint8_t> bytes,
-                   const std::shared_ptr<const void>& owner,
-                   StoredIndex& out) {
+Status parse_vectors(std::span<const std::uint8_t> bytes,
+                     const std::shared_ptr<const void>& owner,
+                     StoredIndex& out) {
     if (bytes.size() < kVecsHeader) {
-        throw Bad("vector section is too short");
+        return corrupt("vector section is too short");
     }
     std::uint64_t n = 0;
     std::uint32_t dim = 0;
@@ -129,7 +129,7 @@ void parse_vectors(std::span<const std::uint8_t> bytes,
     const std::size_t payload = bytes.size() - kVecsHeader;
     if (reserved != 0 || dim == 0 || dim != out.info.dim || n != out.info.vectors ||
         payload % (std::size_t{dim} * 4) != 0 || payload / (std::size_t{dim} * 4) != n) {
-        throw Bad("vector section size does not match its counts");
+        return corrupt("vector section size does not match its counts");
     }
     const float* rows = nullptr;
     if (reinterpret_cast<std::uintptr_t>(bytes.data() + kVecsHeader) % alignof(float) == 0) {
@@ -151,9 +151,10 @@ void parse_vectors(std::span<const std::uint8_t> bytes,
         const float* row = rows + r * dim;
         const float norm = kern.dot(row, row, dim);
         if (!(norm == 0.0f || std::abs(norm - 1.0f) <= 1e-3f)) {
-            throw Bad("vector " + std::to_string(r) + " is not finite or not unit length");
+            return corrupt("vector " + std::to_string(r) + " is not finite or not unit length");
         }
     }
+    return {};
 }
 
 template <typename T>
@@ -161,14 +162,16 @@ void append(std::string& out, const T* data, std::size_t count) {
     out.append(reinterpret_cast<const char*>(data), count * sizeof(T));
 }
 
-/// A reader over one section's bytes that refuses to run past its end.
+/// A reader over one section's bytes that refuses to run past its end. The first read that
+/// would run past it fails the cursor: that read and every later one give empty values, and
+/// status() says which read failed.
 class Cursor {
 public:
     explicit Cursor(std::span<const std::uint8_t> bytes) : bytes_(bytes) {}
     template <typename T, typename Vector = std::vector<T>>
     Vector take(std::uint64_t count, const char* what) {
-        if (count > (bytes_.size() - at_) / sizeof(T)) {
-            throw Bad(std::string(what) + " runs past the end of its section");
+        if (!fits(count, sizeof(T), what)) {
+            return Vector();
         }
         Vector out(static_cast<std::size_t>(count));
         if (!out.empty()) {  // memcpy from or to null is undefined even for zero bytes
@@ -187,8 +190,8 @@ public:
         if (reinterpret_cast<std::uintptr_t>(at) % alignof(T) != 0) {
             return take<T, PodVector<T>>(count, what);
         }
-        if (count > (bytes_.size() - at_) / sizeof(T)) {
-            throw Bad(std::string(what) + " runs past the end of its section");
+        if (!fits(count, sizeof(T), what)) {
+            return SharedArray<T>();
         }
         at_ += static_cast<std::size_t>(count) * sizeof(T);
         return SharedArray<T>(
@@ -197,21 +200,41 @@ public:
     }
     template <typename T>
     T one(const char* what) {
-        return take<T>(1, what).front();
+        T value{};
+        if (fits(1, sizeof(T), what)) {
+            std::memcpy(&value, bytes_.data() + at_, sizeof(T));
+            at_ += sizeof(T);
+        }
+        return value;
     }
     std::string_view text(std::size_t size, const char* what) {
-        if (size > bytes_.size() - at_) {
-            throw Bad(std::string(what) + " runs past the end of its section");
+        if (!fits(size, 1, what)) {
+            return {};
         }
         std::string_view out(reinterpret_cast<const char*>(bytes_.data()) + at_, size);
         at_ += size;
         return out;
     }
-    [[nodiscard]] bool done() const noexcept { return at_ == bytes_.size(); }
+    [[nodiscard]] bool done() const noexcept { return status_.ok() && at_ == bytes_.size(); }
+    /// The first read that ran past the end, as a corrupt file's error; ok when none did.
+    [[nodiscard]] const Status& status() const noexcept { return status_; }
 
 private:
+    /// Whether `count` values of `size` bytes remain; fails the cursor when not.
+    bool fits(std::uint64_t count, std::size_t size, const char* what) {
+        if (!status_.ok()) {
+            return false;
+        }
+        if (count > (bytes_.size() - at_) / size) {
+            status_ = corrupt(std::string(what) + " runs past the end of its section");
+            return false;
+        }
+        return true;
+    }
+
     std::span<const std::uint8_t> bytes_;
     std::size_t at_ = 0;
+    Status status_;
 };
 
 /// BM25 section: u64 documents, u64 terms, u64 postings, then u32 offsets (terms + 1), u32
@@ -238,27 +261,36 @@ std::string encode_bm25(const Bm25Index& bm25) {
     return out;
 }
 
-std::unique_ptr<Bm25Index> decode_bm25(std::span<const std::uint8_t> bytes,
-                                       std::size_t documents,
-                                       const std::shared_ptr<const void>& owner) {
+Result<std::unique_ptr<Bm25Index>> decode_bm25(std::span<const std::uint8_t> bytes,
+                                               std::size_t documents,
+                                               const std::shared_ptr<const void>& owner) {
     Cursor in(bytes);
     const auto docs = in.one<std::uint64_t>("BM25 header");
     const auto terms = in.one<std::uint64_t>("BM25 header");
     const auto postings = in.one<std::uint64_t>("BM25 header");
+    if (Status failed = in.status(); !failed.ok()) {
+        return failed;
+    }
     if (docs != documents || terms >= bytes.size() || postings >= bytes.size()) {
-        throw Bad("BM25 section counts do not match the catalog");
+        return corrupt("BM25 section counts do not match the catalog");
     }
     auto offsets = in.array<std::uint32_t>(terms + 1, "BM25 offsets", owner);
     auto docids = in.array<ToolId>(postings, "BM25 postings", owner);
     auto impacts = in.array<float>(postings, "BM25 impacts", owner);
+    if (Status failed = in.status(); !failed.ok()) {
+        return failed;
+    }
     std::vector<std::string> words;
     words.reserve(static_cast<std::size_t>(terms));
     for (std::uint64_t t = 0; t < terms; ++t) {
         const auto size = in.one<std::uint32_t>("BM25 term");
         words.emplace_back(in.text(size, "BM25 term"));
+        if (Status failed = in.status(); !failed.ok()) {
+            return failed;
+        }
     }
     if (!in.done()) {
-        throw Bad("BM25 section has trailing bytes");
+        return corrupt("BM25 section has trailing bytes");
     }
     auto index = Bm25Index::from_parts(static_cast<std::size_t>(docs),
                                        std::move(words),
@@ -266,21 +298,28 @@ std::unique_ptr<Bm25Index> decode_bm25(std::span<const std::uint8_t> bytes,
                                        std::move(docids),
                                        std::move(impacts));
     if (!index) {
-        throw Bad("BM25 postings are inconsistent");
+        return corrupt("BM25 postings are inconsistent");
     }
     return index;
 }
 
 /// EKEY section: u64 count, then count u64 keys.
-std::vector<std::uint64_t> decode_keys(std::span<const std::uint8_t> bytes, std::size_t rows) {
+Result<std::vector<std::uint64_t>> decode_keys(std::span<const std::uint8_t> bytes,
+                                               std::size_t rows) {
     Cursor in(bytes);
     const auto n = in.one<std::uint64_t>("EKEY header");
+    if (Status failed = in.status(); !failed.ok()) {
+        return failed;
+    }
     if (n != rows) {
-        throw Bad("EKEY section does not have one key per vector");
+        return corrupt("EKEY section does not have one key per vector");
     }
     auto keys = in.take<std::uint64_t>(n, "EKEY keys");
+    if (Status failed = in.status(); !failed.ok()) {
+        return failed;
+    }
     if (!in.done()) {
-        throw Bad("EKEY section has trailing bytes");
+        return corrupt("EKEY section has trailing bytes");
     }
     return keys;
 }
@@ -303,45 +342,147 @@ void unknown_keys(const json& file,
     }
 }
 
-void check(const SectionView* section) {
-    if (section != nullptr) {
-        if (Status s = verify_section(*section); !s.ok()) {
-            throw Bad(s.message());
-        }
+/// The section's checksum verified.
+Status check(const SectionView& section) {
+    if (Status s = verify_section(section); !s.ok()) {
+        return corrupt(s.message());
     }
+    return {};
 }
 
 /// Files this large check and read their dense sections on a second thread.
 constexpr std::size_t kParallelOpenBytes = std::size_t{8} << 20U;
 
 /// VECS (present), EKEY, EMBF and the dense index: the HNSW graph, or a flat index.
-void decode_dense_sections(const ContainerView& view,
-                           const SectionView& vecs,
-                           const std::shared_ptr<const void>& owner,
-                           StoredIndex& out) {
-    check(&vecs);
-    parse_vectors(vecs.bytes, owner, out);
+Status decode_dense_sections(const ContainerView& view,
+                             const SectionView& vecs,
+                             const std::shared_ptr<const void>& owner,
+                             StoredIndex& out) {
+    if (Status failed = check(vecs); !failed.ok()) {
+        return failed;
+    }
+    if (Status failed = parse_vectors(vecs.bytes, owner, out); !failed.ok()) {
+        return failed;
+    }
     if (const SectionView* keys = view.find(kEmbedKeys)) {
-        check(keys);
-        out.embed_keys = decode_keys(keys->bytes, out.info.vectors);
+        if (Status failed = check(*keys); !failed.ok()) {
+            return failed;
+        }
+        auto decoded = decode_keys(keys->bytes, out.info.vectors);
+        if (!decoded) {
+            return decoded.status();
+        }
+        out.embed_keys = std::move(decoded.value());
     }
     if (const SectionView* state = view.find(kEmbedderState)) {
-        check(state);
+        if (Status failed = check(*state); !failed.ok()) {
+            return failed;
+        }
         out.embedder_state.assign(reinterpret_cast<const char*>(state->bytes.data()),
                                   state->bytes.size());
     }
     if (const SectionView* graph = view.find(kGraph)) {
-        check(graph);
+        if (Status failed = check(*graph); !failed.ok()) {
+            return failed;
+        }
         out.dense =
             load_hnsw_index(out.vectors, out.options.dense, graph->bytes, graph->version, owner);
         if (!out.dense) {
-            throw Bad("HNSW graph is inconsistent");
+            return corrupt("HNSW graph is inconsistent");
         }
     } else if (out.options.dense.kind == DenseIndexKind::flat ||
                (out.options.dense.kind == DenseIndexKind::automatic &&
                 out.vectors->size() < out.options.dense.hnsw_min_tools)) {
         out.dense = make_flat_index(out.vectors, out.options.dense);
     }
+    return {};
+}
+
+/// META's counts, embedder and options into `out.info` and `out.options`.
+Status read_meta(const SectionView& meta, const ContainerView& view, StoredIndex& out) {
+    if (Status failed = check(meta); !failed.ok()) {
+        return failed;
+    }
+    auto parsed = parse_section(meta.bytes, "META");
+    if (!parsed) {
+        return parsed.status();
+    }
+    const json& m = parsed.value();
+    out.info.format_major = view.major;
+    out.info.format_minor = view.minor;
+    const json& e = m.contains("embedder") ? m["embedder"] : json();
+    const json& c = m.contains("counts") ? m["counts"] : json();
+    // In the order they were read before: the first one missing is the one reported.
+    const auto library_version = text(m, "library_version");
+    const auto generation = count(m, "generation");
+    if (!library_version || !generation) {
+        return !library_version ? library_version.status() : generation.status();
+    }
+    out.info.library_version = library_version.value();
+    out.info.generation = generation.value();
+    auto options = options_from_json(m.contains("options") ? m["options"] : json());
+    if (!options) {
+        return options.status();
+    }
+    out.options = options.value();
+    if (view.major == kIndexFormatMajor && view.minor > kIndexFormatMinor) {
+        // A newer minor may add keys this reader does not know: they are ignored, but said.
+        std::vector<std::string> unknown;
+        unknown_keys(m["options"], options_to_json(out.options), "options.", unknown);
+        for (const std::string& key : unknown) {
+            out.info.warnings.push_back("index format " + std::to_string(view.major) + "." +
+                                        std::to_string(view.minor) + " key '" + key +
+                                        "' is not known to this reader (format " +
+                                        std::to_string(kIndexFormatMajor) + "." +
+                                        std::to_string(kIndexFormatMinor) + ") and is ignored");
+        }
+    }
+    const auto model_id = text(e, "model_id");
+    if (!model_id) {
+        return model_id.status();
+    }
+    out.info.model_id = model_id.value();
+    const auto dim = count(e, "dim");
+    if (!dim) {
+        return dim.status();
+    }
+    out.info.dim = static_cast<std::size_t>(std::min<std::uint64_t>(dim.value(), 1U << 20U));
+    for (const auto& [key, field] : {std::pair{"servers", &out.info.servers},
+                                     std::pair{"tools", &out.info.tools},
+                                     std::pair{"indexed_tools", &out.info.indexed_tools},
+                                     std::pair{"vectors", &out.info.vectors}}) {
+        const auto n = count(c, key);
+        if (!n) {
+            return n.status();
+        }
+        *field = n.value();
+    }
+    return {};
+}
+
+/// The catalog section (CATB, or format 1's CATL) into `out.catalog`, its counts checked
+/// against META's.
+Status read_catalog(const SectionView& cat,
+                    bool binary,
+                    const std::shared_ptr<const void>& owner,
+                    StoredIndex& out) {
+    if (Status failed = check(cat); !failed.ok()) {
+        return failed;
+    }
+    auto catalog = binary ? parse_catalog_binary(cat.bytes, owner) : parse_catalog_json(cat.bytes);
+    if (!catalog) {
+        return catalog.status();
+    }
+    out.catalog = std::move(catalog.value());
+    const std::size_t indexed = out.catalog.indexed_tools();
+    if (out.catalog.servers.size() != out.info.servers ||
+        out.catalog.tools.size() != out.info.tools || indexed != out.info.indexed_tools) {
+        return corrupt("catalog counts differ from META");
+    }
+    if (!out.info.model_id.empty() && out.info.vectors != indexed) {
+        return corrupt("vector counts differ from the catalog");
+    }
+    return {};
 }
 
 }  // namespace
@@ -417,78 +558,49 @@ Result<StoredIndex> decode_index(std::span<const std::uint8_t> bytes,
     }
     StoredIndex out;
     try {
-        check(meta);
-        const json m = parse_section(meta->bytes, "META");
-        out.info.format_major = view->major;
-        out.info.format_minor = view->minor;
-        out.info.library_version = text(m, "library_version");
-        out.info.generation = count(m, "generation");
-        auto options = options_from_json(m.contains("options") ? m["options"] : json());
-        if (!options) {
-            return options.status();
+        if (Status failed = read_meta(*meta, *view, out); !failed.ok()) {
+            return failed;
         }
-        out.options = options.value();
-        if (view->major == kIndexFormatMajor && view->minor > kIndexFormatMinor) {
-            // A newer minor may add keys this reader does not know: they are ignored, but said.
-            std::vector<std::string> unknown;
-            unknown_keys(m["options"], options_to_json(out.options), "options.", unknown);
-            for (const std::string& key : unknown) {
-                out.info.warnings.push_back("index format " + std::to_string(view->major) + "." +
-                                            std::to_string(view->minor) + " key '" + key +
-                                            "' is not known to this reader (format " +
-                                            std::to_string(kIndexFormatMajor) + "." +
-                                            std::to_string(kIndexFormatMinor) + ") and is ignored");
-            }
-        }
-        const json& e = m.contains("embedder") ? m["embedder"] : json();
-        out.info.model_id = text(e, "model_id");
-        out.info.dim =
-            static_cast<std::size_t>(std::min<std::uint64_t>(count(e, "dim"), 1U << 20U));
-        const json& c = m.contains("counts") ? m["counts"] : json();
-        out.info.servers = count(c, "servers");
-        out.info.tools = count(c, "tools");
-        out.info.indexed_tools = count(c, "indexed_tools");
-        out.info.vectors = count(c, "vectors");
         const bool has_vectors = !out.info.model_id.empty();
         if (has_vectors != (vecs != nullptr) ||
             (!has_vectors && (out.info.vectors != 0 || out.info.dim != 0))) {
-            throw Bad("vector counts differ from the catalog");
+            return corrupt("vector counts differ from the catalog");
         }
         if (vecs == nullptr &&
             (view->find(kEmbedKeys) != nullptr || view->find(kGraph) != nullptr ||
              view->find(kEmbedderState) != nullptr)) {
-            throw Bad("dense sections without vectors");
+            return corrupt("dense sections without vectors");
         }
         // The dense sections and the rest touch different parts of `out`: a large file checks
-        // and reads them on a second thread (the future, destroyed first, waits for it).
-        const auto decode_dense = [&] {
-            if (vecs != nullptr) {
-                decode_dense_sections(*view, *vecs, owner, out);
-            }
+        // and reads them on a second thread (the future, destroyed first, waits for it). An
+        // error of the catalog's is reported before one of the dense sections', as a small
+        // file read on one thread reports the dense sections' first.
+        const auto decode_dense = [&]() -> Status {
+            return vecs != nullptr ? decode_dense_sections(*view, *vecs, owner, out) : Status{};
         };
-        std::future<void> dense;
+        std::future<Status> dense;
         if (bytes.size() >= kParallelOpenBytes && std::thread::hardware_concurrency() > 1) {
             dense = std::async(std::launch::async, decode_dense);
-        } else {
-            decode_dense();
+        } else if (Status failed = decode_dense(); !failed.ok()) {
+            return failed;
         }
-        check(cat);
-        out.catalog = binary_catalog ? parse_catalog_binary(cat->bytes, owner)
-                                     : parse_catalog_json(cat->bytes);
-        const std::size_t indexed = out.catalog.indexed_tools();
-        if (out.catalog.servers.size() != out.info.servers ||
-            out.catalog.tools.size() != out.info.tools || indexed != out.info.indexed_tools) {
-            throw Bad("catalog counts differ from META");
-        }
-        if (has_vectors && out.info.vectors != indexed) {
-            throw Bad("vector counts differ from the catalog");
+        if (Status failed = read_catalog(*cat, binary_catalog, owner, out); !failed.ok()) {
+            return failed;
         }
         if (const SectionView* bm25 = view->find(kBm25)) {
-            check(bm25);
-            out.bm25 = decode_bm25(bm25->bytes, indexed, owner);
+            if (Status failed = check(*bm25); !failed.ok()) {
+                return failed;
+            }
+            auto decoded = decode_bm25(bm25->bytes, out.catalog.indexed_tools(), owner);
+            if (!decoded) {
+                return decoded.status();
+            }
+            out.bm25 = std::move(decoded.value());
         }
         if (dense.valid()) {
-            dense.get();  // rethrows what the dense sections threw
+            if (Status failed = dense.get(); !failed.ok()) {
+                return failed;
+            }
         }
         // A newer layout of OUTC is skipped like an unknown section: outcomes are only a hint.
         if (const SectionView* o = view->find(kOutcomes);
@@ -499,9 +611,8 @@ Result<StoredIndex> decode_index(std::span<const std::uint8_t> bytes,
             }
             out.outcomes = std::move(outcomes.value());
         }
-    } catch (const Bad& e) {
-        return Status{Errc::corrupt, std::string("index file is corrupt: ") + e.what()};
     } catch (const json::exception& e) {
+        // nlohmann's own checks, the one error that arrives as an exception here.
         return Status{Errc::corrupt, std::string("index file is corrupt: bad JSON: ") + e.what()};
     }
     out.info.file_bytes = bytes.size();

@@ -57,10 +57,4 @@ struct BuildOutput {
     std::string embedder_model,
     std::uint64_t generation);
 
-/// Sets `snap.names` to the names of `staged`'s tools, and each tool record's enhanced name:
-/// enhanced names over every staged tool, whatever its server's status (so a server leaving the
-/// index renames nothing), and the plain-name lookup of the indexed ones. `snap.tools` holds the
-/// ACTIVE tools of `staged` in staged order, by (server, tool).
-void index_names(Snapshot& snap, const StagedCatalog& staged);
-
 }  // namespace scout::detail
