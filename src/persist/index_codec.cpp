@@ -42,20 +42,20 @@ constexpr std::uint32_t kGraph = fourcc("HNSW");
 constexpr std::uint32_t kEmbedderState = fourcc("EMBF");
 constexpr std::size_t kVecsHeader = 16;  // u64 count, u32 dim, u32 reserved
 
-struct Bad : std::runtime_error {
+struct BadIndex : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-std::string text(const json& obj, const char* key) {
+std::string string_field(const json& obj, const char* key) {
     if (!obj.is_object() || !obj.contains(key) || !obj[key].is_string()) {
-        throw Bad(std::string("'") + key + "' must be a string");
+        throw BadIndex(std::string("'") + key + "' must be a string");
     }
     return obj[key].get<std::string>();
 }
 
 std::uint64_t count(const json& obj, const char* key) {
     if (!obj.is_object() || !obj.contains(key) || !obj[key].is_number_unsigned()) {
-        throw Bad(std::string("'") + key + "' must be a non-negative integer");
+        throw BadIndex(std::string("'") + key + "' must be a non-negative integer");
     }
     return obj[key].get<std::uint64_t>();
 }
@@ -70,7 +70,7 @@ json parse_section(std::span<const std::uint8_t> bytes, const char* section) {
     auto parsed =
         parse_json(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
     if (!parsed) {
-        throw Bad(std::string(section) + " section: " + parsed.status().message());
+        throw BadIndex(std::string(section) + " section: " + parsed.status().message());
     }
     return std::move(parsed.value());
 }
@@ -80,23 +80,23 @@ CatalogView parse_catalog_json(std::span<const std::uint8_t> bytes) {
     auto read = read_catalog_json(
         std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
     if (!read) {
-        throw Bad("catalog section: " + read.status().message());
+        throw BadIndex("catalog section: " + read.status().message());
     }
     const ServerSpec* previous = nullptr;
     for (const ServerSpec& server : read->servers) {
         // Sorted, unique names: the writer's order, on which the VECS row order depends.
         if (previous != nullptr && !(previous->name < server.name)) {
-            throw Bad("server '" + server.name + "' is out of order or appears twice");
+            throw BadIndex("server '" + server.name + "' is out of order or appears twice");
         }
         previous = &server;
         for (std::size_t t = 1; t < server.tools.size(); ++t) {
             if (!(server.tools[t - 1].name < server.tools[t].name)) {
-                throw Bad("server '" + server.name + "': tool '" + server.tools[t].name +
-                          "' is out of order");
+                throw BadIndex("server '" + server.name + "': tool '" + server.tools[t].name +
+                               "' is out of order");
             }
         }
         if (Status v = validate_server(server); !v.ok()) {
-            throw Bad(v.message());
+            throw BadIndex(v.message());
         }
     }
     return view_of(std::make_shared<const CatalogSpec>(std::move(read.value())));
@@ -107,7 +107,7 @@ CatalogView parse_catalog_binary(std::span<const std::uint8_t> bytes,
                                  std::shared_ptr<const void> owner) {
     auto view = decode_catalog_binary(bytes);
     if (!view) {
-        throw Bad(view.status().message());
+        throw BadIndex(view.status().message());
     }
     view->owner = std::move(owner);
     return std::move(view.value());
@@ -118,7 +118,7 @@ void parse_vectors(std::span<const std::uint8_t> bytes,
                    const std::shared_ptr<const void>& owner,
                    StoredIndex& out) {
     if (bytes.size() < kVecsHeader) {
-        throw Bad("vector section is too short");
+        throw BadIndex("vector section is too short");
     }
     std::uint64_t n = 0;
     std::uint32_t dim = 0;
@@ -129,7 +129,7 @@ void parse_vectors(std::span<const std::uint8_t> bytes,
     const std::size_t payload = bytes.size() - kVecsHeader;
     if (reserved != 0 || dim == 0 || dim != out.info.dim || n != out.info.vectors ||
         payload % (std::size_t{dim} * 4) != 0 || payload / (std::size_t{dim} * 4) != n) {
-        throw Bad("vector section size does not match its counts");
+        throw BadIndex("vector section size does not match its counts");
     }
     const float* rows = nullptr;
     if (reinterpret_cast<std::uintptr_t>(bytes.data() + kVecsHeader) % alignof(float) == 0) {
@@ -151,13 +151,13 @@ void parse_vectors(std::span<const std::uint8_t> bytes,
         const float* row = rows + r * dim;
         const float norm = kern.dot(row, row, dim);
         if (!(norm == 0.0f || std::abs(norm - 1.0f) <= 1e-3f)) {
-            throw Bad("vector " + std::to_string(r) + " is not finite or not unit length");
+            throw BadIndex("vector " + std::to_string(r) + " is not finite or not unit length");
         }
     }
 }
 
 template <typename T>
-void append(std::string& out, const T* data, std::size_t count) {
+void append_raw(std::string& out, const T* data, std::size_t count) {
     out.append(reinterpret_cast<const char*>(data), count * sizeof(T));
 }
 
@@ -168,7 +168,7 @@ public:
     template <typename T, typename Vector = std::vector<T>>
     Vector take(std::uint64_t count, const char* what) {
         if (count > (bytes_.size() - at_) / sizeof(T)) {
-            throw Bad(std::string(what) + " runs past the end of its section");
+            throw BadIndex(std::string(what) + " runs past the end of its section");
         }
         Vector out(static_cast<std::size_t>(count));
         if (!out.empty()) {  // memcpy from or to null is undefined even for zero bytes
@@ -188,7 +188,7 @@ public:
             return take<T, PodVector<T>>(count, what);
         }
         if (count > (bytes_.size() - at_) / sizeof(T)) {
-            throw Bad(std::string(what) + " runs past the end of its section");
+            throw BadIndex(std::string(what) + " runs past the end of its section");
         }
         at_ += static_cast<std::size_t>(count) * sizeof(T);
         return SharedArray<T>(
@@ -201,7 +201,7 @@ public:
     }
     std::string_view text(std::size_t size, const char* what) {
         if (size > bytes_.size() - at_) {
-            throw Bad(std::string(what) + " runs past the end of its section");
+            throw BadIndex(std::string(what) + " runs past the end of its section");
         }
         std::string_view out(reinterpret_cast<const char*>(bytes_.data()) + at_, size);
         at_ += size;
@@ -225,12 +225,12 @@ std::string encode_bm25(const Bm25Index& bm25) {
     put_bytes<std::uint64_t>(out, terms.size());
     put_bytes<std::uint64_t>(out, bm25.num_postings());
     if (offsets.empty()) {
-        append(out, &no_terms, 1);  // an index built from nothing has no offsets at all
+        append_raw(out, &no_terms, 1);  // an index built from nothing has no offsets at all
     } else {
-        append(out, offsets.data(), offsets.size());
+        append_raw(out, offsets.data(), offsets.size());
     }
-    append(out, bm25.docids().data(), bm25.docids().size());
-    append(out, bm25.impacts().data(), bm25.impacts().size());
+    append_raw(out, bm25.docids().data(), bm25.docids().size());
+    append_raw(out, bm25.impacts().data(), bm25.impacts().size());
     for (std::string_view term : terms) {
         put_bytes(out, static_cast<std::uint32_t>(term.size()));
         out.append(term);
@@ -246,7 +246,7 @@ std::unique_ptr<Bm25Index> decode_bm25(std::span<const std::uint8_t> bytes,
     const auto terms = in.one<std::uint64_t>("BM25 header");
     const auto postings = in.one<std::uint64_t>("BM25 header");
     if (docs != documents || terms >= bytes.size() || postings >= bytes.size()) {
-        throw Bad("BM25 section counts do not match the catalog");
+        throw BadIndex("BM25 section counts do not match the catalog");
     }
     auto offsets = in.array<std::uint32_t>(terms + 1, "BM25 offsets", owner);
     auto docids = in.array<ToolId>(postings, "BM25 postings", owner);
@@ -258,7 +258,7 @@ std::unique_ptr<Bm25Index> decode_bm25(std::span<const std::uint8_t> bytes,
         words.emplace_back(in.text(size, "BM25 term"));
     }
     if (!in.done()) {
-        throw Bad("BM25 section has trailing bytes");
+        throw BadIndex("BM25 section has trailing bytes");
     }
     auto index = Bm25Index::from_parts(static_cast<std::size_t>(docs),
                                        std::move(words),
@@ -266,7 +266,7 @@ std::unique_ptr<Bm25Index> decode_bm25(std::span<const std::uint8_t> bytes,
                                        std::move(docids),
                                        std::move(impacts));
     if (!index) {
-        throw Bad("BM25 postings are inconsistent");
+        throw BadIndex("BM25 postings are inconsistent");
     }
     return index;
 }
@@ -276,11 +276,11 @@ std::vector<std::uint64_t> decode_keys(std::span<const std::uint8_t> bytes, std:
     Cursor in(bytes);
     const auto n = in.one<std::uint64_t>("EKEY header");
     if (n != rows) {
-        throw Bad("EKEY section does not have one key per vector");
+        throw BadIndex("EKEY section does not have one key per vector");
     }
     auto keys = in.take<std::uint64_t>(n, "EKEY keys");
     if (!in.done()) {
-        throw Bad("EKEY section has trailing bytes");
+        throw BadIndex("EKEY section has trailing bytes");
     }
     return keys;
 }
@@ -306,7 +306,7 @@ void unknown_keys(const json& file,
 void check(const SectionView* section) {
     if (section != nullptr) {
         if (Status s = verify_section(*section); !s.ok()) {
-            throw Bad(s.message());
+            throw BadIndex(s.message());
         }
     }
 }
@@ -335,7 +335,7 @@ void decode_dense_sections(const ContainerView& view,
         out.dense =
             load_hnsw_index(out.vectors, out.options.dense, graph->bytes, graph->version, owner);
         if (!out.dense) {
-            throw Bad("HNSW graph is inconsistent");
+            throw BadIndex("HNSW graph is inconsistent");
         }
     } else if (out.options.dense.kind == DenseIndexKind::flat ||
                (out.options.dense.kind == DenseIndexKind::automatic &&
@@ -381,7 +381,7 @@ std::string encode_index(const IndexImage& image) {
         if (image.embed_keys.size() == vectors) {
             std::string keys;
             put_bytes<std::uint64_t>(keys, vectors);
-            append(keys, image.embed_keys.data(), image.embed_keys.size());
+            append_raw(keys, image.embed_keys.data(), image.embed_keys.size());
             sections.push_back({kEmbedKeys, 1, std::move(keys)});
         }
         if (!image.hnsw_graph.empty()) {
@@ -421,7 +421,7 @@ Result<StoredIndex> decode_index(std::span<const std::uint8_t> bytes,
         const json m = parse_section(meta->bytes, "META");
         out.info.format_major = view->major;
         out.info.format_minor = view->minor;
-        out.info.library_version = text(m, "library_version");
+        out.info.library_version = string_field(m, "library_version");
         out.info.generation = count(m, "generation");
         auto options = options_from_json(m.contains("options") ? m["options"] : json());
         if (!options) {
@@ -441,7 +441,7 @@ Result<StoredIndex> decode_index(std::span<const std::uint8_t> bytes,
             }
         }
         const json& e = m.contains("embedder") ? m["embedder"] : json();
-        out.info.model_id = text(e, "model_id");
+        out.info.model_id = string_field(e, "model_id");
         out.info.dim =
             static_cast<std::size_t>(std::min<std::uint64_t>(count(e, "dim"), 1U << 20U));
         const json& c = m.contains("counts") ? m["counts"] : json();
@@ -452,12 +452,12 @@ Result<StoredIndex> decode_index(std::span<const std::uint8_t> bytes,
         const bool has_vectors = !out.info.model_id.empty();
         if (has_vectors != (vecs != nullptr) ||
             (!has_vectors && (out.info.vectors != 0 || out.info.dim != 0))) {
-            throw Bad("vector counts differ from the catalog");
+            throw BadIndex("vector counts differ from the catalog");
         }
         if (vecs == nullptr &&
             (view->find(kEmbedKeys) != nullptr || view->find(kGraph) != nullptr ||
              view->find(kEmbedderState) != nullptr)) {
-            throw Bad("dense sections without vectors");
+            throw BadIndex("dense sections without vectors");
         }
         // The dense sections and the rest touch different parts of `out`: a large file checks
         // and reads them on a second thread (the future, destroyed first, waits for it).
@@ -478,10 +478,10 @@ Result<StoredIndex> decode_index(std::span<const std::uint8_t> bytes,
         const std::size_t indexed = out.catalog.indexed_tools();
         if (out.catalog.servers.size() != out.info.servers ||
             out.catalog.tools.size() != out.info.tools || indexed != out.info.indexed_tools) {
-            throw Bad("catalog counts differ from META");
+            throw BadIndex("catalog counts differ from META");
         }
         if (has_vectors && out.info.vectors != indexed) {
-            throw Bad("vector counts differ from the catalog");
+            throw BadIndex("vector counts differ from the catalog");
         }
         if (const SectionView* bm25 = view->find(kBm25)) {
             check(bm25);
@@ -499,7 +499,7 @@ Result<StoredIndex> decode_index(std::span<const std::uint8_t> bytes,
             }
             out.outcomes = std::move(outcomes.value());
         }
-    } catch (const Bad& e) {
+    } catch (const BadIndex& e) {
         return Status{Errc::corrupt, std::string("index file is corrupt: ") + e.what()};
     } catch (const json::exception& e) {
         return Status{Errc::corrupt, std::string("index file is corrupt: bad JSON: ") + e.what()};

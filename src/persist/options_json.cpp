@@ -51,7 +51,7 @@ float real(const json& obj, const char* key, double lo, double hi) {
     return v.get<float>();
 }
 
-std::size_t whole(const json& obj, const char* key, std::uint64_t lo, std::uint64_t hi) {
+std::size_t whole_number(const json& obj, const char* key, std::uint64_t lo, std::uint64_t hi) {
     const json& v = field(obj, key);
     if (!v.is_number_unsigned() || v.get<std::uint64_t>() < lo || v.get<std::uint64_t>() > hi) {
         throw BadField(std::string("option '") + key + "' is out of range");
@@ -164,7 +164,7 @@ Result<CatalogOptions> options_from_json(const json& j) {
         o.analyzer.remove_stop_words = flag(a, "remove_stop_words");
         o.analyzer.stem = flag(a, "stem");
         o.analyzer.keep_surface = flag(a, "keep_surface");
-        o.analyzer.max_token_bytes = whole(a, "max_token_bytes", 1, 1U << 20U);
+        o.analyzer.max_token_bytes = whole_number(a, "max_token_bytes", 1, 1U << 20U);
         const json& b = field(j, "bm25");
         o.bm25.k1 = real(b, "k1", 0, 1000);
         o.bm25.b = real(b, "b", 0, 1);
@@ -188,23 +188,24 @@ Result<CatalogOptions> options_from_json(const json& j) {
         } else {
             throw BadField("unknown dense index kind");
         }
-        o.dense.hnsw_min_tools = whole(d, "hnsw_min_tools", 0, UINT64_MAX);
+        o.dense.hnsw_min_tools = whole_number(d, "hnsw_min_tools", 0, UINT64_MAX);
         o.dense.int8_scan = flag(d, "int8_scan");
         // Absent from files before 1.3, whose exact search was fp32 unless int8_scan said so.
         o.dense.int8_min_tools = d.contains("int8_min_tools")
-                                     ? whole(d, "int8_min_tools", 0, UINT64_MAX)
+                                     ? whole_number(d, "int8_min_tools", 0, UINT64_MAX)
                                      : std::numeric_limits<std::size_t>::max();
-        o.dense.int8_rescore_factor = whole(d, "int8_rescore_factor", 1, 1024);
+        o.dense.int8_rescore_factor = whole_number(d, "int8_rescore_factor", 1, 1024);
         o.dense.hnsw_filter_min_fraction = real(d, "hnsw_filter_min_fraction", 0, 1);
-        o.dense.hnsw_m = whole(d, "hnsw_m", 2, 1024);
-        o.dense.hnsw_ef_construction = whole(d, "hnsw_ef_construction", 1, 1U << 20U);
-        o.dense.hnsw_ef_search = whole(d, "hnsw_ef_search", 1, 1U << 20U);
+        o.dense.hnsw_m = whole_number(d, "hnsw_m", 2, 1024);
+        o.dense.hnsw_ef_construction = whole_number(d, "hnsw_ef_construction", 1, 1U << 20U);
+        o.dense.hnsw_ef_search = whole_number(d, "hnsw_ef_search", 1, 1U << 20U);
         // Absent from files before 1.5, whose graphs searched with hnsw_ef_search at any size.
-        o.dense.hnsw_ef_base_tools =
-            d.contains("hnsw_ef_base_tools") ? whole(d, "hnsw_ef_base_tools", 0, UINT64_MAX) : 0;
+        o.dense.hnsw_ef_base_tools = d.contains("hnsw_ef_base_tools")
+                                         ? whole_number(d, "hnsw_ef_base_tools", 0, UINT64_MAX)
+                                         : 0;
         // Absent from files before 1.4, whose graphs held fp32 rows.
         o.dense.hnsw_int8 = d.contains("hnsw_int8") && flag(d, "hnsw_int8");
-        o.dense.seed = whole(d, "seed", 0, UINT64_MAX);
+        o.dense.seed = whole_number(d, "seed", 0, UINT64_MAX);
         const json& f = field(j, "fusion");
         const json& method = field(f, "method");
         const auto parsed =
@@ -216,7 +217,7 @@ Result<CatalogOptions> options_from_json(const json& j) {
         o.fusion.rrf_k = non_negative(f, "rrf_k");
         o.fusion.bm25_weight = non_negative(f, "bm25_weight");
         o.fusion.dense_weight = non_negative(f, "dense_weight");
-        o.fusion.fetch_factor = whole(f, "fetch_factor", 1, 1000);
+        o.fusion.fetch_factor = whole_number(f, "fetch_factor", 1, 1000);
         // Absent from files written before the dense confidence gate.
         o.fusion.dense_confidence_power =
             f.contains("dense_confidence_power") ? non_negative(f, "dense_confidence_power") : 0.0;
@@ -227,7 +228,7 @@ Result<CatalogOptions> options_from_json(const json& j) {
                                           ? non_negative(f, "gated_dense_weight")
                                           : defaults.gated_dense_weight;
         o.fusion.agreement_depth = f.contains("agreement_depth")
-                                       ? whole(f, "agreement_depth", 1, 1000)
+                                       ? whole_number(f, "agreement_depth", 1, 1000)
                                        : defaults.agreement_depth;
         o.fusion.disagreement_gate = f.contains("disagreement_gate")
                                          ? non_negative(f, "disagreement_gate")
@@ -245,7 +246,7 @@ Result<CatalogOptions> options_from_json(const json& j) {
         o.expansion.lexicon = flag(x, "lexicon");
         o.expansion.weight = real(x, "weight", 0, 1e6);
         if (x.contains("neighbours")) {  // absent from files written before neighbour expansion
-            o.expansion.neighbours = whole(x, "neighbours", 0, 64);
+            o.expansion.neighbours = whole_number(x, "neighbours", 0, 64);
             o.expansion.neighbour_weight = real(x, "neighbour_weight", 0, 1e6);
             o.expansion.neighbour_min_similarity = real(x, "neighbour_min_similarity", -1, 1);
         }
@@ -253,7 +254,7 @@ Result<CatalogOptions> options_from_json(const json& j) {
         o.expansion.compound_weight = real_or_off(x, "compound_weight", 0, 1e6);
         o.expansion.action_boost = real_or_off(x, "action_boost", 0, 100);
         o.expansion.pair_weight = real_or_off(x, "pair_weight", 0, 1e6);
-        o.embed_batch = whole(j, "embed_batch", 1, 1U << 20U);
+        o.embed_batch = whole_number(j, "embed_batch", 1, 1U << 20U);
         return o;
     } catch (const BadField& e) {
         return Status{Errc::corrupt, std::string("index file is corrupt: ") + e.what()};
