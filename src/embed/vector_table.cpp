@@ -19,7 +19,7 @@ static_assert(std::endian::native == std::endian::little, "the .scout format is 
 
 constexpr std::size_t kTableHeaderBytes = 8 + 4 * 4 + 8;
 
-std::uint64_t word_hash(std::string_view word) noexcept {
+std::uint64_t table_word_hash(std::string_view word) noexcept {
     return mix64(fnv1a(word));
 }
 
@@ -138,7 +138,7 @@ void VectorTable::finish() {
     bool any_dropped = false;
     for (std::uint32_t row = 0; row < scales_.size(); ++row) {
         const std::string_view w = word(row);
-        std::size_t s = word_hash(w) & (capacity - 1);
+        std::size_t s = table_word_hash(w) & (capacity - 1);
         bool duplicate = false;
         while (slots_[s] != 0) {
             if (word(slots_[s] - 1) == w) {
@@ -188,7 +188,7 @@ std::optional<std::uint32_t> VectorTable::find(std::string_view w) const noexcep
         return std::nullopt;
     }
     const std::size_t mask = slots_.size() - 1;
-    for (std::size_t s = word_hash(w) & mask; slots_[s] != 0; s = (s + 1) & mask) {
+    for (std::size_t s = table_word_hash(w) & mask; slots_[s] != 0; s = (s + 1) & mask) {
         if (word(slots_[s] - 1) == w) {
             return slots_[s] - 1;
         }

@@ -19,7 +19,7 @@ Status bad_tokenizer(const std::string& what) {
     return {Errc::invalid_argument, what};
 }
 
-std::optional<json> parse_tokenizer_json(std::string_view text) {
+std::optional<json> parse_json_text(std::string_view text) {
     json doc = json::parse(text.begin(), text.end(), nullptr, false);
     if (doc.is_discarded()) {
         return std::nullopt;
@@ -275,7 +275,7 @@ Status read_post_processor(const json& root, TokenizerSpec& spec) {
 }  // namespace
 
 Result<TokenizerSpec> parse_tokenizer_json(std::string_view text) {
-    auto doc = parse_tokenizer_json(text);
+    auto doc = parse_json_text(text);
     if (!doc || !doc->is_object()) {
         return bad_tokenizer("tokenizer.json is not a JSON object");
     }
@@ -308,7 +308,7 @@ Result<VocabSettings> parse_tokenizer_config(std::string_view text) {
     if (text.empty()) {
         return s;
     }
-    auto doc = parse_tokenizer_json(text);
+    auto doc = parse_json_text(text);
     if (!doc || !doc->is_object()) {
         return bad_tokenizer("tokenizer_config.json is not a JSON object");
     }
