@@ -163,11 +163,35 @@ if [ "$what" = "tidy" ] || [ "$what" = "all" ]; then
         echo "lint: $build/compile_commands.json missing; configure the build first (scripts/setup.sh)" >&2
         exit 2
     fi
+    # A unity build (SCOUT_UNITY_BUILD, on by default) lists its batches, not the sources, in
+    # compile_commands.json: clang-tidy then gets the commands of a one-file-per-unit
+    # configuration of the same compiler and build type beside it (configured only, never built;
+    # its one generated header, scout/export.hpp, is made by the configuration).
+    db="$build"
+    if grep -q '^SCOUT_UNITY_BUILD:BOOL=ON' "$build/CMakeCache.txt"; then
+        db="$build/tidy-commands"
+        cache_value() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"; }
+        cmake -S . -B "$db" -DSCOUT_UNITY_BUILD=OFF -DCMAKE_BUILD_TYPE="$(cache_value CMAKE_BUILD_TYPE)" \
+            -DCMAKE_CXX_COMPILER="$(cache_value CMAKE_CXX_COMPILER)" \
+            -DCMAKE_C_COMPILER="$(cache_value CMAKE_C_COMPILER)" \
+            -DSCOUT_SANITIZE="$(cache_value SCOUT_SANITIZE)" -DSCOUT_FUZZ="$(cache_value SCOUT_FUZZ)" \
+            -DPython3_EXECUTABLE="$(cache_value Python3_EXECUTABLE)" > "$build/tidy-commands.log" 2>&1 || {
+            cat "$build/tidy-commands.log" >&2
+            echo "lint: configuring $db (clang-tidy's compile commands) failed" >&2
+            exit 1
+        }
+    fi
     # The headers are checked through the sources that include them (HeaderFilterRegex).
     mapfile -t sources < <(git ls-files 'src/*.cpp' 'examples/gateway/*.cpp' 'tools/*.cpp')
+    # clang-tidy skips a source without a command: one this configuration does not build (e.g.
+    # tools/cli/registry_unavailable.cpp, built only without libpq). They are named, not hidden.
+    for source in "${sources[@]}"; do
+        grep -qF "\"file\": \"$PWD/$source\"" "$db/compile_commands.json" ||
+            echo "lint: $source is not built in this configuration; clang-tidy skips it" >&2
+    done
     # -Werror=reserved-identifier: the compiler's check of our names stands in for
     # bugprone-reserved-identifier (.clang-tidy says why).
-    run-clang-tidy -quiet -extra-arg=-Wno-unknown-warning-option -extra-arg=-Werror=reserved-identifier -p "$build" -j "$jobs" "${sources[@]/#/$PWD/}" > "$build/clang-tidy.log" 2>&1 || {
+    run-clang-tidy -quiet -extra-arg=-Wno-unknown-warning-option -extra-arg=-Werror=reserved-identifier -p "$db" -j "$jobs" "${sources[@]/#/$PWD/}" > "$build/clang-tidy.log" 2>&1 || {
         grep -E "(warning|error):" "$build/clang-tidy.log" | sort -u | head -100
         echo "lint: clang-tidy found problems (full log: $build/clang-tidy.log)" >&2
         exit 1

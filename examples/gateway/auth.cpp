@@ -12,6 +12,7 @@
 #include "scout/catalog.hpp"
 
 #include "bounded_json.hpp"
+#include "config_errors.hpp"
 #include "config_file.hpp"
 #include "jwt_config.hpp"
 #include "printable.hpp"
@@ -20,10 +21,6 @@ namespace scout::gateway {
 namespace {
 
 using Json = nlohmann::json;
-
-Status bad(const std::string& where, const std::string& what) {
-    return Status{Errc::invalid_argument, where + ": " + what};
-}
 
 bool valid_token(std::string_view t) {
     if (t.size() < kMinTokenBytes || t.size() > kMaxTokenBytes) {
@@ -37,12 +34,8 @@ bool valid_token(std::string_view t) {
     return true;
 }
 
-std::string got(const Json& value) {
-    return " (got " + std::string(value.type_name()) + ")";
-}
-
 /// The SHA-256 of `text` as 32 raw bytes ("" should OpenSSL fail, which matches no entry).
-std::string sha256(std::string_view text) {
+std::string token_sha256(std::string_view text) {
     std::array<unsigned char, EVP_MAX_MD_SIZE> md{};
     unsigned int length = 0;
     if (EVP_Digest(text.data(), text.size(), md.data(), &length, EVP_sha256(), nullptr) != 1 ||
@@ -82,7 +75,7 @@ std::string from_hex_sha256(std::string_view hex) {
     return out;
 }
 
-bool valid_name(const std::string& s) {
+bool valid_token_name(const std::string& s) {
     if (s.empty() || s.size() > kMaxNameBytes) {
         return false;
     }
@@ -129,34 +122,36 @@ std::optional<std::string_view> bearer_token(std::string_view authorization, std
 
 Status parse_rate_limit(const std::string& where, const Json& value, RateLimit& out) {
     if (!value.is_object()) {
-        return bad(where,
-                   "must be an object {\"requests_per_second\": R, \"burst\": B}" + got(value));
+        return config_error(
+            where,
+            "must be an object {\"requests_per_second\": R, \"burst\": B}" + got_type(value));
     }
     bool has_rate = false;
     bool has_burst = false;
     for (const auto& [key, v] : value.items()) {
         if (key == "requests_per_second") {
             if (!v.is_number() || !(v.get<double>() > 0) || v.get<double>() > 1e6) {
-                return bad(
-                    where + ".requests_per_second",
-                    "must be a number above 0 and at most 1000000" + (v.is_number() ? "" : got(v)));
+                return config_error(where + ".requests_per_second",
+                                    "must be a number above 0 and at most 1000000" +
+                                        (v.is_number() ? "" : got_type(v)));
             }
             out.requests_per_second = v.get<double>();
             has_rate = true;
         } else if (key == "burst") {
             if (!v.is_number() || !(v.get<double>() >= 1) || v.get<double>() > 1e6) {
-                return bad(where + ".burst",
-                           "must be a number from 1 to 1000000" + (v.is_number() ? "" : got(v)));
+                return config_error(
+                    where + ".burst",
+                    "must be a number from 1 to 1000000" + (v.is_number() ? "" : got_type(v)));
             }
             out.burst = v.get<double>();
             has_burst = true;
         } else {
-            return bad(where + "." + detail::clipped(key),
-                       "unknown key (known: requests_per_second, burst)");
+            return config_error(where + "." + detail::clipped(key),
+                                "unknown key (known: requests_per_second, burst)");
         }
     }
     if (!has_rate) {
-        return bad(where + ".requests_per_second", "is required");
+        return config_error(where + ".requests_per_second", "is required");
     }
     if (!has_burst) {
         out.burst = out.requests_per_second > 1 ? out.requests_per_second : 1;
@@ -183,7 +178,7 @@ const CallerScope* AuthTable::authenticate(std::string_view authorization) const
     }
     // Every entry holds a digest: the presented token is hashed once and compared with each in
     // full, so neither where a token differs nor which entry it is says anything in the timing.
-    const std::string digest = sha256(*token);
+    const std::string digest = token_sha256(*token);
     const CallerScope* found = nullptr;
     for (const Entry& e : entries_) {  // no early exit: every entry costs the same
         if (constant_time_equal(e.digest, digest) && found == nullptr && !digest.empty()) {
@@ -250,14 +245,14 @@ Result<AuthTable> AuthTable::parse(std::string_view json_text,
                                    const AuthTable* previous) {
     auto doc = detail::parse_json(json_text);
     if (!doc) {
-        return bad("auth", doc.status().message());
+        return config_error("auth", doc.status().message());
     }
     if (!doc->is_object()) {
-        return bad("auth", "not a JSON object");
+        return config_error("auth", "not a JSON object");
     }
     for (const auto& [key, value] : doc->items()) {
         if (key != "callers" && key != "jwt") {
-            return bad(detail::clipped(key), "unknown key (known: callers, jwt)");
+            return config_error(detail::clipped(key), "unknown key (known: callers, jwt)");
         }
     }
     AuthTable table;
@@ -301,10 +296,11 @@ Result<AuthTable> AuthTable::parse(std::string_view json_text,
         if (table.jwt_) {
             return table;
         }
-        return bad("callers", "is required (a non-empty array of callers), or a \"jwt\" section");
+        return config_error("callers",
+                            "is required (a non-empty array of callers), or a \"jwt\" section");
     }
     if (!callers->is_array() || (callers->empty() && !table.jwt_)) {
-        return bad("callers", "must be a non-empty array" + got(*callers));
+        return config_error("callers", "must be a non-empty array" + got_type(*callers));
     }
     std::set<std::string> names;
     std::set<std::string> digests;
@@ -312,58 +308,61 @@ Result<AuthTable> AuthTable::parse(std::string_view json_text,
     for (const Json& c : *callers) {
         const std::string where = "callers[" + std::to_string(index++) + "]";
         if (!c.is_object()) {
-            return bad(where, "must be an object" + got(c));
+            return config_error(where, "must be an object" + got_type(c));
         }
         Entry entry;
         bool has_token = false;
         bool has_digest = false;
         for (const auto& [key, value] : c.items()) {
             if (key == "name") {
-                if (!value.is_string() || !valid_name(value.get<std::string>())) {
-                    return bad(where + ".name",
-                               "must be a string of 1 to " + std::to_string(kMaxNameBytes) +
-                                   " bytes without control characters" +
-                                   (value.is_string() ? "" : got(value)));
+                if (!value.is_string() || !valid_token_name(value.get<std::string>())) {
+                    return config_error(where + ".name",
+                                        "must be a string of 1 to " +
+                                            std::to_string(kMaxNameBytes) +
+                                            " bytes without control characters" +
+                                            (value.is_string() ? "" : got_type(value)));
                 }
                 entry.scope.name = value.get<std::string>();
             } else if (key == "token") {
                 if (!value.is_string() || !valid_token(value.get_ref<const std::string&>())) {
-                    return bad(where + ".token",
-                               "must be printable ASCII without spaces, " +
-                                   std::to_string(kMinTokenBytes) + " to " +
-                                   std::to_string(kMaxTokenBytes) + " bytes" +
-                                   (value.is_string() ? "" : got(value)));
+                    return config_error(where + ".token",
+                                        "must be printable ASCII without spaces, " +
+                                            std::to_string(kMinTokenBytes) + " to " +
+                                            std::to_string(kMaxTokenBytes) + " bytes" +
+                                            (value.is_string() ? "" : got_type(value)));
                 }
-                entry.digest = sha256(value.get_ref<const std::string&>());
+                entry.digest = token_sha256(value.get_ref<const std::string&>());
                 has_token = true;
             } else if (key == "token_sha256") {
                 std::string digest =
                     value.is_string() ? from_hex_sha256(value.get_ref<const std::string&>()) : "";
                 if (digest.empty()) {
-                    return bad(where + ".token_sha256",
-                               "must be the token's SHA-256 as 64 hex digits" +
-                                   (value.is_string() ? "" : got(value)));
+                    return config_error(where + ".token_sha256",
+                                        "must be the token's SHA-256 as 64 hex digits" +
+                                            (value.is_string() ? "" : got_type(value)));
                 }
                 entry.digest = std::move(digest);
                 has_digest = true;
             } else if (key == "servers") {
                 if (!value.is_array()) {
-                    return bad(where + ".servers", "must be an array of server names" + got(value));
+                    return config_error(where + ".servers",
+                                        "must be an array of server names" + got_type(value));
                 }
                 std::vector<std::string> servers;
                 for (const Json& s : value) {
-                    if (!s.is_string() || !valid_name(s.get<std::string>())) {
-                        return bad(where + ".servers[" + std::to_string(servers.size()) + "]",
-                                   "must be a server name" + (s.is_string() ? "" : got(s)));
+                    if (!s.is_string() || !valid_token_name(s.get<std::string>())) {
+                        return config_error(
+                            where + ".servers[" + std::to_string(servers.size()) + "]",
+                            "must be a server name" + (s.is_string() ? "" : got_type(s)));
                     }
                     servers.push_back(s.get<std::string>());
                 }
                 entry.scope.servers = std::move(servers);
             } else if (key == "environment") {
-                if (!value.is_string() || !valid_name(value.get<std::string>())) {
-                    return bad(where + ".environment",
-                               "must be a non-empty string without control characters" +
-                                   (value.is_string() ? "" : got(value)));
+                if (!value.is_string() || !valid_token_name(value.get<std::string>())) {
+                    return config_error(where + ".environment",
+                                        "must be a non-empty string without control characters" +
+                                            (value.is_string() ? "" : got_type(value)));
                 }
                 entry.scope.environment = value.get<std::string>();
             } else if (key == "rate") {
@@ -373,30 +372,32 @@ Result<AuthTable> AuthTable::parse(std::string_view json_text,
                 }
                 entry.scope.rate = rate;
             } else {
-                return bad(where + "." + detail::clipped(key),
-                           "unknown key (known: name, token, token_sha256, servers, environment, "
-                           "rate)");
+                return config_error(
+                    where + "." + detail::clipped(key),
+                    "unknown key (known: name, token, token_sha256, servers, environment, "
+                    "rate)");
             }
         }
         if (entry.scope.name.empty()) {
-            return bad(where + ".name", "is required");
+            return config_error(where + ".name", "is required");
         }
         if (has_token == has_digest) {
-            return bad(where,
-                       has_token ? "give either \"token\" or \"token_sha256\", not both"
-                                 : "\"token\" or \"token_sha256\" is required");
+            return config_error(where,
+                                has_token ? "give either \"token\" or \"token_sha256\", not both"
+                                          : "\"token\" or \"token_sha256\" is required");
         }
         if (table.is_jwt_caller(entry.scope.name)) {
-            return bad(where + ".name",
-                       "starts with jwt.caller_prefix '" + table.jwt_->rules().caller_prefix +
-                           "', which names JWT callers");
+            return config_error(where + ".name",
+                                "starts with jwt.caller_prefix '" +
+                                    table.jwt_->rules().caller_prefix +
+                                    "', which names JWT callers");
         }
         if (!names.insert(entry.scope.name).second) {
-            return bad(where + ".name", "'" + entry.scope.name + "' is named twice");
+            return config_error(where + ".name", "'" + entry.scope.name + "' is named twice");
         }
         if (!digests.insert(entry.digest).second) {
-            return bad(where + (has_token ? ".token" : ".token_sha256"),
-                       "the same token is given to two callers");
+            return config_error(where + (has_token ? ".token" : ".token_sha256"),
+                                "the same token is given to two callers");
         }
         table.scopes_.push_back(entry.scope);
         table.entries_.push_back(std::move(entry));

@@ -9,16 +9,13 @@
 #include "scout/catalog_loader.hpp"
 
 #include "bounded_json.hpp"
+#include "config_errors.hpp"
 #include "config_file.hpp"
 #include "printable.hpp"
 #include "remote_session.hpp"
 
 namespace scout::gateway {
 namespace {
-
-Status bad(const std::string& where, const std::string& what) {
-    return Status{Errc::invalid_argument, where + ": " + what};
-}
 
 bool has_control_character(std::string_view s) {
     for (const char c : s) {
@@ -48,29 +45,25 @@ Status unknown_keys(const std::string& where, const Json& object, const char* co
                 list += list.empty() ? "" : ", ";
                 list += k;
             }
-            return bad((where.empty() ? "" : where + ".") + detail::clipped(key),
-                       "unknown key (known: " + list + ")");
+            return config_error((where.empty() ? "" : where + ".") + detail::clipped(key),
+                                "unknown key (known: " + list + ")");
         }
     }
     return {};
-}
-
-std::string got(const Json& value) {
-    return " (got " + std::string(value.type_name()) + ")";
 }
 
 Status parse_server(const std::string& name, const Json& entry, GatewayConfig& config) {
     std::vector<BackendSpec>& out = config.backends;
     const std::string where = "mcpServers." + detail::clipped(name);
     if (name.empty() || name.size() > kMaxNameBytes) {
-        return bad(where,
-                   "a server name must have 1 to " + std::to_string(kMaxNameBytes) + " bytes");
+        return config_error(
+            where, "a server name must have 1 to " + std::to_string(kMaxNameBytes) + " bytes");
     }
     if (has_control_character(name)) {
-        return bad(where, "a server name must not contain control characters");
+        return config_error(where, "a server name must not contain control characters");
     }
     if (!entry.is_object()) {
-        return bad(where, "must be an object" + got(entry));
+        return config_error(where, "must be an object" + got_type(entry));
     }
     static const char* const kServerKeys[] = {
         "command", "args", "env", "url", "headers", "environment", "disabled", "pin"};
@@ -79,8 +72,9 @@ Status parse_server(const std::string& name, const Json& entry, GatewayConfig& c
     }
     if (auto disabled = entry.find("disabled"); disabled != entry.end()) {
         if (!disabled->is_boolean()) {
-            return bad(where + ".disabled",
-                       "must be true or false (got " + std::string(disabled->type_name()) + ")");
+            return config_error(
+                where + ".disabled",
+                "must be true or false (got " + std::string(disabled->type_name()) + ")");
         }
         if (disabled->get<bool>()) {
             return {};
@@ -92,66 +86,68 @@ Status parse_server(const std::string& name, const Json& entry, GatewayConfig& c
     auto url = entry.find("url");
     if (url != entry.end()) {
         if (command != entry.end()) {
-            return bad(where,
-                       "give either \"command\" (stdio) or \"url\" (Streamable HTTP), not both");
+            return config_error(
+                where, "give either \"command\" (stdio) or \"url\" (Streamable HTTP), not both");
         }
         if (!url->is_string() || !parse_http_url(url->get_ref<const std::string&>())) {
-            return bad(where + ".url", "must be an http:// or https:// URL");
+            return config_error(where + ".url", "must be an http:// or https:// URL");
         }
         spec.url = url->get<std::string>();
         if (auto headers = entry.find("headers"); headers != entry.end()) {
             if (!headers->is_object()) {
-                return bad(where + ".headers", "must be an object of strings" + got(*headers));
+                return config_error(where + ".headers",
+                                    "must be an object of strings" + got_type(*headers));
             }
             for (const auto& [k, v] : headers->items()) {
                 if (!v.is_string() || k.empty() || has_control_character(k) ||
                     k.find_first_of(" :") != std::string::npos ||
                     has_control_character(v.get_ref<const std::string&>())) {
-                    return bad(where + ".headers." + detail::clipped(k),
-                               "must map header names (no spaces, ':' or control characters) to "
-                               "strings without control characters");
+                    return config_error(
+                        where + ".headers." + detail::clipped(k),
+                        "must map header names (no spaces, ':' or control characters) to "
+                        "strings without control characters");
                 }
                 spec.headers[k] = v.get<std::string>();
             }
         }
     } else {
         if (entry.contains("headers")) {
-            return bad(where + ".headers", "only a \"url\" (remote) server takes headers");
+            return config_error(where + ".headers", "only a \"url\" (remote) server takes headers");
         }
         if (command == entry.end() || !command->is_string() ||
             command->get_ref<const std::string&>().empty()) {
-            return bad(where + ".command",
-                       "must be a non-empty string (or give \"url\" for a remote server)");
+            return config_error(where + ".command",
+                                "must be a non-empty string (or give \"url\" for a remote server)");
         }
         spec.command = command->get<std::string>();
         if (has_nul(spec.command)) {
-            return bad(where + ".command", "must not contain a NUL character");
+            return config_error(where + ".command", "must not contain a NUL character");
         }
     }
     if (auto args = entry.find("args"); args != entry.end()) {
         if (!args->is_array()) {
-            return bad(where + ".args", "must be an array of strings" + got(*args));
+            return config_error(where + ".args", "must be an array of strings" + got_type(*args));
         }
         for (const auto& a : *args) {
             const std::string at = where + ".args[" + std::to_string(spec.args.size()) + "]";
             if (!a.is_string()) {
-                return bad(at, "must be a string" + got(a));
+                return config_error(at, "must be a string" + got_type(a));
             }
             if (has_nul(a.get_ref<const std::string&>())) {
-                return bad(at, "must not contain a NUL character");
+                return config_error(at, "must not contain a NUL character");
             }
             spec.args.push_back(a.get<std::string>());
         }
     }
     if (auto env = entry.find("env"); env != entry.end()) {
         if (!env->is_object()) {
-            return bad(where + ".env", "must be an object of strings" + got(*env));
+            return config_error(where + ".env", "must be an object of strings" + got_type(*env));
         }
         for (const auto& [k, v] : env->items()) {
             if (!v.is_string() || k.empty() || k.find('=') != std::string::npos || has_nul(k) ||
                 has_nul(v.get_ref<const std::string&>())) {
-                return bad(where + ".env." + detail::clipped(k),
-                           "must map variable names (no '=', no NUL) to strings");
+                return config_error(where + ".env." + detail::clipped(k),
+                                    "must map variable names (no '=', no NUL) to strings");
             }
             spec.env[k] = v.get<std::string>();
         }
@@ -159,15 +155,15 @@ Status parse_server(const std::string& name, const Json& entry, GatewayConfig& c
     if (auto label = entry.find("environment"); label != entry.end()) {
         if (!label->is_string() || label->get_ref<const std::string&>().size() > kMaxNameBytes ||
             has_control_character(label->get_ref<const std::string&>())) {
-            return bad(where + ".environment",
-                       "must be a string of at most " + std::to_string(kMaxNameBytes) +
-                           " bytes without control characters");
+            return config_error(where + ".environment",
+                                "must be a string of at most " + std::to_string(kMaxNameBytes) +
+                                    " bytes without control characters");
         }
         spec.environment = label->get<std::string>();
     }
     if (auto pin = entry.find("pin"); pin != entry.end()) {
         if (!pin->is_boolean()) {
-            return bad(where + ".pin", "must be true or false" + got(*pin));
+            return config_error(where + ".pin", "must be true or false" + got_type(*pin));
         }
         if (pin->get<bool>()) {
             config.pinned.servers.push_back(name);
@@ -179,13 +175,14 @@ Status parse_server(const std::string& name, const Json& entry, GatewayConfig& c
 
 Status parse_pinned(const Json& pinned, GatewayConfig& config) {
     if (!pinned.is_array()) {
-        return bad("pinned", "must be an array of \"server/tool\" strings" + got(pinned));
+        return config_error("pinned",
+                            "must be an array of \"server/tool\" strings" + got_type(pinned));
     }
     std::size_t index = 0;
     for (const Json& p : pinned) {
         const std::string where = "pinned[" + std::to_string(index++) + "]";
         if (!p.is_string()) {
-            return bad(where, "must be a \"server/tool\" string" + got(p));
+            return config_error(where, "must be a \"server/tool\" string" + got_type(p));
         }
         const std::string& text = p.get_ref<const std::string&>();
         // The server is the longest configured name that prefixes the entry (names may hold '/').
@@ -201,7 +198,7 @@ Status parse_pinned(const Json& pinned, GatewayConfig& config) {
             std::string what = detail::clipped(text);  // appended, not "'" + ...: GCC 12 -Wrestrict
             what.insert(what.begin(), '\'');
             what += "' does not start with an enabled server's name and '/'";
-            return bad(where, what);
+            return config_error(where, what);
         }
         const std::string_view tool = std::string_view(text).substr(owner->name.size() + 1);
         config.pinned.tools.push_back(ToolKey{owner->name, std::string(tool)});
@@ -214,10 +211,10 @@ Status parse_pinned(const Json& pinned, GatewayConfig& config) {
 Result<GatewayConfig> parse_gateway_config(std::string_view json_text) {
     auto doc = detail::parse_json(json_text);
     if (!doc) {
-        return bad("config", doc.status().message());
+        return config_error("config", doc.status().message());
     }
     if (!doc->is_object()) {
-        return bad("config", "not a JSON object");
+        return config_error("config", "not a JSON object");
     }
     static const char* const kTopKeys[] = {"mcpServers", "pinned", "embedder"};
     if (Status s = unknown_keys("", *doc, kTopKeys); !s.ok()) {
@@ -225,10 +222,10 @@ Result<GatewayConfig> parse_gateway_config(std::string_view json_text) {
     }
     auto servers = doc->find("mcpServers");
     if (servers == doc->end()) {
-        return bad("mcpServers", "is required (an object of servers)");
+        return config_error("mcpServers", "is required (an object of servers)");
     }
     if (!servers->is_object()) {
-        return bad("mcpServers", "must be an object of servers" + got(*servers));
+        return config_error("mcpServers", "must be an object of servers" + got_type(*servers));
     }
     GatewayConfig out;
     try {
@@ -246,7 +243,7 @@ Result<GatewayConfig> parse_gateway_config(std::string_view json_text) {
             out.embedder_json = embedder->dump();
         }
     } catch (const std::exception& e) {  // every access above is checked; a slip is still no crash
-        return bad("config", std::string("unreadable: ") + e.what());
+        return config_error("config", std::string("unreadable: ") + e.what());
     }
     return out;
 }

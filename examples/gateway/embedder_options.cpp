@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "bounded_json.hpp"
+#include "config_errors.hpp"
 #include "config_file.hpp"
 #include "printable.hpp"
 
@@ -17,22 +18,14 @@ namespace {
 
 using Json = nlohmann::json;
 
-Status bad(const std::string& where, const std::string& what) {
-    return Status{Errc::invalid_argument, where + ": " + what};
-}
-
 Status parse_dimensions(const std::string& text, std::size_t& out) {
     std::size_t n = 0;
     const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
     if (ec != std::errc() || ptr != text.data() + text.size() || n == 0 || n > 65536) {
-        return bad("--embedder-dimensions", "needs 1 <= N <= 65536");
+        return config_error("--embedder-dimensions", "needs 1 <= N <= 65536");
     }
     out = n;
     return {};
-}
-
-std::string got(const Json& value) {
-    return " (got " + std::string(value.type_name()) + ")";
 }
 
 /// The string at `key` of `object` into `out`; absent leaves `out` as it is.
@@ -42,8 +35,8 @@ Status read_string(const Json& object, const char* key, std::string& out) {
         return {};
     }
     if (!it->is_string()) {
-        return bad(std::string("embedder.") + key,
-                   "must be a string (got " + std::string(it->type_name()) + ")");
+        return config_error(std::string("embedder.") + key,
+                            "must be a string (got " + std::string(it->type_name()) + ")");
     }
     out = it->get<std::string>();
     return {};
@@ -62,9 +55,10 @@ Status parse_object(const Json& e, EmbedderSettings& settings) {
     for (const auto& [key, value] : e.items()) {
         (void)value;
         if (std::find(std::begin(kKeys), std::end(kKeys), key) == std::end(kKeys)) {
-            return bad("embedder." + detail::clipped(key),
-                       "unknown key (known: type, url, model, dimensions, api_version, headers, "
-                       "ca_file, api_key_env, allow_cleartext_key)");
+            return config_error(
+                "embedder." + detail::clipped(key),
+                "unknown key (known: type, url, model, dimensions, api_version, headers, "
+                "ca_file, api_key_env, allow_cleartext_key)");
         }
     }
     HttpEmbedderOptions& http = settings.http;
@@ -80,27 +74,29 @@ Status parse_object(const Json& e, EmbedderSettings& settings) {
     if (auto d = e.find("dimensions"); d != e.end()) {
         if (!d->is_number_unsigned() || d->get<std::uint64_t>() == 0 ||
             d->get<std::uint64_t>() > 65536) {
-            return bad("embedder.dimensions",
-                       "must be a whole number in 1..65536" + (d->is_number() ? "" : got(*d)));
+            return config_error(
+                "embedder.dimensions",
+                "must be a whole number in 1..65536" + (d->is_number() ? "" : got_type(*d)));
         }
         http.dimensions = d->get<std::size_t>();
     }
     if (auto h = e.find("headers"); h != e.end()) {
         if (!h->is_object()) {
-            return bad("embedder.headers",
-                       "must be an object of header names to strings" + got(*h));
+            return config_error("embedder.headers",
+                                "must be an object of header names to strings" + got_type(*h));
         }
         for (const auto& [name, value] : h->items()) {
             if (!value.is_string()) {
-                return bad("embedder.headers." + detail::clipped(name),
-                           "must be a string" + got(value));
+                return config_error("embedder.headers." + detail::clipped(name),
+                                    "must be a string" + got_type(value));
             }
             http.headers.push_back(name + ": " + value.get<std::string>());
         }
     }
     if (auto a = e.find("allow_cleartext_key"); a != e.end()) {
         if (!a->is_boolean()) {
-            return bad("embedder.allow_cleartext_key", "must be true or false" + got(*a));
+            return config_error("embedder.allow_cleartext_key",
+                                "must be true or false" + got_type(*a));
         }
         http.allow_cleartext_key = a->get<bool>();
     }
@@ -111,8 +107,8 @@ Status parse_object(const Json& e, EmbedderSettings& settings) {
     if (!key_env.empty()) {
         const char* key = std::getenv(key_env.c_str());
         if (key == nullptr || *key == '\0') {
-            return bad("embedder.api_key_env",
-                       "names " + detail::clipped(key_env) + ", which is not set");
+            return config_error("embedder.api_key_env",
+                                "names " + detail::clipped(key_env) + ", which is not set");
         }
         http.api_key = key;
     }
@@ -142,7 +138,7 @@ Status apply_embedder_option(std::string_view name,
     } else if (name == "--embedder-allow-cleartext-key") {
         http.allow_cleartext_key = true;
     } else {
-        return bad(std::string(name), "not an embedder option");
+        return config_error(std::string(name), "not an embedder option");
     }
     return {};
 }
@@ -150,10 +146,10 @@ Status apply_embedder_option(std::string_view name,
 Status parse_embedder_config(std::string_view json_text, EmbedderSettings& settings) {
     auto doc = detail::parse_json(json_text);
     if (!doc) {
-        return bad("config", doc.status().message());
+        return config_error("config", doc.status().message());
     }
     if (!doc->is_object()) {
-        return bad("config", "not a JSON object");
+        return config_error("config", "not a JSON object");
     }
     auto e = doc->find("embedder");
     if (e == doc->end()) {
@@ -165,11 +161,11 @@ Status parse_embedder_config(std::string_view json_text, EmbedderSettings& setti
             return {};
         }
         if (!e->is_object()) {
-            return bad("embedder", "must be a spec string or an object" + got(*e));
+            return config_error("embedder", "must be a spec string or an object" + got_type(*e));
         }
         return parse_object(*e, settings);
     } catch (const std::exception& ex) {  // every access is checked; a slip is still no crash
-        return bad("embedder", std::string("unreadable: ") + ex.what());
+        return config_error("embedder", std::string("unreadable: ") + ex.what());
     }
 }
 

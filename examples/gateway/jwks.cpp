@@ -12,6 +12,7 @@
 
 #include "base64url.hpp"
 #include "bounded_json.hpp"
+#include "config_errors.hpp"
 #include "file_io.hpp"
 #include "printable.hpp"
 
@@ -24,10 +25,6 @@ constexpr int kMinRsaBits = 2048;
 constexpr int kMaxRsaBits = 8192;
 /// A key set is a flat list of flat objects; deeper nesting is not a key set.
 constexpr std::size_t kMaxJwksDepth = 8;
-
-Status bad(const std::string& where, const std::string& what) {
-    return Status{Errc::invalid_argument, where + ": " + what};
-}
 
 struct PkeyCtxFree {
     void operator()(EVP_PKEY_CTX* p) const { EVP_PKEY_CTX_free(p); }
@@ -63,13 +60,13 @@ std::string member_bytes(const Json& k,
                          Status& status) {
     const auto it = k.find(name);
     if (it == k.end()) {
-        status = bad(where + "." + name, "is required");
+        status = config_error(where + "." + name, "is required");
         return {};
     }
     std::optional<std::string> bytes =
         it->is_string() ? base64url_decode(it->get_ref<const std::string&>()) : std::nullopt;
     if (!bytes || bytes->empty()) {
-        status = bad(where + "." + name, "must be a non-empty unpadded base64url string");
+        status = config_error(where + "." + name, "must be a non-empty unpadded base64url string");
         return {};
     }
     return std::move(*bytes);
@@ -86,7 +83,8 @@ Result<std::shared_ptr<EVP_PKEY>> rsa_key(const Json& k, const std::string& wher
         return status;
     }
     if (n.size() > kMaxRsaBits / 8 + 1) {
-        return bad(where + ".n", "the modulus is over " + std::to_string(kMaxRsaBits) + " bits");
+        return config_error(where + ".n",
+                            "the modulus is over " + std::to_string(kMaxRsaBits) + " bits");
     }
     BnPtr bn_n(BN_bin2bn(
         reinterpret_cast<const unsigned char*>(n.data()), static_cast<int>(n.size()), nullptr));
@@ -98,13 +96,14 @@ Result<std::shared_ptr<EVP_PKEY>> rsa_key(const Json& k, const std::string& wher
     }
     // An exponent of 3 or more, odd, at most 64 bits: anything else is not a real RSA key.
     if (e.size() > 8 || !BN_is_odd(bn_e.get()) || BN_num_bits(bn_e.get()) < 2) {
-        return bad(where + ".e", "is not a usable RSA public exponent");
+        return config_error(where + ".e", "is not a usable RSA public exponent");
     }
     const int bits = BN_num_bits(bn_n.get());
     if (bits < kMinRsaBits || bits > kMaxRsaBits) {
-        return bad(where + ".n",
-                   "the modulus has " + std::to_string(bits) + " bits (RS256 keys need " +
-                       std::to_string(kMinRsaBits) + " to " + std::to_string(kMaxRsaBits) + ")");
+        return config_error(where + ".n",
+                            "the modulus has " + std::to_string(bits) + " bits (RS256 keys need " +
+                                std::to_string(kMinRsaBits) + " to " + std::to_string(kMaxRsaBits) +
+                                ")");
     }
     if (OSSL_PARAM_BLD_push_BN(bld.get(), OSSL_PKEY_PARAM_RSA_N, bn_n.get()) != 1 ||
         OSSL_PARAM_BLD_push_BN(bld.get(), OSSL_PKEY_PARAM_RSA_E, bn_e.get()) != 1) {
@@ -112,7 +111,7 @@ Result<std::shared_ptr<EVP_PKEY>> rsa_key(const Json& k, const std::string& wher
     }
     auto key = key_from_params("RSA", *bld);
     if (!key) {
-        return bad(where, "OpenSSL refused the RSA key (n, e)");
+        return config_error(where, "OpenSSL refused the RSA key (n, e)");
     }
     return key;
 }
@@ -129,12 +128,12 @@ Result<std::shared_ptr<EVP_PKEY>> p256_key(const Json& k, const std::string& whe
     }
     // RFC 7518 section 6.2.1.2: each coordinate is exactly the field size, 32 bytes for P-256.
     if (x.size() != 32) {
-        return bad(where + ".x",
-                   "must be 32 bytes for P-256 (got " + std::to_string(x.size()) + ")");
+        return config_error(where + ".x",
+                            "must be 32 bytes for P-256 (got " + std::to_string(x.size()) + ")");
     }
     if (y.size() != 32) {
-        return bad(where + ".y",
-                   "must be 32 bytes for P-256 (got " + std::to_string(y.size()) + ")");
+        return config_error(where + ".y",
+                            "must be 32 bytes for P-256 (got " + std::to_string(y.size()) + ")");
     }
     const std::string point = std::string(1, '\x04') + x + y;  // SEC 1 uncompressed point
     std::unique_ptr<OSSL_PARAM_BLD, ParamBldFree> bld(OSSL_PARAM_BLD_new());
@@ -146,14 +145,14 @@ Result<std::shared_ptr<EVP_PKEY>> p256_key(const Json& k, const std::string& whe
     }
     auto key = key_from_params("EC", *bld);
     if (!key) {
-        return bad(where, "x, y is not a point on P-256");
+        return config_error(where, "x, y is not a point on P-256");
     }
     // fromdata decodes the point; the public check also refuses the point at infinity and a
     // point outside the group, so a verification never runs on an invalid key.
     std::unique_ptr<EVP_PKEY_CTX, PkeyCtxFree> check(
         EVP_PKEY_CTX_new_from_pkey(nullptr, key.get(), nullptr));
     if (!check || EVP_PKEY_public_check(check.get()) != 1) {
-        return bad(where, "x, y is not a valid P-256 public key");
+        return config_error(where, "x, y is not a valid P-256 public key");
     }
     return key;
 }
@@ -203,23 +202,23 @@ const PublicKey* KeySet::select(JwsAlg alg, const std::string* kid, std::string&
 
 Result<KeySet> KeySet::parse(std::string_view json_text) {
     if (json_text.size() > kMaxJwksBytes) {
-        return bad("jwks", "over " + std::to_string(kMaxJwksBytes) + " bytes");
+        return config_error("jwks", "over " + std::to_string(kMaxJwksBytes) + " bytes");
     }
     auto doc = detail::parse_json(json_text, kMaxJwksDepth);
     if (!doc) {
-        return bad("jwks", doc.status().message());
+        return config_error("jwks", doc.status().message());
     }
     if (!doc->is_object()) {
-        return bad("jwks", "not a JSON object");
+        return config_error("jwks", "not a JSON object");
     }
     const auto keys = doc->find("keys");
     if (keys == doc->end() || !keys->is_array()) {
-        return bad("keys", "is required: an array of keys");
+        return config_error("keys", "is required: an array of keys");
     }
     if (keys->size() > kMaxJwksKeys) {
-        return bad("keys",
-                   "holds " + std::to_string(keys->size()) + " keys (at most " +
-                       std::to_string(kMaxJwksKeys) + ")");
+        return config_error("keys",
+                            "holds " + std::to_string(keys->size()) + " keys (at most " +
+                                std::to_string(kMaxJwksKeys) + ")");
     }
     KeySet set;
     std::set<std::string> kids;
@@ -227,31 +226,32 @@ Result<KeySet> KeySet::parse(std::string_view json_text) {
     for (const Json& k : *keys) {
         const std::string where = "keys[" + std::to_string(index++) + "]";
         if (!k.is_object()) {
-            return bad(where, "must be an object");
+            return config_error(where, "must be an object");
         }
         for (const char* member : kPrivateMembers) {
             if (k.contains(member)) {
-                return bad(where + "." + member,
-                           "a private key member: the set must hold public keys only");
+                return config_error(where + "." + member,
+                                    "a private key member: the set must hold public keys only");
             }
         }
         const auto kty = k.find("kty");
         if (kty == k.end() || !kty->is_string()) {
-            return bad(where + ".kty", "is required: a string");
+            return config_error(where + ".kty", "is required: a string");
         }
         const auto use = k.find("use");
         if (use != k.end() && !use->is_string()) {
-            return bad(where + ".use", "must be a string");
+            return config_error(where + ".use", "must be a string");
         }
         const auto alg = k.find("alg");
         if (alg != k.end() && !alg->is_string()) {
-            return bad(where + ".alg", "must be a string");
+            return config_error(where + ".alg", "must be a string");
         }
         const auto kid = k.find("kid");
         if (kid != k.end() && (!kid->is_string() || kid->get_ref<const std::string&>().empty() ||
                                kid->get_ref<const std::string&>().size() > kMaxKidBytes)) {
-            return bad(where + ".kid",
-                       "must be a string of 1 to " + std::to_string(kMaxKidBytes) + " bytes");
+            return config_error(
+                where + ".kid",
+                "must be a string of 1 to " + std::to_string(kMaxKidBytes) + " bytes");
         }
         const std::string& type = kty->get_ref<const std::string&>();
         const bool for_signing = use == k.end() || *use == "sig";
@@ -272,13 +272,14 @@ Result<KeySet> KeySet::parse(std::string_view json_text) {
         if (kid != k.end()) {
             pk.kid = kid->get<std::string>();
             if (!kids.insert(pk.kid).second) {
-                return bad(where + ".kid", "'" + detail::clipped(pk.kid) + "' is given twice");
+                return config_error(where + ".kid",
+                                    "'" + detail::clipped(pk.kid) + "' is given twice");
             }
         }
         set.keys_.push_back(std::move(pk));
     }
     if (set.keys_.empty()) {
-        return bad("keys", "holds no RS256 (RSA) or ES256 (EC P-256) signature key");
+        return config_error("keys", "holds no RS256 (RSA) or ES256 (EC P-256) signature key");
     }
     return set;
 }

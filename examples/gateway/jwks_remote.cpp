@@ -12,9 +12,9 @@
 namespace scout::gateway {
 namespace {
 
-void set_timeout(httplib::Client& client,
-                 std::chrono::milliseconds d,
-                 void (httplib::Client::*setter)(time_t, time_t)) {
+void set_jwks_timeout(httplib::Client& client,
+                      std::chrono::milliseconds d,
+                      void (httplib::Client::*setter)(time_t, time_t)) {
     const auto us = std::chrono::duration_cast<std::chrono::microseconds>(d).count();
     (client.*setter)(static_cast<time_t>(us / 1000000), static_cast<time_t>(us % 1000000));
 }
@@ -33,9 +33,9 @@ Result<KeySet> fetch_jwks(const JwksFetchOptions& options) {
     }
     httplib::Client client(url->origin);
     const auto connect = std::min(options.connect_timeout, options.total_timeout);
-    set_timeout(client, connect, &httplib::Client::set_connection_timeout);
-    set_timeout(client, options.total_timeout, &httplib::Client::set_read_timeout);
-    set_timeout(client, options.total_timeout, &httplib::Client::set_write_timeout);
+    set_jwks_timeout(client, connect, &httplib::Client::set_connection_timeout);
+    set_jwks_timeout(client, options.total_timeout, &httplib::Client::set_read_timeout);
+    set_jwks_timeout(client, options.total_timeout, &httplib::Client::set_write_timeout);
     client.set_keep_alive(false);
     client.set_follow_location(false);  // a redirect could leave https or loopback
     httplib::Request req;

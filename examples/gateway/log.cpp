@@ -53,7 +53,7 @@ std::string iso8601_ms(std::chrono::system_clock::time_point when) {
     return out + frac;
 }
 
-void write_all(const std::string& line) {
+void write_log_line(const std::string& line) {
     std::size_t off = 0;
     while (off < line.size()) {
         const ssize_t n = ::write(STDERR_FILENO, line.data() + off, line.size() - off);
@@ -145,7 +145,7 @@ void log_line(LogLevel level, std::string_view text, std::initializer_list<LogFi
                                        fields,
                                        std::chrono::system_clock::now());
     line += '\n';
-    write_all(line);
+    write_log_line(line);
 }
 
 }  // namespace scout::gateway

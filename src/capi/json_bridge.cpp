@@ -22,24 +22,24 @@ namespace {
 using nlohmann::json;
 
 constexpr std::size_t kDefaultQueryCache = 1024;
-constexpr std::uint64_t kMaxDim = 65536;
+constexpr std::uint64_t kMaxEmbedderDim = 65536;
 constexpr std::uint64_t kMaxBudget = 1000000000;
 
-Status bad(std::string message) {
+Status bad_input(std::string message) {
     return {Errc::invalid_argument, std::move(message)};
 }
 
 /// Parses `text` as one JSON object; empty text is the empty object.
-Result<json> parse_object(std::string_view text, const char* what) {
+Result<json> parse_json_object(std::string_view text, const char* what) {
     if (text.empty()) {
         return json::object();
     }
     json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (value.is_discarded()) {
-        return bad(std::string(what) + " is not valid JSON");
+        return bad_input(std::string(what) + " is not valid JSON");
     }
     if (!value.is_object()) {
-        return bad(std::string(what) + " must be a JSON object");
+        return bad_input(std::string(what) + " must be a JSON object");
     }
     return value;
 }
@@ -51,13 +51,13 @@ Status check_keys(const json& given, const json& known, const std::string& where
         if (it == known.end()) {
             std::string message = where;
             message.append(": unknown key '").append(key).append("'");
-            return bad(std::move(message));
+            return bad_input(std::move(message));
         }
         if (it->is_object()) {
             std::string path = where;
             path.append(".").append(key);
             if (!value.is_object()) {
-                return bad(path + " must be an object");
+                return bad_input(path + " must be an object");
             }
             if (Status s = check_keys(value, *it, path); !s.ok()) {
                 return s;
@@ -68,7 +68,7 @@ Status check_keys(const json& given, const json& known, const std::string& where
 }
 
 /// An unsigned whole number in [lo, hi] at `obj[key]`, or `fallback` when the key is absent.
-Result<std::uint64_t> whole(
+Result<std::uint64_t> whole_field(
     const json& obj, const char* key, std::uint64_t fallback, std::uint64_t lo, std::uint64_t hi) {
     auto it = obj.find(key);
     if (it == obj.end()) {
@@ -76,22 +76,22 @@ Result<std::uint64_t> whole(
     }
     if (!it->is_number_unsigned() || it->get<std::uint64_t>() < lo ||
         it->get<std::uint64_t>() > hi) {
-        return bad(std::string("'") + key + "' must be a whole number in [" + std::to_string(lo) +
-                   ", " + std::to_string(hi) + "]");
+        return bad_input(std::string("'") + key + "' must be a whole number in [" +
+                         std::to_string(lo) + ", " + std::to_string(hi) + "]");
     }
     return it->get<std::uint64_t>();
 }
 
-Result<std::string> text(const json& obj, const char* key, bool required) {
+Result<std::string> text_field(const json& obj, const char* key, bool required) {
     auto it = obj.find(key);
     if (it == obj.end()) {
         if (required) {
-            return bad(std::string("'") + key + "' is required");
+            return bad_input(std::string("'") + key + "' is required");
         }
         return std::string();
     }
     if (!it->is_string()) {
-        return bad(std::string("'") + key + "' must be a string");
+        return bad_input(std::string("'") + key + "' must be a string");
     }
     return it->get<std::string>();
 }
@@ -145,13 +145,13 @@ Result<std::shared_ptr<Embedder>> http_embedder(const json& spec) {
         return s;
     }
     HttpEmbedderOptions options;
-    auto url = text(spec, "url", true);
-    auto version = text(spec, "api_version", false);
-    auto model = text(spec, "model", !version.ok() || version.value().empty());
-    auto key = text(spec, "api_key", false);
-    auto ca = text(spec, "ca_file", false);
-    auto dims = whole(spec, "dimensions", 0, 0, kMaxDim);
-    auto timeout = whole(spec, "timeout_ms", 0, 0, std::uint64_t{24} * 3600 * 1000);
+    auto url = text_field(spec, "url", true);
+    auto version = text_field(spec, "api_version", false);
+    auto model = text_field(spec, "model", !version.ok() || version.value().empty());
+    auto key = text_field(spec, "api_key", false);
+    auto ca = text_field(spec, "ca_file", false);
+    auto dims = whole_field(spec, "dimensions", 0, 0, kMaxEmbedderDim);
+    auto timeout = whole_field(spec, "timeout_ms", 0, 0, std::uint64_t{24} * 3600 * 1000);
     for (const Status& s : {url.status(),
                             model.status(),
                             key.status(),
@@ -216,8 +216,8 @@ Result<std::shared_ptr<Embedder>> embedder_from_name(const std::string& name) {
     if (name.rfind("hashing:", 0) == 0) {
         json dim = json::parse(name.substr(8), nullptr, false);
         if (!dim.is_number_unsigned() || dim.get<std::uint64_t>() == 0 ||
-            dim.get<std::uint64_t>() > kMaxDim) {
-            return bad("embedder: hashing:DIM needs 1 <= DIM <= 65536");
+            dim.get<std::uint64_t>() > kMaxEmbedderDim) {
+            return bad_input("embedder: hashing:DIM needs 1 <= DIM <= 65536");
         }
         return hashing_embedder(dim.get<std::uint64_t>());
     }
@@ -225,11 +225,11 @@ Result<std::shared_ptr<Embedder>> embedder_from_name(const std::string& name) {
         return transformer_embedder(name.substr(12));
     }
     if (name == "http") {
-        return bad("embedder: http needs an object {\"kind\": \"http\", \"url\", \"model\"}");
+        return bad_input("embedder: http needs an object {\"kind\": \"http\", \"url\", \"model\"}");
     }
-    return bad("embedder: unknown embedder '" + name +
-               "' (expected none, static[:PATH], glove, transformer:DIR, hashing[:DIM] or an "
-               "object)");
+    return bad_input("embedder: unknown embedder '" + name +
+                     "' (expected none, static[:PATH], glove, transformer:DIR, hashing[:DIM] or an "
+                     "object)");
 }
 
 Result<CatalogOptions> catalog_options_from(json overrides) {
@@ -239,7 +239,8 @@ Result<CatalogOptions> catalog_options_from(json overrides) {
         it != overrides.end()) {
         const auto most = static_cast<std::uint64_t>(find_option("threads")->max);
         if (!it->is_number_unsigned() || it->get<std::uint64_t>() > most) {
-            return bad("options: 'threads' must be 0 (every core) to " + std::to_string(most));
+            return bad_input("options: 'threads' must be 0 (every core) to " +
+                             std::to_string(most));
         }
         threads = it->get<std::size_t>();
         overrides.erase(it);
@@ -251,7 +252,7 @@ Result<CatalogOptions> catalog_options_from(json overrides) {
     merged.merge_patch(overrides);
     auto options = options_from_json(merged);
     if (!options) {
-        return bad("options: " + options.status().message());
+        return bad_input("options: " + options.status().message());
     }
     options->threads = threads;
     return options;
@@ -264,9 +265,9 @@ Result<std::shared_ptr<Embedder>> embedder_from_json(const json& spec) {
         return embedder_from_name(spec.get<std::string>());
     }
     if (!spec.is_object()) {
-        return bad("embedder must be a name or an object");
+        return bad_input("embedder must be a name or an object");
     }
-    auto kind = text(spec, "kind", true);
+    auto kind = text_field(spec, "kind", true);
     if (!kind) {
         return Status{kind.status().code(), "embedder: " + kind.status().message()};
     }
@@ -279,14 +280,14 @@ Result<std::shared_ptr<Embedder>> embedder_from_json(const json& spec) {
             !s.ok()) {
             return s;
         }
-        auto path = text(spec, "path", false);
+        auto path = text_field(spec, "path", false);
         if (!path) {
             return Status{path.status().code(), "embedder: " + path.status().message()};
         }
         std::optional<double> idf_power;
         if (auto it = spec.find("idf_power"); it != spec.end()) {
             if (!it->is_number() || !(it->get<double>() >= 0.0 && it->get<double>() <= 4.0)) {
-                return bad("embedder: 'idf_power' must be a number in [0, 4]");
+                return bad_input("embedder: 'idf_power' must be a number in [0, 4]");
             }
             idf_power = it->get<double>();
         }
@@ -297,7 +298,7 @@ Result<std::shared_ptr<Embedder>> embedder_from_json(const json& spec) {
             !s.ok()) {
             return s;
         }
-        auto dir = text(spec, "dir", true);
+        auto dir = text_field(spec, "dir", true);
         if (!dir) {
             return Status{dir.status().code(), "embedder: " + dir.status().message()};
         }
@@ -308,7 +309,7 @@ Result<std::shared_ptr<Embedder>> embedder_from_json(const json& spec) {
             !s.ok()) {
             return s;
         }
-        auto dim = whole(spec, "dim", 256, 1, kMaxDim);
+        auto dim = whole_field(spec, "dim", 256, 1, kMaxEmbedderDim);
         if (!dim) {
             return Status{dim.status().code(), "embedder: " + dim.status().message()};
         }
@@ -317,11 +318,11 @@ Result<std::shared_ptr<Embedder>> embedder_from_json(const json& spec) {
     if (kind.value() == "none") {
         return std::shared_ptr<Embedder>();
     }
-    return bad("embedder: unknown kind '" + kind.value() + "'");
+    return bad_input("embedder: unknown kind '" + kind.value() + "'");
 }
 
 Result<CatalogConfig> catalog_config_from_json(std::string_view text_in, bool allow_options) {
-    auto parsed = parse_object(text_in, "catalog options");
+    auto parsed = parse_json_object(text_in, "catalog options");
     if (!parsed) {
         return parsed.status();
     }
@@ -334,12 +335,12 @@ Result<CatalogConfig> catalog_config_from_json(std::string_view text_in, bool al
     CatalogConfig config;
     if (auto it = j.find("options"); it != j.end()) {
         if (!allow_options) {
-            return bad(
+            return bad_input(
                 "catalog options: an index file keeps its own \"options\"; give them when "
                 "the index is built");
         }
         if (!it->is_object()) {
-            return bad("catalog options: \"options\" must be an object");
+            return bad_input("catalog options: \"options\" must be an object");
         }
         auto options = catalog_options_from(*it);
         if (!options) {
@@ -347,7 +348,7 @@ Result<CatalogConfig> catalog_config_from_json(std::string_view text_in, bool al
         }
         config.options = options.value();
     }
-    auto cache = whole(j, "query_cache", kDefaultQueryCache, 0, std::uint64_t{1} << 24);
+    auto cache = whole_field(j, "query_cache", kDefaultQueryCache, 0, std::uint64_t{1} << 24);
     if (!cache) {
         return cache.status();
     }
@@ -368,7 +369,7 @@ Mode default_search_mode(bool has_embedder) noexcept {
 }
 
 Result<SearchRequest> search_request_from_json(std::string_view text_in, Mode default_mode) {
-    auto parsed = parse_object(text_in, "search options");
+    auto parsed = parse_json_object(text_in, "search options");
     if (!parsed) {
         return parsed.status();
     }
@@ -379,16 +380,16 @@ Result<SearchRequest> search_request_from_json(std::string_view text_in, Mode de
     for (const auto& [key, value] : j.items()) {
         if (key == "top_k" || key == "fetch_k" || key == "embed_timeout_ms") {
             if (!value.is_number_unsigned()) {
-                return bad("search options: '" + key + "' must be a whole number");
+                return bad_input("search options: '" + key + "' must be a whole number");
             }
             const auto n = value.get<std::uint64_t>();
             const auto capped = static_cast<std::size_t>(
                 std::min<std::uint64_t>(n, std::numeric_limits<std::uint32_t>::max()));
             if (key == "top_k") {
                 if (n < 1 || n > SearchOptions::kMaxTopK) {  // refused, as the CLI does
-                    return bad("search options: 'top_k' must be 1.." +
-                               std::to_string(SearchOptions::kMaxTopK) + " (got " +
-                               std::to_string(n) + ")");
+                    return bad_input("search options: 'top_k' must be 1.." +
+                                     std::to_string(SearchOptions::kMaxTopK) + " (got " +
+                                     std::to_string(n) + ")");
                 }
                 options.top_k = capped;
             } else if (key == "fetch_k") {
@@ -403,14 +404,15 @@ Result<SearchRequest> search_request_from_json(std::string_view text_in, Mode de
             }
             if (!value.is_number_unsigned() || value.get<std::uint64_t>() < 1 ||
                 value.get<std::uint64_t>() > kMaxBudget) {
-                return bad("search options: 'max_tokens' must be a whole number in 1.." +
-                           std::to_string(kMaxBudget) + " (got " + value.dump() + ")");
+                return bad_input("search options: 'max_tokens' must be a whole number in 1.." +
+                                 std::to_string(kMaxBudget) + " (got " + value.dump() + ")");
             }
             request.max_tokens = static_cast<std::size_t>(value.get<std::uint64_t>());
         } else if (key == "mode") {
             auto mode = value.is_string() ? parse_mode(value.get<std::string>()) : std::nullopt;
             if (!mode) {
-                return bad("search options: 'mode' must be \"hybrid\", \"bm25\" or \"dense\"");
+                return bad_input(
+                    "search options: 'mode' must be \"hybrid\", \"bm25\" or \"dense\"");
             }
             options.mode = *mode;
         } else if (key == "servers") {
@@ -418,12 +420,12 @@ Result<SearchRequest> search_request_from_json(std::string_view text_in, Mode de
                 continue;
             }
             if (!value.is_array()) {
-                return bad("search options: 'servers' must be an array of names or null");
+                return bad_input("search options: 'servers' must be an array of names or null");
             }
             std::vector<std::string> servers;
             for (const json& name : value) {
                 if (!name.is_string()) {
-                    return bad("search options: 'servers' must hold strings");
+                    return bad_input("search options: 'servers' must hold strings");
                 }
                 servers.push_back(name.get<std::string>());
             }
@@ -433,7 +435,7 @@ Result<SearchRequest> search_request_from_json(std::string_view text_in, Mode de
                 continue;
             }
             if (!value.is_string()) {
-                return bad("search options: 'environment' must be a string or null");
+                return bad_input("search options: 'environment' must be a string or null");
             }
             options.environment = value.get<std::string>();
         } else if (key == "alternatives") {
@@ -443,18 +445,19 @@ Result<SearchRequest> search_request_from_json(std::string_view text_in, Mode de
             if (!value.is_array() || !std::all_of(value.begin(), value.end(), [](const json& v) {
                     return v.is_string();
                 })) {
-                return bad("search options: 'alternatives' must be an array of strings or null");
+                return bad_input(
+                    "search options: 'alternatives' must be an array of strings or null");
             }
             options.alternatives =
                 value.get<std::vector<std::string>>();  // count checked by search
         } else if (key == "exact_name_first") {
             if (!value.is_boolean()) {
-                return bad("search options: 'exact_name_first' must be true or false");
+                return bad_input("search options: 'exact_name_first' must be true or false");
             }
             options.exact_name_first = value.get<bool>();
         } else if (key == "outcome_prior") {
             if (!value.is_boolean()) {
-                return bad("search options: 'outcome_prior' must be true or false");
+                return bad_input("search options: 'outcome_prior' must be true or false");
             }
             options.outcome_prior = value.get<bool>();
         } else if (key == "rerank") {
@@ -465,7 +468,8 @@ Result<SearchRequest> search_request_from_json(std::string_view text_in, Mode de
                 continue;
             }
             if (!value.is_string()) {
-                return bad("search options: 'rerank' must be the path of a re-ranker file or null");
+                return bad_input(
+                    "search options: 'rerank' must be the path of a re-ranker file or null");
             }
             auto model = Reranker::open(value.get<std::string>());
             if (!model) {
@@ -481,10 +485,11 @@ Result<SearchRequest> search_request_from_json(std::string_view text_in, Mode de
                 options.auto_k = true;
                 options.auto_k_ratio = value.get<double>();
             } else {
-                return bad("search options: 'auto_k' must be true, false or a ratio in (0, 1]");
+                return bad_input(
+                    "search options: 'auto_k' must be true, false or a ratio in (0, 1]");
             }
         } else {
-            return bad("search options: unknown key '" + key + "'");
+            return bad_input("search options: unknown key '" + key + "'");
         }
     }
     if (request.max_tokens != 0 && !j.contains("top_k")) {

@@ -117,7 +117,7 @@ Status validate_stored_server(const CatalogView& catalog, const ServerView& serv
             !json_object_ok(tool.input_schema) || !json_object_ok(tool.annotations)) {
             ServerSpec named =
                 server_spec(catalog, {server.name, {}, {}, {}, server.status, t, t + 1});
-            Status s = validate_tool(named, named.tools.front());
+            Status s = detail::validate_tool(named, named.tools.front());
             return s.ok() ? Status{Errc::invalid_argument,
                                    "server '" + clipped(server.name) + "', tool '" +
                                        clipped(tool.name) + "': not a valid tool"}

@@ -17,9 +17,9 @@ namespace {
 
 static_assert(std::endian::native == std::endian::little, "the .scout format is little-endian");
 
-constexpr std::size_t kHeaderBytes = 8 + 4 * 4 + 8;
+constexpr std::size_t kTableHeaderBytes = 8 + 4 * 4 + 8;
 
-std::uint64_t word_hash(std::string_view word) noexcept {
+std::uint64_t table_word_hash(std::string_view word) noexcept {
     return mix64(fnv1a(word));
 }
 
@@ -138,7 +138,7 @@ void VectorTable::finish() {
     bool any_dropped = false;
     for (std::uint32_t row = 0; row < scales_.size(); ++row) {
         const std::string_view w = word(row);
-        std::size_t s = word_hash(w) & (capacity - 1);
+        std::size_t s = table_word_hash(w) & (capacity - 1);
         bool duplicate = false;
         while (slots_[s] != 0) {
             if (word(slots_[s] - 1) == w) {
@@ -188,7 +188,7 @@ std::optional<std::uint32_t> VectorTable::find(std::string_view w) const noexcep
         return std::nullopt;
     }
     const std::size_t mask = slots_.size() - 1;
-    for (std::size_t s = word_hash(w) & mask; slots_[s] != 0; s = (s + 1) & mask) {
+    for (std::size_t s = table_word_hash(w) & mask; slots_[s] != 0; s = (s + 1) & mask) {
         if (word(slots_[s] - 1) == w) {
             return slots_[s] - 1;
         }
@@ -210,7 +210,7 @@ std::string_view VectorTable::word(std::uint32_t row) const noexcept {
 
 Status VectorTable::save(const std::string& path) const {
     std::string out;
-    out.reserve(kHeaderBytes + words_.size() + scales_.size() * 4 + values_.size() + 8);
+    out.reserve(kTableHeaderBytes + words_.size() + scales_.size() * 4 + values_.size() + 8);
     out.append(kScoutVectorMagic, sizeof(kScoutVectorMagic));
     put_bytes<std::uint32_t>(out, kScoutVectorVersion);
     put_bytes<std::uint32_t>(out, static_cast<std::uint32_t>(dim_));
@@ -235,7 +235,8 @@ Result<VectorTable> read_scout_vectors(const std::string& path) {
     const auto corrupt = [&](const std::string& why) {
         return Status{Errc::corrupt, path + ": " + why};
     };
-    if (data.size() < kHeaderBytes + 8 || std::memcmp(data.data(), kScoutVectorMagic, 8) != 0) {
+    if (data.size() < kTableHeaderBytes + 8 ||
+        std::memcmp(data.data(), kScoutVectorMagic, 8) != 0) {
         return corrupt("not a .scout vector file");
     }
     const auto version = get_bytes<std::uint32_t>(data.data() + 8);
@@ -250,7 +251,7 @@ Result<VectorTable> read_scout_vectors(const std::string& path) {
     if (kind != 0 || dim == 0 || dim > 65536 || words_bytes > data.size()) {
         return corrupt("bad header");
     }
-    const std::uint64_t expected = kHeaderBytes + words_bytes + count * 4 + count * dim + 8;
+    const std::uint64_t expected = kTableHeaderBytes + words_bytes + count * 4 + count * dim + 8;
     if (expected != data.size()) {
         return corrupt("size " + std::to_string(data.size()) + " differs from the header's " +
                        std::to_string(expected));
@@ -262,7 +263,7 @@ Result<VectorTable> read_scout_vectors(const std::string& path) {
     }
     VectorTable table;
     table.dim_ = dim;
-    table.words_.assign(data.data() + kHeaderBytes, words_bytes);
+    table.words_.assign(data.data() + kTableHeaderBytes, words_bytes);
     if (!table.words_.empty() && table.words_.back() != '\0') {
         return corrupt("unterminated vocabulary");
     }
@@ -274,7 +275,7 @@ Result<VectorTable> read_scout_vectors(const std::string& path) {
         return corrupt("vocabulary holds " + std::to_string(table.offsets_.size()) +
                        " words, header says " + std::to_string(count));
     }
-    const char* p = data.data() + kHeaderBytes + words_bytes;
+    const char* p = data.data() + kTableHeaderBytes + words_bytes;
     table.scales_.resize(count);
     std::memcpy(table.scales_.data(), p, count * 4);
     for (float s : table.scales_) {

@@ -20,20 +20,20 @@ namespace scout::detail {
 namespace {
 
 // magic, version, dim, count, flags, idf_power (f32), name bytes, words bytes (u64)
-constexpr std::size_t kHeaderBytes = 8 + 4 + 4 + 4 + 4 + 4 + 4 + 8;
+constexpr std::size_t kModelHeaderBytes = 8 + 4 + 4 + 4 + 4 + 4 + 4 + 8;
 // Version 2 adds: sub-vectors, centroids per codebook (u32 each).
-constexpr std::size_t kPqHeaderBytes = kHeaderBytes + 4 + 4;
+constexpr std::size_t kPqHeaderBytes = kModelHeaderBytes + 4 + 4;
 constexpr std::size_t kMaxName = 256;
-constexpr std::uint64_t kMaxDim = 65536;
+constexpr std::uint64_t kModelMaxDim = 65536;
 constexpr std::uint64_t kMaxRows = 0x7fffffffULL;
 constexpr std::uint64_t kMaxCentroids = 256;
 
 /// True when the stored checksum matches (or a fuzz target asked to skip checksums).
-bool checksum_ok(std::uint64_t stored, std::string_view body) {
+bool model_checksum_ok(std::uint64_t stored, std::string_view body) {
     return checksums_skipped_for_fuzzing() || stored == checksum64(body);
 }
 
-/// The fields both versions share, read from the first kHeaderBytes.
+/// The fields both versions share, read from the first kModelHeaderBytes.
 struct Header {
     std::uint64_t dim = 0;
     std::uint64_t rows = 0;
@@ -53,7 +53,7 @@ Result<Header> read_header(std::string_view data, const Corrupt& corrupt) {
     h.idf_power = get_bytes<float>(data.data() + 24);
     h.name_bytes = get_bytes<std::uint32_t>(data.data() + 28);
     h.words_bytes = get_bytes<std::uint64_t>(data.data() + 32);
-    if (h.dim == 0 || h.dim > kMaxDim || h.rows == 0 || h.rows > kMaxRows ||
+    if (h.dim == 0 || h.dim > kModelMaxDim || h.rows == 0 || h.rows > kMaxRows ||
         (flags & ~kWordModelHasWeights) != 0) {
         return corrupt("bad header (dimension, rows or flags)");
     }
@@ -74,7 +74,7 @@ Status check_size_and_sum(std::string_view data, std::uint64_t expected, const C
                        std::to_string(expected));
     }
     const std::size_t body = data.size() - 8;
-    if (!checksum_ok(get_bytes<std::uint64_t>(data.data() + body), data.substr(0, body))) {
+    if (!model_checksum_ok(get_bytes<std::uint64_t>(data.data() + body), data.substr(0, body))) {
         return corrupt("checksum mismatch");
     }
     return {};
@@ -92,12 +92,12 @@ Status check_weights(const std::vector<float>& weights, const Corrupt& corrupt) 
 Result<WordModel> parse_v1(std::string_view data, const Header& h, const Corrupt& corrupt) {
     // All terms are bounded above (dim <= 2^16, rows < 2^31, words_bytes <= file size), so the
     // sum cannot overflow 64 bits.
-    const std::uint64_t expected = kHeaderBytes + h.name_bytes + h.words_bytes + h.rows * 4 +
+    const std::uint64_t expected = kModelHeaderBytes + h.name_bytes + h.words_bytes + h.rows * 4 +
                                    (h.has_weights ? h.rows * 4 : 0) + h.rows * h.dim + 8;
     if (Status s = check_size_and_sum(data, expected, corrupt); !s.ok()) {
         return s;
     }
-    const char* p = data.data() + kHeaderBytes;
+    const char* p = data.data() + kModelHeaderBytes;
     WordModel model;
     model.name.assign(p, h.name_bytes);
     p += h.name_bytes;
@@ -132,8 +132,8 @@ Result<WordModel> parse_v2(std::string_view data, const Header& h, const Corrupt
     }
     PqRows pq;
     pq.dim = h.dim;
-    pq.subvectors = get_bytes<std::uint32_t>(data.data() + kHeaderBytes);
-    pq.centroids = get_bytes<std::uint32_t>(data.data() + kHeaderBytes + 4);
+    pq.subvectors = get_bytes<std::uint32_t>(data.data() + kModelHeaderBytes);
+    pq.centroids = get_bytes<std::uint32_t>(data.data() + kModelHeaderBytes + 4);
     if (pq.subvectors == 0 || pq.subvectors > h.dim || h.dim % pq.subvectors != 0 ||
         pq.centroids == 0 || pq.centroids > kMaxCentroids) {
         return corrupt("bad product quantizer (sub-vectors or centroids)");
@@ -180,7 +180,7 @@ Result<WordModel> parse_word_model(std::string_view data, const std::string& ori
     const Corrupt corrupt = [&](const std::string& why) {
         return Status{Errc::corrupt, origin + ": " + why};
     };
-    if (data.size() < kHeaderBytes + 8 || std::memcmp(data.data(), kWordModelMagic, 8) != 0) {
+    if (data.size() < kModelHeaderBytes + 8 || std::memcmp(data.data(), kWordModelMagic, 8) != 0) {
         return corrupt("not a static word model file");
     }
     const auto version = get_bytes<std::uint32_t>(data.data() + 8);
@@ -203,7 +203,7 @@ std::string serialize_word_model(const WordModel& model) {
     const bool has_weights = !model.weights.empty();
     const std::string name = model.name.substr(0, kMaxName);
     std::string out;
-    out.reserve(kHeaderBytes + name.size() + t.words_blob().size() + t.size() * 8 +
+    out.reserve(kModelHeaderBytes + name.size() + t.words_blob().size() + t.size() * 8 +
                 t.values().size() + 8);
     out.append(kWordModelMagic, sizeof(kWordModelMagic));
     put_bytes<std::uint32_t>(out, kWordModelVersion);

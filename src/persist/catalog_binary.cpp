@@ -13,13 +13,13 @@ namespace {
 static_assert(std::endian::native == std::endian::little,
               "CATB is read in place as little-endian integers; add byte swapping for this host");
 
-constexpr std::size_t kHeaderBytes = 24;  // u64 servers, u64 tools, u64 blob bytes
-constexpr std::size_t kServerBytes = 16;  // u8 status, 7 zero bytes, u64 tool count
-constexpr std::size_t kServerTexts = 4;   // name, description, category, environment
-constexpr std::size_t kToolTexts = 5;     // name, title, description, schema, annotations
-constexpr std::uint8_t kLastStatus = 3;   // ServerStatus::rejected
+constexpr std::size_t kCatalogHeaderBytes = 24;  // u64 servers, u64 tools, u64 blob bytes
+constexpr std::size_t kServerBytes = 16;         // u8 status, 7 zero bytes, u64 tool count
+constexpr std::size_t kServerTexts = 4;          // name, description, category, environment
+constexpr std::size_t kToolTexts = 5;            // name, title, description, schema, annotations
+constexpr std::uint8_t kLastStatus = 3;          // ServerStatus::rejected
 
-Status corrupt(const std::string& what) {
+Status corrupt_catalog(const std::string& what) {
     return {Errc::corrupt, "catalog section: " + what};
 }
 
@@ -65,7 +65,7 @@ std::string encode_catalog_binary(std::span<const ServerImage> servers) {
         }
     }
     std::string out;
-    out.reserve(kHeaderBytes + records.size() + texts.ends().size() + texts.blob().size());
+    out.reserve(kCatalogHeaderBytes + records.size() + texts.ends().size() + texts.blob().size());
     put_bytes<std::uint64_t>(out, servers.size());
     put_bytes<std::uint64_t>(out, tools);
     put_bytes<std::uint64_t>(out, texts.blob().size());
@@ -78,8 +78,8 @@ std::string encode_catalog_binary(std::span<const ServerImage> servers) {
 Result<CatalogView> decode_catalog_binary(std::span<const std::uint8_t> bytes) {
     const auto* data = reinterpret_cast<const char*>(bytes.data());
     const std::size_t size = bytes.size();
-    if (size < kHeaderBytes) {
-        return corrupt("too short");
+    if (size < kCatalogHeaderBytes) {
+        return corrupt_catalog("too short");
     }
     const auto servers = get_bytes<std::uint64_t>(data);
     const auto tools = get_bytes<std::uint64_t>(data + 8);
@@ -87,13 +87,13 @@ Result<CatalogView> decode_catalog_binary(std::span<const std::uint8_t> bytes) {
     // Each count is bounded by the bytes its records take, so the products below cannot overflow.
     if (servers > size / (kServerBytes + kServerTexts * 8) || tools > size / (kToolTexts * 8) ||
         blob_bytes > size) {
-        return corrupt("counts exceed the section");
+        return corrupt_catalog("counts exceed the section");
     }
     const std::size_t text_count = servers * kServerTexts + tools * kToolTexts;
-    const std::size_t ends_at = kHeaderBytes + servers * kServerBytes;
+    const std::size_t ends_at = kCatalogHeaderBytes + servers * kServerBytes;
     const std::size_t blob_at = ends_at + text_count * 8;
     if (blob_at > size || size - blob_at != blob_bytes) {
-        return corrupt("size does not match its counts");
+        return corrupt_catalog("size does not match its counts");
     }
     const char* blob = data + blob_at;
     std::uint64_t previous_end = 0;
@@ -115,12 +115,12 @@ Result<CatalogView> decode_catalog_binary(std::span<const std::uint8_t> bytes) {
     view.tools.resize(tools);
     std::uint64_t tools_seen = 0;
     for (std::size_t i = 0; i < servers; ++i) {
-        const char* record = data + kHeaderBytes + i * kServerBytes;
+        const char* record = data + kCatalogHeaderBytes + i * kServerBytes;
         const auto status = static_cast<std::uint8_t>(record[0]);
         const auto count = get_bytes<std::uint64_t>(record + 8);
         if (status > kLastStatus || get_bytes<std::uint64_t>(record) >> 8U != 0 ||
             count > tools - tools_seen) {
-            return corrupt("server record " + std::to_string(i) + " is invalid");
+            return corrupt_catalog("server record " + std::to_string(i) + " is invalid");
         }
         ServerView& s = view.servers[i];
         s.name = text();
@@ -133,7 +133,7 @@ Result<CatalogView> decode_catalog_binary(std::span<const std::uint8_t> bytes) {
         s.end_tool = static_cast<std::uint32_t>(tools_seen);
     }
     if (tools_seen != tools || tools > UINT32_MAX) {
-        return corrupt("server tool counts do not add up to the tools");
+        return corrupt_catalog("server tool counts do not add up to the tools");
     }
     for (ToolView& t : view.tools) {
         t.name = text();
@@ -143,16 +143,17 @@ Result<CatalogView> decode_catalog_binary(std::span<const std::uint8_t> bytes) {
         t.annotations = text();
     }
     if (!texts_ok || previous_end != blob_bytes) {
-        return corrupt("text offsets are inconsistent");
+        return corrupt_catalog("text offsets are inconsistent");
     }
     for (std::size_t i = 0; i < servers; ++i) {
         const ServerView& s = view.servers[i];
         // Sorted, unique names: the writer's order, on which the VECS row order depends.
         if (i > 0 && !(view.servers[i - 1].name < s.name)) {
-            return corrupt("server '" + clipped(s.name) + "' is out of order or appears twice");
+            return corrupt_catalog("server '" + clipped(s.name) +
+                                   "' is out of order or appears twice");
         }
         if (Status v = validate_stored_server(view, s); !v.ok()) {
-            return corrupt(v.message());
+            return corrupt_catalog(v.message());
         }
     }
     return view;

@@ -42,20 +42,20 @@ constexpr std::uint32_t kEmbedderState = fourcc("EMBF");
 constexpr std::size_t kVecsHeader = 16;  // u64 count, u32 dim, u32 reserved
 
 /// The error of a file whose bytes break an invariant: `what` says which.
-Status corrupt(const std::string& what) {
+Status corrupt_index(const std::string& what) {
     return Status{Errc::corrupt, "index file is corrupt: " + what};
 }
 
-Result<std::string> text(const json& obj, const char* key) {
+Result<std::string> string_field(const json& obj, const char* key) {
     if (!obj.is_object() || !obj.contains(key) || !obj[key].is_string()) {
-        return corrupt(std::string("'") + key + "' must be a string");
+        return corrupt_index(std::string("'") + key + "' must be a string");
     }
     return obj[key].get<std::string>();
 }
 
 Result<std::uint64_t> count(const json& obj, const char* key) {
     if (!obj.is_object() || !obj.contains(key) || !obj[key].is_number_unsigned()) {
-        return corrupt(std::string("'") + key + "' must be a non-negative integer");
+        return corrupt_index(std::string("'") + key + "' must be a non-negative integer");
     }
     return obj[key].get<std::uint64_t>();
 }
@@ -70,7 +70,7 @@ Result<json> parse_section(std::span<const std::uint8_t> bytes, const char* sect
     auto parsed =
         parse_json(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
     if (!parsed) {
-        return corrupt(std::string(section) + " section: " + parsed.status().message());
+        return corrupt_index(std::string(section) + " section: " + parsed.status().message());
     }
     return std::move(parsed.value());
 }
@@ -80,23 +80,23 @@ Result<CatalogView> parse_catalog_json(std::span<const std::uint8_t> bytes) {
     auto read = read_catalog_json(
         std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
     if (!read) {
-        return corrupt("catalog section: " + read.status().message());
+        return corrupt_index("catalog section: " + read.status().message());
     }
     const ServerSpec* previous = nullptr;
     for (const ServerSpec& server : read->servers) {
         // Sorted, unique names: the writer's order, on which the VECS row order depends.
         if (previous != nullptr && !(previous->name < server.name)) {
-            return corrupt("server '" + server.name + "' is out of order or appears twice");
+            return corrupt_index("server '" + server.name + "' is out of order or appears twice");
         }
         previous = &server;
         for (std::size_t t = 1; t < server.tools.size(); ++t) {
             if (!(server.tools[t - 1].name < server.tools[t].name)) {
-                return corrupt("server '" + server.name + "': tool '" + server.tools[t].name +
-                               "' is out of order");
+                return corrupt_index("server '" + server.name + "': tool '" + server.tools[t].name +
+                                     "' is out of order");
             }
         }
         if (Status v = validate_server(server); !v.ok()) {
-            return corrupt(v.message());
+            return corrupt_index(v.message());
         }
     }
     return view_of(std::make_shared<const CatalogSpec>(std::move(read.value())));
@@ -107,7 +107,7 @@ Result<CatalogView> parse_catalog_binary(std::span<const std::uint8_t> bytes,
                                          std::shared_ptr<const void> owner) {
     auto view = decode_catalog_binary(bytes);
     if (!view) {
-        return corrupt(view.status().message());
+        return corrupt_index(view.status().message());
     }
     view->owner = std::move(owner);
     return std::move(view.value());
@@ -118,7 +118,7 @@ Status parse_vectors(std::span<const std::uint8_t> bytes,
                      const std::shared_ptr<const void>& owner,
                      StoredIndex& out) {
     if (bytes.size() < kVecsHeader) {
-        return corrupt("vector section is too short");
+        return corrupt_index("vector section is too short");
     }
     std::uint64_t n = 0;
     std::uint32_t dim = 0;
@@ -129,7 +129,7 @@ Status parse_vectors(std::span<const std::uint8_t> bytes,
     const std::size_t payload = bytes.size() - kVecsHeader;
     if (reserved != 0 || dim == 0 || dim != out.info.dim || n != out.info.vectors ||
         payload % (std::size_t{dim} * 4) != 0 || payload / (std::size_t{dim} * 4) != n) {
-        return corrupt("vector section size does not match its counts");
+        return corrupt_index("vector section size does not match its counts");
     }
     const float* rows = nullptr;
     if (reinterpret_cast<std::uintptr_t>(bytes.data() + kVecsHeader) % alignof(float) == 0) {
@@ -151,14 +151,15 @@ Status parse_vectors(std::span<const std::uint8_t> bytes,
         const float* row = rows + r * dim;
         const float norm = kern.dot(row, row, dim);
         if (!(norm == 0.0f || std::abs(norm - 1.0f) <= 1e-3f)) {
-            return corrupt("vector " + std::to_string(r) + " is not finite or not unit length");
+            return corrupt_index("vector " + std::to_string(r) +
+                                 " is not finite or not unit length");
         }
     }
     return {};
 }
 
 template <typename T>
-void append(std::string& out, const T* data, std::size_t count) {
+void append_raw(std::string& out, const T* data, std::size_t count) {
     out.append(reinterpret_cast<const char*>(data), count * sizeof(T));
 }
 
@@ -226,7 +227,7 @@ private:
             return false;
         }
         if (count > (bytes_.size() - at_) / size) {
-            status_ = corrupt(std::string(what) + " runs past the end of its section");
+            status_ = corrupt_index(std::string(what) + " runs past the end of its section");
             return false;
         }
         return true;
@@ -248,12 +249,12 @@ std::string encode_bm25(const Bm25Index& bm25) {
     put_bytes<std::uint64_t>(out, terms.size());
     put_bytes<std::uint64_t>(out, bm25.num_postings());
     if (offsets.empty()) {
-        append(out, &no_terms, 1);  // an index built from nothing has no offsets at all
+        append_raw(out, &no_terms, 1);  // an index built from nothing has no offsets at all
     } else {
-        append(out, offsets.data(), offsets.size());
+        append_raw(out, offsets.data(), offsets.size());
     }
-    append(out, bm25.docids().data(), bm25.docids().size());
-    append(out, bm25.impacts().data(), bm25.impacts().size());
+    append_raw(out, bm25.docids().data(), bm25.docids().size());
+    append_raw(out, bm25.impacts().data(), bm25.impacts().size());
     for (std::string_view term : terms) {
         put_bytes(out, static_cast<std::uint32_t>(term.size()));
         out.append(term);
@@ -272,7 +273,7 @@ Result<std::unique_ptr<Bm25Index>> decode_bm25(std::span<const std::uint8_t> byt
         return failed;
     }
     if (docs != documents || terms >= bytes.size() || postings >= bytes.size()) {
-        return corrupt("BM25 section counts do not match the catalog");
+        return corrupt_index("BM25 section counts do not match the catalog");
     }
     auto offsets = in.array<std::uint32_t>(terms + 1, "BM25 offsets", owner);
     auto docids = in.array<ToolId>(postings, "BM25 postings", owner);
@@ -290,7 +291,7 @@ Result<std::unique_ptr<Bm25Index>> decode_bm25(std::span<const std::uint8_t> byt
         }
     }
     if (!in.done()) {
-        return corrupt("BM25 section has trailing bytes");
+        return corrupt_index("BM25 section has trailing bytes");
     }
     auto index = Bm25Index::from_parts(static_cast<std::size_t>(docs),
                                        std::move(words),
@@ -298,7 +299,7 @@ Result<std::unique_ptr<Bm25Index>> decode_bm25(std::span<const std::uint8_t> byt
                                        std::move(docids),
                                        std::move(impacts));
     if (!index) {
-        return corrupt("BM25 postings are inconsistent");
+        return corrupt_index("BM25 postings are inconsistent");
     }
     return index;
 }
@@ -312,14 +313,14 @@ Result<std::vector<std::uint64_t>> decode_keys(std::span<const std::uint8_t> byt
         return failed;
     }
     if (n != rows) {
-        return corrupt("EKEY section does not have one key per vector");
+        return corrupt_index("EKEY section does not have one key per vector");
     }
     auto keys = in.take<std::uint64_t>(n, "EKEY keys");
     if (Status failed = in.status(); !failed.ok()) {
         return failed;
     }
     if (!in.done()) {
-        return corrupt("EKEY section has trailing bytes");
+        return corrupt_index("EKEY section has trailing bytes");
     }
     return keys;
 }
@@ -343,9 +344,9 @@ void unknown_keys(const json& file,
 }
 
 /// The section's checksum verified.
-Status check(const SectionView& section) {
+Status check_section(const SectionView& section) {
     if (Status s = verify_section(section); !s.ok()) {
-        return corrupt(s.message());
+        return corrupt_index(s.message());
     }
     return {};
 }
@@ -358,14 +359,14 @@ Status decode_dense_sections(const ContainerView& view,
                              const SectionView& vecs,
                              const std::shared_ptr<const void>& owner,
                              StoredIndex& out) {
-    if (Status failed = check(vecs); !failed.ok()) {
+    if (Status failed = check_section(vecs); !failed.ok()) {
         return failed;
     }
     if (Status failed = parse_vectors(vecs.bytes, owner, out); !failed.ok()) {
         return failed;
     }
     if (const SectionView* keys = view.find(kEmbedKeys)) {
-        if (Status failed = check(*keys); !failed.ok()) {
+        if (Status failed = check_section(*keys); !failed.ok()) {
             return failed;
         }
         auto decoded = decode_keys(keys->bytes, out.info.vectors);
@@ -375,20 +376,20 @@ Status decode_dense_sections(const ContainerView& view,
         out.embed_keys = std::move(decoded.value());
     }
     if (const SectionView* state = view.find(kEmbedderState)) {
-        if (Status failed = check(*state); !failed.ok()) {
+        if (Status failed = check_section(*state); !failed.ok()) {
             return failed;
         }
         out.embedder_state.assign(reinterpret_cast<const char*>(state->bytes.data()),
                                   state->bytes.size());
     }
     if (const SectionView* graph = view.find(kGraph)) {
-        if (Status failed = check(*graph); !failed.ok()) {
+        if (Status failed = check_section(*graph); !failed.ok()) {
             return failed;
         }
         out.dense =
             load_hnsw_index(out.vectors, out.options.dense, graph->bytes, graph->version, owner);
         if (!out.dense) {
-            return corrupt("HNSW graph is inconsistent");
+            return corrupt_index("HNSW graph is inconsistent");
         }
     } else if (out.options.dense.kind == DenseIndexKind::flat ||
                (out.options.dense.kind == DenseIndexKind::automatic &&
@@ -400,7 +401,7 @@ Status decode_dense_sections(const ContainerView& view,
 
 /// META's counts, embedder and options into `out.info` and `out.options`.
 Status read_meta(const SectionView& meta, const ContainerView& view, StoredIndex& out) {
-    if (Status failed = check(meta); !failed.ok()) {
+    if (Status failed = check_section(meta); !failed.ok()) {
         return failed;
     }
     auto parsed = parse_section(meta.bytes, "META");
@@ -413,7 +414,7 @@ Status read_meta(const SectionView& meta, const ContainerView& view, StoredIndex
     const json& e = m.contains("embedder") ? m["embedder"] : json();
     const json& c = m.contains("counts") ? m["counts"] : json();
     // In the order they were read before: the first one missing is the one reported.
-    const auto library_version = text(m, "library_version");
+    const auto library_version = string_field(m, "library_version");
     const auto generation = count(m, "generation");
     if (!library_version || !generation) {
         return !library_version ? library_version.status() : generation.status();
@@ -437,7 +438,7 @@ Status read_meta(const SectionView& meta, const ContainerView& view, StoredIndex
                                         std::to_string(kIndexFormatMinor) + ") and is ignored");
         }
     }
-    const auto model_id = text(e, "model_id");
+    const auto model_id = string_field(e, "model_id");
     if (!model_id) {
         return model_id.status();
     }
@@ -466,7 +467,7 @@ Status read_catalog(const SectionView& cat,
                     bool binary,
                     const std::shared_ptr<const void>& owner,
                     StoredIndex& out) {
-    if (Status failed = check(cat); !failed.ok()) {
+    if (Status failed = check_section(cat); !failed.ok()) {
         return failed;
     }
     auto catalog = binary ? parse_catalog_binary(cat.bytes, owner) : parse_catalog_json(cat.bytes);
@@ -477,10 +478,10 @@ Status read_catalog(const SectionView& cat,
     const std::size_t indexed = out.catalog.indexed_tools();
     if (out.catalog.servers.size() != out.info.servers ||
         out.catalog.tools.size() != out.info.tools || indexed != out.info.indexed_tools) {
-        return corrupt("catalog counts differ from META");
+        return corrupt_index("catalog counts differ from META");
     }
     if (!out.info.model_id.empty() && out.info.vectors != indexed) {
-        return corrupt("vector counts differ from the catalog");
+        return corrupt_index("vector counts differ from the catalog");
     }
     return {};
 }
@@ -564,12 +565,12 @@ Result<StoredIndex> decode_index(std::span<const std::uint8_t> bytes,
         const bool has_vectors = !out.info.model_id.empty();
         if (has_vectors != (vecs != nullptr) ||
             (!has_vectors && (out.info.vectors != 0 || out.info.dim != 0))) {
-            return corrupt("vector counts differ from the catalog");
+            return corrupt_index("vector counts differ from the catalog");
         }
         if (vecs == nullptr &&
             (view->find(kEmbedKeys) != nullptr || view->find(kGraph) != nullptr ||
              view->find(kEmbedderState) != nullptr)) {
-            return corrupt("dense sections without vectors");
+            return corrupt_index("dense sections without vectors");
         }
         // The dense sections and the rest touch different parts of `out`: a large file checks
         // and reads them on a second thread (the future, destroyed first, waits for it). An
@@ -588,7 +589,7 @@ Result<StoredIndex> decode_index(std::span<const std::uint8_t> bytes,
             return failed;
         }
         if (const SectionView* bm25 = view->find(kBm25)) {
-            if (Status failed = check(*bm25); !failed.ok()) {
+            if (Status failed = check_section(*bm25); !failed.ok()) {
                 return failed;
             }
             auto decoded = decode_bm25(bm25->bytes, out.catalog.indexed_tools(), owner);

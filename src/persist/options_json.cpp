@@ -46,7 +46,7 @@ json& parent_for_write(json& root, std::string_view key, std::string_view& last)
 }
 
 /// The value at the dotted key, or nullptr when any part of the path is absent or not an object.
-const json* find(const json& root, std::string_view key) {
+const json* find_option_value(const json& root, std::string_view key) {
     const json* node = &root;
     while (true) {
         const std::size_t dot = key.find('.');
@@ -66,7 +66,7 @@ const json* find(const json& root, std::string_view key) {
     }
 }
 
-void write(json& out, const OptionSlot& slot) {
+void write_option(json& out, const OptionSlot& slot) {
     std::visit(
         [&](auto p) {
             using P = decltype(p);
@@ -85,23 +85,23 @@ void write(json& out, const OptionSlot& slot) {
         slot);
 }
 
-[[noreturn]] void refuse(const OptionField& field, const char* why) {
+[[noreturn]] void refuse_option(const OptionField& field, const char* why) {
     throw BadField("option '" + std::string(field.key) + "' " + why);
 }
 
-void read(const json& v, const OptionField& field, const OptionSlot& slot) {
+void read_option(const json& v, const OptionField& field, const OptionSlot& slot) {
     std::visit(
         [&](auto p) {
             using P = decltype(p);
             if constexpr (std::is_same_v<P, bool*>) {
                 if (!v.is_boolean()) {
-                    refuse(field, "is not a boolean");
+                    refuse_option(field, "is not a boolean");
                 }
                 *p = v.get<bool>();
             } else if constexpr (std::is_same_v<P, DenseIndexKind*>) {
                 const std::string name = v.is_string() ? v.get<std::string>() : "";
                 if (name != "automatic" && name != "flat" && name != "hnsw") {
-                    refuse(field, "names no known index kind");
+                    refuse_option(field, "names no known index kind");
                 }
                 *p = name == "flat"   ? DenseIndexKind::flat
                      : name == "hnsw" ? DenseIndexKind::hnsw
@@ -110,16 +110,16 @@ void read(const json& v, const OptionField& field, const OptionSlot& slot) {
                 const auto method =
                     v.is_string() ? parse_fusion_method(v.get<std::string>()) : std::nullopt;
                 if (!method) {
-                    refuse(field, "names no known fusion method");
+                    refuse_option(field, "names no known fusion method");
                 }
                 *p = *method;
             } else if constexpr (std::is_same_v<P, WideSlot> || std::is_same_v<P, std::size_t*>) {
                 if (!v.is_number_unsigned()) {
-                    refuse(field, "is out of range");
+                    refuse_option(field, "is out of range");
                 }
                 const auto n = v.get<std::uint64_t>();
                 if (static_cast<double>(n) < field.min || static_cast<double>(n) > field.max) {
-                    refuse(field, "is out of range");
+                    refuse_option(field, "is out of range");
                 }
                 if constexpr (std::is_same_v<P, WideSlot>) {
                     *p.value = n;
@@ -129,7 +129,7 @@ void read(const json& v, const OptionField& field, const OptionSlot& slot) {
             } else {
                 const double d = v.is_number() ? v.get<double>() : std::nan("");
                 if (!std::isfinite(d) || d < field.min || d > field.max) {
-                    refuse(field, "is out of range");
+                    refuse_option(field, "is out of range");
                 }
                 *p = v.get<std::remove_pointer_t<P>>();
             }
@@ -137,7 +137,7 @@ void read(const json& v, const OptionField& field, const OptionSlot& slot) {
         slot);
 }
 
-void set_absent(const OptionField& field, const OptionSlot& slot) {
+void set_absent_option(const OptionField& field, const OptionSlot& slot) {
     switch (field.when_absent) {
         case WhenAbsent::required:
             throw BadField("missing option '" + std::string(field.key) + "'");
@@ -178,7 +178,7 @@ json options_to_json(const CatalogOptions& o) {
         }
         std::string_view last;
         json& parent = parent_for_write(out, fields[i].key, last);
-        write(parent[std::string(last)], option_slot(copy, i));
+        write_option(parent[std::string(last)], option_slot(copy, i));
     }
     return out;
 }
@@ -191,11 +191,11 @@ Result<CatalogOptions> options_from_json(const json& j) {
             if (!fields[i].stored) {
                 continue;
             }
-            const json* v = find(j, fields[i].key);
+            const json* v = find_option_value(j, fields[i].key);
             if (v == nullptr) {
-                set_absent(fields[i], option_slot(o, i));
+                set_absent_option(fields[i], option_slot(o, i));
             } else {
-                read(*v, fields[i], option_slot(o, i));
+                read_option(*v, fields[i], option_slot(o, i));
             }
         }
         return o;

@@ -29,13 +29,13 @@ void put_entry(std::string& out, const std::string& key, const OutcomeCounts& c)
     put_bytes(out, c.tick);
 }
 
-struct Bad {
+struct BadOutcomes {
     const char* what;
 };
 
-class Reader {
+class OutcomeReader {
 public:
-    explicit Reader(std::span<const std::uint8_t> bytes) : bytes_(bytes) {}
+    explicit OutcomeReader(std::span<const std::uint8_t> bytes) : bytes_(bytes) {}
 
     template <typename T>
     T get() {
@@ -47,13 +47,13 @@ public:
     std::string string() {
         const auto n = get<std::uint32_t>();
         if (n == 0 || n > kMaxKeyBytes) {
-            throw Bad{"a key is empty or too long"};
+            throw BadOutcomes{"a key is empty or too long"};
         }
         need(n);
         std::string s(reinterpret_cast<const char*>(bytes_.data() + at_), n);
         at_ += n;
         if (!is_valid_utf8(s)) {
-            throw Bad{"a key is not UTF-8"};
+            throw BadOutcomes{"a key is not UTF-8"};
         }
         return s;
     }
@@ -62,36 +62,39 @@ public:
 private:
     void need(std::size_t n) const {
         if (bytes_.size() - at_ < n) {
-            throw Bad{"truncated"};
+            throw BadOutcomes{"truncated"};
         }
     }
     std::span<const std::uint8_t> bytes_;
     std::size_t at_ = 0;
 };
 
-OutcomeCounts read_counts(Reader& r, std::uint64_t tick) {
+OutcomeCounts read_counts(OutcomeReader& r, std::uint64_t tick) {
     OutcomeCounts c;
     c.success = r.get<double>();
     c.failure = r.get<double>();
     c.tick = r.get<std::uint64_t>();
     if (!std::isfinite(c.success) || !std::isfinite(c.failure) || c.success < 0 || c.failure < 0 ||
         c.tick > tick) {
-        throw Bad{"bad counts"};
+        throw BadOutcomes{"bad counts"};
     }
     return c;
 }
 
-void read_tools(Reader& r, std::uint64_t tick, std::size_t limit, OutcomePrior::ToolMap& out) {
+void read_tools(OutcomeReader& r,
+                std::uint64_t tick,
+                std::size_t limit,
+                OutcomePrior::ToolMap& out) {
     const auto n = r.get<std::uint32_t>();
     if (n > limit) {
-        throw Bad{"too many tools"};
+        throw BadOutcomes{"too many tools"};
     }
     for (std::uint32_t i = 0; i < n; ++i) {
         std::string key = r.string();
         const OutcomeCounts c = read_counts(r, tick);
         // The writer emits each map in order, so there is one encoding per prior.
         if (!out.empty() && !(out.rbegin()->first < key)) {
-            throw Bad{"a tool key is out of order or repeated"};
+            throw BadOutcomes{"a tool key is out of order or repeated"};
         }
         out.emplace_hint(out.end(), std::move(key), c);
     }
@@ -122,13 +125,13 @@ std::string encode_outcomes(const OutcomePrior& prior) {
 Result<OutcomePrior> decode_outcomes(std::span<const std::uint8_t> bytes) {
     const OutcomeLimits& lim = OutcomePrior::limits();
     try {
-        Reader r(bytes);
+        OutcomeReader r(bytes);
         const auto tick = r.get<std::uint64_t>();
         OutcomePrior::ToolMap tools;
         read_tools(r, tick, lim.max_tools, tools);
         const auto terms = r.get<std::uint32_t>();
         if (terms > lim.max_terms) {
-            throw Bad{"too many terms"};
+            throw BadOutcomes{"too many terms"};
         }
         OutcomePrior::TermMap term_map;
         for (std::uint32_t i = 0; i < terms; ++i) {
@@ -136,17 +139,17 @@ Result<OutcomePrior> decode_outcomes(std::span<const std::uint8_t> bytes) {
             OutcomePrior::ToolMap of_term;
             read_tools(r, tick, lim.max_tools_per_term, of_term);
             if (!term_map.empty() && !(term_map.rbegin()->first < term)) {
-                throw Bad{"a term is out of order or repeated"};
+                throw BadOutcomes{"a term is out of order or repeated"};
             }
             term_map.emplace_hint(term_map.end(), std::move(term), std::move(of_term));
         }
         if (!r.done()) {
-            throw Bad{"trailing bytes"};
+            throw BadOutcomes{"trailing bytes"};
         }
         OutcomePrior prior;
         prior.restore(tick, std::move(tools), std::move(term_map));
         return prior;
-    } catch (const Bad& e) {
+    } catch (const BadOutcomes& e) {
         return Status{Errc::corrupt, std::string("index file is corrupt: OUTC section: ") + e.what};
     }
 }

@@ -22,7 +22,7 @@ namespace {
 using detail::PgConnection;
 using detail::PgParam;
 
-Result<PgConnection> connect_checked(const ConnectOptions& connect) {
+Result<PgConnection> connect_for_base(const ConnectOptions& connect) {
     auto conn = PgConnection::connect(connect);
     if (!conn.ok()) {
         return conn.status();
@@ -74,7 +74,7 @@ Result<std::unique_ptr<BaseBuilder>> BaseBuilder::start(BuilderOptions options,
     if (!replica.ok()) {
         return replica.status();
     }
-    auto conn = connect_checked(options.replica.connect);
+    auto conn = connect_for_base(options.replica.connect);
     if (!conn.ok()) {
         return conn.status();
     }
@@ -130,7 +130,7 @@ Result<PublishedBase> BaseBuilder::publish() {
     base.model_id = info->model_id;
     base.tools = info->tools;
 
-    auto conn = connect_checked(options_.replica.connect);
+    auto conn = connect_for_base(options_.replica.connect);
     if (!conn.ok()) {
         remove_quietly(temp);
         return conn.status();
@@ -186,7 +186,7 @@ Result<PublishedBase> BaseBuilder::publish() {
 }
 
 Result<PublishedBase> latest_base(const ConnectOptions& connect) {
-    auto conn = connect_checked(connect);
+    auto conn = connect_for_base(connect);
     if (!conn.ok()) {
         return conn.status();
     }

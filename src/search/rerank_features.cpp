@@ -18,7 +18,7 @@ namespace {
 constexpr std::size_t kMaxFieldBytes = 4096;
 
 /// The stems of a text's words in order, stop words left out.
-void stems_of(std::string_view text, std::vector<std::string>& out) {
+void append_stems(std::string_view text, std::vector<std::string>& out) {
     thread_local std::string arena;
     thread_local std::vector<RawToken> tokens;
     arena.clear();
@@ -33,7 +33,7 @@ void stems_of(std::string_view text, std::vector<std::string>& out) {
 }
 
 /// The query's distinct stems with their BM25 IDF, and its stems in order.
-struct QueryWords {
+struct RerankQueryWords {
     std::vector<std::string> ordered;
     std::vector<std::string> distinct;
     std::vector<double> idf;
@@ -51,9 +51,9 @@ double idf_of(const Snapshot& snap, const std::string& stem) {
     return std::log(1.0 + (n - df + 0.5) / (df + 0.5));
 }
 
-QueryWords query_words(const Snapshot& snap, std::string_view query) {
-    QueryWords q;
-    stems_of(query, q.ordered);
+RerankQueryWords query_words(const Snapshot& snap, std::string_view query) {
+    RerankQueryWords q;
+    append_stems(query, q.ordered);
     for (const std::string& s : q.ordered) {
         if (std::find(q.distinct.begin(), q.distinct.end(), s) == q.distinct.end()) {
             q.distinct.push_back(s);
@@ -70,7 +70,7 @@ QueryWords query_words(const Snapshot& snap, std::string_view query) {
 /// Marks in `found` (one flag per distinct query stem) the stems that occur in `text`. Porter
 /// stemming only rewrites a word's suffix, so a word whose first byte starts no query stem
 /// cannot match one and is not stemmed.
-void mark_found(const QueryWords& q, std::string_view text, std::vector<char>& found) {
+void mark_found(const RerankQueryWords& q, std::string_view text, std::vector<char>& found) {
     thread_local std::string arena;
     thread_local std::vector<RawToken> tokens;
     arena.clear();
@@ -91,7 +91,7 @@ void mark_found(const QueryWords& q, std::string_view text, std::vector<char>& f
     }
 }
 
-double covered(const QueryWords& q, const std::vector<char>& found) {
+double covered(const RerankQueryWords& q, const std::vector<char>& found) {
     double sum = 0;
     for (std::size_t i = 0; i < found.size(); ++i) {
         sum += found[i] ? q.idf[i] : 0.0;
@@ -112,7 +112,7 @@ bool contains_run(const std::vector<std::string>& query, const std::vector<std::
 std::vector<RerankFeatures> rerank_features(const Snapshot& snap,
                                             std::string_view query,
                                             std::span<const Hit> hits) {
-    const QueryWords q = query_words(snap, query);
+    const RerankQueryWords q = query_words(snap, query);
     double best_bm25 = 0;
     double best_fused = 0;
     double dense_low = 0;
@@ -183,7 +183,7 @@ std::vector<RerankFeatures> rerank_features(const Snapshot& snap,
         set(RerankFeature::cover_any, covered(q, in_any));
 
         name_stems.clear();
-        stems_of(h.tool, name_stems);
+        append_stems(h.tool, name_stems);
         if (!name_stems.empty()) {
             std::size_t held = 0;
             for (const std::string& s : name_stems) {

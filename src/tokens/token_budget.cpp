@@ -10,7 +10,7 @@ namespace {
 
 using Json = nlohmann::json;
 
-Json parse_object(const std::string& text, Json fallback) {
+Json parse_budget_object(const std::string& text, Json fallback) {
     if (text.empty()) {
         return fallback;
     }
@@ -78,8 +78,8 @@ std::string hit_json(const Hit& hit, bool description_trimmed, bool schema_trimm
              {"server", hit.server},
              {"tool", hit.tool},
              {"description", hit.description},
-             {"inputSchema", parse_object(hit.input_schema, Json{{"type", "object"}})},
-             {"annotations", parse_object(hit.annotations, Json::object())}};
+             {"inputSchema", parse_budget_object(hit.input_schema, Json{{"type", "object"}})},
+             {"annotations", parse_budget_object(hit.annotations, Json::object())}};
     if (description_trimmed || schema_trimmed) {
         Json trimmed = Json::array();
         if (description_trimmed) {
@@ -117,7 +117,7 @@ BudgetedHits fit_to_budget(const std::vector<Hit>& hits,
             cut.tokens = cost(cut);
         }
         if (out.tokens + cut.tokens > options.max_tokens) {
-            const Json schema = parse_object(cut.hit.input_schema, Json{{"type", "object"}});
+            const Json schema = parse_budget_object(cut.hit.input_schema, Json{{"type", "object"}});
             Json stripped = schema;
             strip_documentation(stripped);
             if (stripped != schema) {

@@ -5,6 +5,7 @@
 #   pkg-config      builds the quickstart (c++) and tests/c/scout_c_test.c (cc, C99) with the
 #                   flags of `pkg-config --cflags --libs scout`
 #   add_subdirectory  builds scout from source inside a parent project (tests/consumer/...)
+#                   (a unity build of the library, scout's default, as every build of it is)
 #   relocated       runs the installed `scout` and libscout.so from a folder, with an environment
 #                   (HOME, no SCOUT_* variable, no cache) that cannot see SOURCE or BUILD: hybrid
 #                   search must not be degraded and token counts must work, from the data under

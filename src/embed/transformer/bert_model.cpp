@@ -11,9 +11,10 @@ namespace {
 using Shape = std::vector<std::size_t>;
 
 /// Reads tensors by name under one prefix, remembering the first error.
-class Reader {
+class TensorReader {
 public:
-    Reader(const SafeTensors& file, std::string prefix) : file_(file), prefix_(std::move(prefix)) {}
+    TensorReader(const SafeTensors& file, std::string prefix)
+        : file_(file), prefix_(std::move(prefix)) {}
 
     std::vector<float> get(const std::string& name, const Shape& shape) {
         if (!status_.ok()) {
@@ -43,7 +44,7 @@ private:
     Status status_;
 };
 
-void append(std::vector<float>& to, const std::vector<float>& from) {
+void append_tensor(std::vector<float>& to, const std::vector<float>& from) {
     to.insert(to.end(), from.begin(), from.end());
 }
 
@@ -82,7 +83,7 @@ Result<std::shared_ptr<const BertModel>> BertModel::from_safetensors(const SafeT
     auto model = std::make_shared<BertModel>();
     model->config_ = c;
     const std::size_t h = c.hidden;
-    Reader r(file, prefix);
+    TensorReader r(file, prefix);
     model->word_ = r.get("embeddings.word_embeddings.weight", {c.vocab_size, h});
     model->position_ = r.get("embeddings.position_embeddings.weight", {c.max_positions, h});
     model->token_type_ = r.get("embeddings.token_type_embeddings.weight", {c.type_vocab, h});
@@ -91,8 +92,8 @@ Result<std::shared_ptr<const BertModel>> BertModel::from_safetensors(const SafeT
         const std::string p = "encoder.layer." + std::to_string(i) + ".";
         Layer L;
         for (const char* part : {"query", "key", "value"}) {
-            append(L.qkv_w, r.get(p + "attention.self." + part + ".weight", {h, h}));
-            append(L.qkv_b, r.get(p + "attention.self." + part + ".bias", {h}));
+            append_tensor(L.qkv_w, r.get(p + "attention.self." + part + ".weight", {h, h}));
+            append_tensor(L.qkv_b, r.get(p + "attention.self." + part + ".bias", {h}));
         }
         L.out_w = r.get(p + "attention.output.dense.weight", {h, h});
         L.out_b = r.get(p + "attention.output.dense.bias", {h});

@@ -41,7 +41,7 @@ std::size_t dtype_bytes(DType d) {
     return 0;
 }
 
-Status corrupt(const std::string& what) {
+Status corrupt_tensors(const std::string& what) {
     return {Errc::corrupt, "safetensors: " + what};
 }
 
@@ -59,14 +59,15 @@ Status parse_entry(const std::string& name,
                    std::size_t data_size,
                    TensorInfo& info) {
     if (!entry.is_object()) {
-        return corrupt("tensor '" + name.substr(0, 128) + "' is not an object");
+        return corrupt_tensors("tensor '" + name.substr(0, 128) + "' is not an object");
     }
     auto dtype = entry.find("dtype");
     auto shape = entry.find("shape");
     auto offsets = entry.find("data_offsets");
     if (dtype == entry.end() || !dtype->is_string() || shape == entry.end() || !shape->is_array() ||
         offsets == entry.end() || !offsets->is_array() || offsets->size() != 2) {
-        return corrupt("tensor '" + name.substr(0, 128) + "' lacks dtype, shape or data_offsets");
+        return corrupt_tensors("tensor '" + name.substr(0, 128) +
+                               "' lacks dtype, shape or data_offsets");
     }
     bool known = false;
     for (const DTypeName& n : kDTypes) {
@@ -76,38 +77,40 @@ Status parse_entry(const std::string& name,
         }
     }
     if (!known) {
-        return corrupt("tensor '" + name.substr(0, 128) + "' has unknown dtype '" +
-                       dtype->get<std::string>().substr(0, 16) + "'");
+        return corrupt_tensors("tensor '" + name.substr(0, 128) + "' has unknown dtype '" +
+                               dtype->get<std::string>().substr(0, 16) + "'");
     }
     if (shape->size() > 8) {
-        return corrupt("tensor '" + name.substr(0, 128) + "' has more than 8 dimensions");
+        return corrupt_tensors("tensor '" + name.substr(0, 128) + "' has more than 8 dimensions");
     }
     std::size_t bytes = dtype_bytes(info.dtype);
     for (const json& d : *shape) {
         if (!d.is_number_unsigned()) {
-            return corrupt("tensor '" + name.substr(0, 128) + "' has a non-integer dimension");
+            return corrupt_tensors("tensor '" + name.substr(0, 128) +
+                                   "' has a non-integer dimension");
         }
         const std::uint64_t v = d.get<std::uint64_t>();
         if (v > std::numeric_limits<std::size_t>::max() ||
             !mul(bytes, static_cast<std::size_t>(v), bytes)) {
-            return corrupt("tensor '" + name.substr(0, 128) + "' is too large");
+            return corrupt_tensors("tensor '" + name.substr(0, 128) + "' is too large");
         }
         info.shape.push_back(static_cast<std::size_t>(v));
     }
     const json& b = (*offsets)[0];
     const json& e = (*offsets)[1];
     if (!b.is_number_unsigned() || !e.is_number_unsigned()) {
-        return corrupt("tensor '" + name.substr(0, 128) + "' has non-integer offsets");
+        return corrupt_tensors("tensor '" + name.substr(0, 128) + "' has non-integer offsets");
     }
     const std::uint64_t begin = b.get<std::uint64_t>();
     const std::uint64_t end = e.get<std::uint64_t>();
     if (begin > end || end > data_size) {
-        return corrupt("tensor '" + name.substr(0, 128) +
-                       "' lies outside the data (file truncated?)");
+        return corrupt_tensors("tensor '" + name.substr(0, 128) +
+                               "' lies outside the data (file truncated?)");
     }
     if (end - begin != bytes) {
-        return corrupt("tensor '" + name.substr(0, 128) + "' has " + std::to_string(end - begin) +
-                       " bytes, its dtype and shape need " + std::to_string(bytes));
+        return corrupt_tensors("tensor '" + name.substr(0, 128) + "' has " +
+                               std::to_string(end - begin) + " bytes, its dtype and shape need " +
+                               std::to_string(bytes));
     }
     info.begin = static_cast<std::size_t>(begin);
     info.end = static_cast<std::size_t>(end);
@@ -126,7 +129,7 @@ std::size_t TensorInfo::elements() const noexcept {
 
 Result<SafeTensors> parse_safetensors(std::string_view file) {
     if (file.size() < 8) {
-        return corrupt("file shorter than its 8-byte header length");
+        return corrupt_tensors("file shorter than its 8-byte header length");
     }
     std::uint64_t header_size = 0;
     for (int i = 7; i >= 0; --i) {
@@ -134,8 +137,9 @@ Result<SafeTensors> parse_safetensors(std::string_view file) {
             (header_size << 8U) | static_cast<unsigned char>(file[static_cast<std::size_t>(i)]);
     }
     if (header_size > kMaxSafetensorsHeader || header_size > file.size() - 8) {
-        return corrupt("header length " + std::to_string(header_size) + " exceeds the file (" +
-                       std::to_string(file.size()) + " bytes) or the 100 MB limit");
+        return corrupt_tensors("header length " + std::to_string(header_size) +
+                               " exceeds the file (" + std::to_string(file.size()) +
+                               " bytes) or the 100 MB limit");
     }
     const std::string_view header = file.substr(8, static_cast<std::size_t>(header_size));
     json doc = json::parse(header.begin(), header.end(), nullptr, false);
