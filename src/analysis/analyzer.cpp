@@ -218,19 +218,8 @@ void Analyzer::raw_tokens(std::string_view text,
     });
 }
 
-namespace {
-
-/// The terms as strings, in order (the weight is the caller's business).
-struct StringSink {
-    std::vector<std::string>& out;
-    void add(std::string_view term, float /*weight*/) { out.emplace_back(term); }
-    void add(std::string_view term, std::uint64_t /*hash*/, float weight) { add(term, weight); }
-};
-
-}  // namespace
-
 void Analyzer::analyze(std::string_view text, std::vector<std::string>& out) const {
-    StringSink sink{out};
+    StringTermSink sink{out};
     tokenize(text,
              options_.split_identifiers,
              options_.keep_joined_case,

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "scout/options.hpp"
 
@@ -156,6 +157,14 @@ public:
 private:
     PlainWordWeights weights_;
     PairTerms pairs_;
+};
+
+/// A term sink that keeps each term's text (weights and hashes dropped): the analyzer's and the
+/// word pairs' string forms.
+struct StringTermSink {
+    std::vector<std::string>& out;
+    void add(std::string_view term, float /*weight*/) { out.emplace_back(term); }
+    void add(std::string_view term, std::uint64_t /*hash*/, float weight) { add(term, weight); }
 };
 
 }  // namespace scout::detail

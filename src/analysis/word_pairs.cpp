@@ -7,15 +7,6 @@
 
 namespace scout::detail {
 
-namespace {
-
-struct StringSink {
-    std::vector<std::string>& out;
-    void add(std::string_view term, float /*weight*/) { out.emplace_back(term); }
-};
-
-}  // namespace
-
 std::vector<std::string> plain_words(std::string_view text) {
     static const Analyzer plain(AnalyzerOptions{.split_identifiers = true,
                                                 .keep_joined_case = false,
@@ -28,7 +19,7 @@ std::vector<std::string> plain_words(std::string_view text) {
 
 void append_word_pairs_of(const std::vector<std::string>& plain, std::vector<std::string>& out) {
     PairTerms pairs;
-    StringSink sink{out};
+    StringTermSink sink{out};
     for (const std::string& w : plain) {
         pairs.add(w, 1.0f, sink);
     }

@@ -523,7 +523,7 @@ std::string encode_index(const IndexImage& image) {
         if (image.embed_keys.size() == vectors) {
             std::string keys;
             put_bytes<std::uint64_t>(keys, vectors);
-            append(keys, image.embed_keys.data(), image.embed_keys.size());
+            append_raw(keys, image.embed_keys.data(), image.embed_keys.size());
             sections.push_back({kEmbedKeys, 1, std::move(keys)});
         }
         if (!image.hnsw_graph.empty()) {
