@@ -41,4 +41,25 @@ std::function<std::string(const std::string&)> embedder_into(std::string& out) {
     };
 }
 
+Result<std::shared_ptr<Embedder>> make_embedder(const std::string& spec) {
+    if (spec == "none") {
+        return std::shared_ptr<Embedder>();
+    }
+    if (spec == "static") {  // the shipped model, as the CLI's default
+        auto model = StaticEmbedder::load_default();
+        if (!model) {
+            return model.status();
+        }
+        return std::shared_ptr<Embedder>(model.value());
+    }
+    std::size_t dim = 256;
+    if (const auto colon = spec.find(':'); colon != std::string::npos) {
+        if (std::string why = args::read_whole_into(spec.substr(colon + 1), 1, 65536, dim);
+            !why.empty()) {
+            return Status{Errc::invalid_argument, "embedder " + spec + ": " + why};
+        }
+    }
+    return std::shared_ptr<Embedder>(std::make_shared<HashingEmbedder>(dim));
+}
+
 }  // namespace scout::bench

@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 
+#include "scout/embedder.hpp"
+
 #include "args/args.hpp"
 #include "args/values.hpp"
 
@@ -31,5 +33,9 @@ auto whole_into(Int& out, std::uint64_t min, std::uint64_t max) {
 /// An option's `apply` that takes "none", "static", "hashing" or "hashing:DIM" (DIM 1..65536)
 /// into `out`.
 [[nodiscard]] std::function<std::string(const std::string&)> embedder_into(std::string& out);
+
+/// The embedder an embedder_into() spec names: nullptr for "none", the shipped static model for
+/// "static" (an error when it is missing), else a HashingEmbedder (256 dimensions by default).
+[[nodiscard]] Result<std::shared_ptr<Embedder>> make_embedder(const std::string& spec);
 
 }  // namespace scout::bench

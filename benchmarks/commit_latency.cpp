@@ -7,7 +7,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <string>
@@ -83,19 +82,12 @@ int main(int argc, char** argv) {
         return 2;
     }
     const std::string catalog_path = parsed->positional()[0];
-    std::shared_ptr<scout::Embedder> embedder;
-    if (embedder_spec == "static") {  // the shipped model, as the CLI's default
-        auto model = scout::StaticEmbedder::load_default();
-        if (!model) {
-            std::fprintf(stderr, "%s\n", model.status().to_string().c_str());
-            return 2;
-        }
-        embedder = model.value();
-    } else if (embedder_spec != "none") {
-        const auto colon = embedder_spec.find(':');
-        embedder = std::make_shared<scout::HashingEmbedder>(
-            colon == std::string::npos ? 256 : std::stoul(embedder_spec.substr(colon + 1)));
+    auto made = scout::bench::make_embedder(embedder_spec);
+    if (!made) {
+        std::fprintf(stderr, "%s\n", made.status().to_string().c_str());
+        return 2;
     }
+    const std::shared_ptr<scout::Embedder> embedder = made.value();
     auto spec = scout::load_catalog_file(catalog_path);
     if (!spec) {
         std::fprintf(stderr, "%s\n", spec.status().to_string().c_str());

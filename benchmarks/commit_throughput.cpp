@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <ctime>
 #include <map>
 #include <string>
@@ -76,19 +75,12 @@ int main(int argc, char** argv) {
         return 2;
     }
     const std::string catalog_path = parsed->positional()[0];
-    std::shared_ptr<scout::Embedder> embedder;
-    if (embedder_spec == "static") {
-        auto loaded = scout::StaticEmbedder::load_default();
-        if (!loaded) {
-            std::fprintf(stderr, "%s\n", loaded.status().to_string().c_str());
-            return 2;
-        }
-        embedder = *loaded;
-    } else if (embedder_spec.rfind("hashing", 0) == 0) {
-        const auto colon = embedder_spec.find(':');
-        embedder = std::make_shared<scout::HashingEmbedder>(
-            colon == std::string::npos ? 256 : std::stoul(embedder_spec.substr(colon + 1)));
+    auto made = scout::bench::make_embedder(embedder_spec);
+    if (!made) {
+        std::fprintf(stderr, "%s\n", made.status().to_string().c_str());
+        return 2;
     }
+    const std::shared_ptr<scout::Embedder> embedder = made.value();
     auto spec = scout::load_catalog_file(catalog_path);
     if (!spec) {
         std::fprintf(stderr, "%s\n", spec.status().to_string().c_str());
