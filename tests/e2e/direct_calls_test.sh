@@ -6,29 +6,8 @@
 set -uo pipefail
 gateway="$1"
 backend="$2"
-dir=$(mktemp -d)
-pid=
-cleanup() {
-  exec 3>&- 2>/dev/null
-  [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
-  rm -rf "$dir"
-}
-trap cleanup EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "$0")/stdio_session.sh"
 
-wait_for() {  # wait_for FILE PATTERN COUNT: at most 10 s until FILE has COUNT lines matching
-  for _ in $(seq 1 200); do
-    [ "$(grep -c -- "$2" "$1" 2>/dev/null)" -ge "$3" ] && return 0
-    sleep 0.05
-  done
-  return 1
-}
-send() { printf '%s\n' "$1" >&3; }
-answer() {  # answer ID: the line answering request ID (waits for it)
-  wait_for "$dir/out" "\"id\":$1[,}]" 1 || { echo "(no answer to $1)"; return; }
-  grep -- "\"id\":$1[,}]" "$dir/out" | head -1
-}
 call() {  # call ID NAME ARGUMENTS_JSON: tools/call of NAME; its answer
   send '{"jsonrpc":"2.0","id":'"$1"',"method":"tools/call","params":{"name":"'"$2"'","arguments":'"$3"'}}'
   answer "$1"

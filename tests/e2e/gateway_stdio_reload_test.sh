@@ -8,34 +8,13 @@
 set -uo pipefail
 gateway="$1"
 backend="$2"
-dir=$(mktemp -d)
-pid=
-cleanup() {
-  exec 3>&- 2>/dev/null
-  [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
-  rm -rf "$dir"
-}
-trap cleanup EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "$0")/stdio_session.sh"
 
 write_config() {  # write_config JSON: the config file, written by rename as deployments do
   echo "$1" >"$dir/config.tmp" && mv "$dir/config.tmp" "$dir/servers.json"
 }
 server() {  # server NAME: a fake backend entry whose command line names NAME.log
   echo "\"$1\": { \"command\": \"$backend\", \"args\": [\"--log\", \"$dir/$1.log\"] }"
-}
-wait_for() {  # wait_for FILE PATTERN COUNT: at most 10 s until FILE has COUNT lines matching
-  for _ in $(seq 1 200); do
-    [ "$(grep -c -- "$2" "$1" 2>/dev/null)" -ge "$3" ] && return 0
-    sleep 0.05
-  done
-  return 1
-}
-send() { printf '%s\n' "$1" >&3; }
-answer() {  # answer ID: the line answering request ID (waits for it)
-  wait_for "$dir/out" "\"id\":$1[,}]" 1 || { echo "(no answer to $1)"; return; }
-  grep -- "\"id\":$1[,}]" "$dir/out" | head -1
 }
 execute() {  # execute ID SERVER TEXT: execute_tool of SERVER's echo; its answer
   send '{"jsonrpc":"2.0","id":'"$1"',"method":"tools/call","params":{"name":"execute_tool","arguments":{"server_name":"'"$2"'","tool_name":"echo","arguments":{"text":"'"$3"'"}}}}'
