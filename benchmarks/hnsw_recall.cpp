@@ -26,6 +26,7 @@
 #include "scout/catalog_loader.hpp"
 #include "scout/embedder.hpp"
 
+#include "bench_args.hpp"
 #include "dense/dense_index.hpp"
 #include "eval/dataset_paths.hpp"
 #include "eval/evaluation.hpp"
@@ -35,19 +36,6 @@ namespace {
 
 using namespace scout;
 using Clock = std::chrono::steady_clock;
-
-constexpr const char* kUsage = R"(usage: scout-bench-recall [options]
-  --sizes 100000,1000000  graph sizes (points; default 20000,100000)
-  --texts mixed|scoped    mixed: three real tools recombined per text (default);
-                          scoped: one tool per text with a team and a region appended
-  --widths 64,128,256     search widths to sweep (default 64,128,256,512), plus the width
-                          the default options choose at each size
-  --queries N             queries from merged/queries.json (default 1000)
-  --threads N             threads that build the graph (default 2)
-  --datasets DIR          public datasets (default: $SCOUT_DATASETS, else ../shared/datasets)
-  --json                  one JSON object per size on stdout instead of the table
-A size of 1,000,000 needs about 2.5 GB and several minutes.
-)";
 
 struct Config {
     std::vector<std::size_t> sizes{20000, 100000};
@@ -314,42 +302,65 @@ int run(const Config& cfg) {
 int main(int argc, char** argv) try {
     Config cfg;
     cfg.datasets = eval::datasets_dir();
-    const std::vector<std::string> args(argv + 1, argv + argc);
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        const bool has_value = i + 1 < args.size();
-        if (a == "--help" || a == "-h") {
-            std::fputs(kUsage, stdout);
-            return 0;
-        }
-        if (a == "--json") {
-            cfg.json = true;
-        } else if (a == "--sizes" && has_value) {
-            cfg.sizes = parse_list(args[++i]);
-        } else if (a == "--widths" && has_value) {
-            cfg.widths = parse_list(args[++i]);
-        } else if (a == "--texts" && has_value &&
-                   (args[i + 1] == "mixed" || args[i + 1] == "scoped")) {
-            cfg.scoped = args[++i] == "scoped";
-        } else if (a == "--queries" && has_value) {
-            const auto v = parse_list(args[++i]);
-            cfg.queries = v.size() == 1 ? v[0] : 0;
-        } else if (a == "--threads" && has_value) {
-            const auto v = parse_list(args[++i]);
-            cfg.threads = v.size() == 1 ? v[0] : 0;
-        } else if (a == "--datasets" && has_value) {
-            cfg.datasets = args[++i];
-        } else {
-            std::fprintf(stderr, "scout-bench-recall: bad argument '%s'\n%s", a.c_str(), kUsage);
-            return 2;
-        }
-    }
-    if (cfg.sizes.empty() || cfg.widths.empty() || cfg.queries == 0 || cfg.threads == 0) {
-        std::fprintf(stderr,
-                     "scout-bench-recall: sizes, widths, queries and threads must be "
-                     "positive whole numbers\n%s",
-                     kUsage);
-        return 2;
+    const auto list_into = [](std::vector<std::size_t>& out) {
+        return [&out](const std::string& v) {
+            out = parse_list(v);
+            return out.empty() ? std::string("wants positive whole numbers, comma-separated")
+                               : std::string();
+        };
+    };
+    const args::CommandSpec command{
+        "scout-bench-recall",
+        "",
+        "Recall@10 of the HNSW graph against the exact scan, by graph size and search width, on "
+        "vectors of recombined real tool text.",
+        {{"options",
+          {{"sizes", "N,...", "20000,100000", "graph sizes (points)", false, list_into(cfg.sizes)},
+           {"texts",
+            "mixed|scoped",
+            "mixed",
+            "mixed: three real tools recombined per text; scoped: one tool per text with a team "
+            "and a region appended",
+            false,
+            [&](const std::string& v) {
+                cfg.scoped = v == "scoped";
+                return v == "mixed" || v == "scoped" ? std::string()
+                                                     : std::string("must be mixed or scoped");
+            }},
+           {"widths",
+            "N,...",
+            "64,128,256,512",
+            "search widths to sweep, plus the width the default options choose at each size",
+            false,
+            list_into(cfg.widths)},
+           {"queries",
+            "N",
+            std::to_string(cfg.queries),
+            "queries from merged/queries.json",
+            false,
+            bench::whole_into(cfg.queries, 1, 10000000)},
+           {"threads",
+            "N",
+            std::to_string(cfg.threads),
+            "threads that build the graph",
+            false,
+            bench::whole_into(cfg.threads, 1, 1024)},
+           {"datasets",
+            "DIR",
+            "$SCOUT_DATASETS, else ../shared/datasets",
+            "the public datasets",
+            false,
+            [&](const std::string& v) { return (cfg.datasets = v, std::string()); }},
+           {"json",
+            "",
+            "",
+            "one JSON object per size on stdout instead of the table",
+            false,
+            [&](const std::string&) { return (cfg.json = true, std::string()); }}}}},
+        "A size of 1,000,000 needs about 2.5 GB and several minutes.\n"};
+    int exit_code = 0;
+    if (!bench::parse_args(argc, argv, command, exit_code)) {
+        return exit_code;
     }
     return run(cfg);
 } catch (const std::exception& e) {

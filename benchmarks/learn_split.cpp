@@ -12,6 +12,7 @@
 
 #include "scout/catalog.hpp"
 
+#include "bench_args.hpp"
 #include "datasets.hpp"
 #include "eval/dataset_paths.hpp"
 #include "util/hash.hpp"
@@ -19,13 +20,6 @@
 namespace {
 
 using namespace scout;
-
-constexpr const char* kUsage = R"(usage: scout-bench-learn [options]
-  --datasets DIR   public datasets (default: $SCOUT_DATASETS, else ../shared/datasets)
-  --only NAME      run only this dataset (repeatable)
-  --embedder NAME  static (default: scout's trained model, hybrid search) or none (BM25)
-  --json FILE      also write the rows as JSON (for scripts/figures.sh)
-)";
 
 struct Quality {
     double hit1 = 0;
@@ -122,34 +116,46 @@ int main(int argc, char** argv) {
     std::vector<std::string> only;
     std::string embedder_name = "static";
     std::string json_path;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        const bool has_value = i + 1 < argc;
-        if (a == "--datasets" && has_value) {
-            shared = argv[++i];
-        } else if (a == "--only" && has_value) {
-            only.emplace_back(argv[++i]);
-        } else if (a == "--embedder" && has_value) {
-            embedder_name = argv[++i];
-        } else if (a == "--json" && has_value) {
-            json_path = argv[++i];
-        } else {
-            std::fputs(kUsage, stderr);
-            return 2;
-        }
+    const args::CommandSpec command{
+        "scout-bench-learn",
+        "",
+        "Hit@1 and Hit@5 with and without the outcome prior, learned on half of each dataset's "
+        "queries and measured on the other half.",
+        {{"options",
+          {{"datasets",
+            "DIR",
+            "$SCOUT_DATASETS, else ../shared/datasets",
+            "the public datasets",
+            false,
+            [&](const std::string& v) { return (shared = v, std::string()); }},
+           {"only",
+            "NAME",
+            "",
+            "measure only this dataset",
+            true,
+            [&](const std::string& v) { return (only.push_back(v), std::string()); }},
+           {"embedder",
+            "none|static|hashing[:DIM]",
+            embedder_name,
+            "the embedder",
+            false,
+            bench::embedder_into(embedder_name)},
+           {"json",
+            "FILE",
+            "",
+            "also write the rows as JSON (for scripts/figures.sh)",
+            false,
+            [&](const std::string& v) { return (json_path = v, std::string()); }}}}}};
+    int exit_code = 0;
+    if (!bench::parse_args(argc, argv, command, exit_code)) {
+        return exit_code;
     }
-    std::shared_ptr<Embedder> embedder;
-    if (embedder_name == "static") {
-        auto loaded = StaticEmbedder::load_default();
-        if (!loaded) {
-            std::fprintf(stderr, "scout-bench-learn: %s\n", loaded.status().message().c_str());
-            return 1;
-        }
-        embedder = std::move(loaded.value());
-    } else if (embedder_name != "none") {
-        std::fputs(kUsage, stderr);
-        return 2;
+    auto made = bench::make_embedder(embedder_name);
+    if (!made) {
+        std::fprintf(stderr, "scout-bench-learn: %s\n", made.status().message().c_str());
+        return 1;
     }
+    const std::shared_ptr<Embedder> embedder = made.value();
     auto list = bench::load_datasets(eval::source_root(), shared, eval::SyntheticOptions{});
     if (!list) {
         std::fprintf(stderr, "scout-bench-learn: %s\n", list.status().message().c_str());

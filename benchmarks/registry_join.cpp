@@ -29,6 +29,7 @@
 #include "scout/registry/registry.hpp"
 #include "scout/scout.hpp"
 
+#include "bench_args.hpp"
 #include "eval/dataset_paths.hpp"
 #include "registry/pg_connection.hpp"
 #include "synthetic_docs.hpp"
@@ -295,41 +296,78 @@ bool equivalent(const Flags& f, const fs::path& dir) {
 
 int run(int argc, char** argv) {
     Flags f;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        const auto value = [&]() -> std::string {
-            if (i + 1 >= argc) {
-                die(a + " needs a value");
-            }
-            return argv[++i];
-        };
-        if (a == "--registry") {
-            f.url = value();
-        } else if (a == "--base-dir") {
-            f.base_dir = value();
-        } else if (a == "--tools") {
-            f.tools = std::strtoull(value().c_str(), nullptr, 10);
-        } else if (a == "--changes") {
-            f.changes = std::strtoull(value().c_str(), nullptr, 10);
-        } else if (a == "--dim") {
-            f.dim = std::strtoull(value().c_str(), nullptr, 10);
-        } else if (a == "--runs") {
-            f.runs = std::atoi(value().c_str());
-        } else if (a == "--base-only") {
-            f.base_only = true;
-        } else if (a == "--join-only") {
-            f.join_only = true;
-        } else if (a == "--equivalence") {
-            f.equivalence = true;
-        } else if (a == "--datasets") {
-            f.datasets = value();
-        } else {
-            die("unknown flag " + a);
-        }
+    const auto set_flag = [](bool& flag) {
+        return [&flag](const std::string&) { return (flag = true, std::string()); };
+    };
+    const scout::args::CommandSpec command{
+        "scout-bench-registry-join",
+        "",
+        "Time to ready of a replica joining through the PostgreSQL registry, from a published "
+        "base against from sequence 0; with --equivalence, base + feed against a fresh build.",
+        {{"options",
+          {{"registry",
+            "URL",
+            "",
+            "a scratch registry (its scout tables are dropped and created again); required",
+            false,
+            [&](const std::string& v) { return (f.url = v, std::string()); }},
+           {"base-dir",
+            "DIR",
+            "",
+            "where bases are published; required",
+            false,
+            [&](const std::string& v) { return (f.base_dir = v, std::string()); }},
+           {"tools",
+            "N",
+            std::to_string(f.tools),
+            "tools in the synthetic catalog",
+            false,
+            scout::bench::whole_into(f.tools, 10, 100000000)},
+           {"changes",
+            "C",
+            std::to_string(f.changes),
+            "servers pushed after the base",
+            false,
+            scout::bench::whole_into(f.changes, 0, 1000000)},
+           {"dim",
+            "D",
+            std::to_string(f.dim),
+            "dimensions of the counting embedder",
+            false,
+            scout::bench::whole_into(f.dim, 1, 65536)},
+           {"runs",
+            "R",
+            std::to_string(f.runs),
+            "joins timed; the median is reported",
+            false,
+            scout::bench::whole_into(f.runs, 1, 1000)},
+           {"join-only",
+            "",
+            "",
+            "time the joins against the registry an earlier run left (no reset, no push)",
+            false,
+            set_flag(f.join_only)},
+           {"base-only", "", "", "skip the replay from sequence 0", false, set_flag(f.base_only)},
+           {"equivalence",
+            "",
+            "",
+            "check every public dataset's hits, base + feed against a fresh build",
+            false,
+            set_flag(f.equivalence)},
+           {"datasets",
+            "DIR",
+            "$SCOUT_DATASETS, else ../shared/datasets",
+            "the public datasets (--equivalence)",
+            false,
+            [&](const std::string& v) { return (f.datasets = v, std::string()); }}}}},
+        "libpq reads the password from PGPASSWORD or PGPASSFILE.\n"};
+    int exit_code = 0;
+    if (!scout::bench::parse_args(argc, argv, command, exit_code)) {
+        return exit_code;
     }
-    if (f.url.empty() || f.base_dir.empty() || f.tools < 10 || f.dim == 0 || f.runs < 1) {
-        die("usage: --registry URL --base-dir DIR [--tools N>=10] [--changes C] [--dim D] "
-            "[--runs R] [--join-only] [--base-only] [--equivalence] [--datasets DIR]");
+    if (f.url.empty() || f.base_dir.empty()) {
+        std::fprintf(stderr, "scout-bench-registry-join: --registry and --base-dir are required\n");
+        return 2;
     }
     if (!f.equivalence) {
         time_join(f);

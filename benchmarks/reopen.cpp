@@ -25,6 +25,7 @@
 
 #include "scout/scout.hpp"
 
+#include "bench_args.hpp"
 #include "eval/dataset_paths.hpp"
 #include "eval/synthetic_catalog.hpp"
 
@@ -201,33 +202,87 @@ int main(int argc, char** argv) {
     std::size_t opens = 3;
     bool keep = false;
     std::filesystem::path dir = std::filesystem::temp_directory_path();
-    for (int i = 1; i + 1 < argc; i += 2) {
-        const std::string flag = argv[i];
-        const std::string value = argv[i + 1];
-        if (flag == "--build") {
-            return build(std::stoul(value), argv[i + 2 < argc ? i + 2 : i + 1]);
-        }
-        if (flag == "--open") {
-            return open(value);
-        }
-        if (flag == "--sizes") {
-            sizes.clear();
-            std::stringstream list(value);
-            std::string item;
-            while (std::getline(list, item, ',')) {
-                sizes.push_back(std::stoul(item));
-            }
-        } else if (flag == "--opens") {
-            opens = std::max<std::size_t>(std::stoul(value), 1);
-        } else if (flag == "--keep") {
-            keep = value == "on";
-        } else if (flag == "--dir") {
-            dir = value;
-        } else {
-            std::fprintf(stderr,
-                         "usage: scout-bench-reopen [--sizes N,...] [--opens N] [--dir DIR]\n");
+    std::size_t build_tools = 0;
+    std::string open_file;
+    const scout::args::CommandSpec command{
+        "scout-bench-reopen",
+        "[FILE]",
+        "Index time and memory, one-tool commit, open and first-search time and resident size of "
+        "synthetic catalogs, each build and open in a fresh process.",
+        {{"options",
+          {{"sizes",
+            "N,...",
+            "2000,20000,100000",
+            "catalog sizes in tools",
+            false,
+            [&](const std::string& v) {
+                sizes.clear();
+                std::stringstream list(v);
+                std::string item;
+                while (std::getline(list, item, ',')) {
+                    std::size_t n = 0;
+                    if (std::string why = scout::args::read_whole_into(item, 10, 10000000, n);
+                        !why.empty()) {
+                        return "each size " + why;
+                    }
+                    sizes.push_back(n);
+                }
+                return sizes.empty() ? std::string("wants at least one size") : std::string();
+            }},
+           {"opens",
+            "N",
+            std::to_string(opens),
+            "opens per size; the median is reported",
+            false,
+            scout::bench::whole_into(opens, 1, 1000)},
+           {"dir",
+            "DIR",
+            "the temporary directory",
+            "where the index files are written",
+            false,
+            [&](const std::string& v) { return (dir = v, std::string()); }},
+           {"keep",
+            "on|off",
+            "off",
+            "keep the index files",
+            false,
+            [&](const std::string& v) {
+                keep = v == "on";
+                return v == "on" || v == "off" ? std::string() : std::string("must be on or off");
+            }}}},
+         {"one measurement (the benchmark runs itself with these, in a fresh process)",
+          {{"build",
+            "N",
+            "",
+            "build N tools into the FILE given as the positional word, print the figures",
+            false,
+            scout::bench::whole_into(build_tools, 1, 10000000)},
+           {"open",
+            "FILE",
+            "",
+            "open FILE, answer a first search, print the figures",
+            false,
+            [&](const std::string& v) { return (open_file = v, std::string()); }}}}}};
+    int exit_code = 0;
+    const auto parsed = scout::bench::parse_args(argc, argv, command, exit_code);
+    if (!parsed) {
+        return exit_code;
+    }
+    if (build_tools != 0) {
+        if (parsed->positional().size() != 1) {
+            std::fprintf(stderr, "scout-bench-reopen: --build N wants one FILE\n");
             return 2;
         }
+        return build(build_tools, parsed->positional()[0]);
+    }
+    if (!open_file.empty()) {
+        return open(open_file);
+    }
+    if (!parsed->positional().empty()) {
+        std::fprintf(stderr,
+                     "scout-bench-reopen: unexpected '%s' (see --help)\n",
+                     parsed->positional()[0].c_str());
+        return 2;
     }
     if (!std::filesystem::is_directory(dir)) {
         std::fprintf(stderr, "scout-bench-reopen: --dir %s is not a directory\n", dir.c_str());

@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -19,6 +18,8 @@
 #include "scout/catalog_loader.hpp"
 #include "scout/registry/registry.hpp"
 #include "scout/scout.hpp"
+
+#include "bench_args.hpp"
 
 namespace {
 
@@ -56,42 +57,49 @@ double timed_search(const scout::Catalog& catalog, const std::string& query, std
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc < 2) {
-        std::fprintf(stderr,
-                     "usage: replica_search CATALOG.json --registry URL "
-                     "[--embedder none|static|hashing[:DIM]] [--rounds N]\n");
-        return 2;
-    }
     std::string url;
     std::string embedder_spec = "static";
     int rounds = 5;
-    for (int i = 2; i + 1 < argc; i += 2) {
-        if (std::strcmp(argv[i], "--registry") == 0) {
-            url = argv[i + 1];
-        } else if (std::strcmp(argv[i], "--embedder") == 0) {
-            embedder_spec = argv[i + 1];
-        } else if (std::strcmp(argv[i], "--rounds") == 0) {
-            rounds = std::max(1, std::atoi(argv[i + 1]));
-        }
+    const scout::args::CommandSpec command{
+        "scout-bench-replica",
+        "CATALOG.json",
+        "Search latency on a registry replica against a catalog built alone (p50, p95, ratio).",
+        {{"options",
+          {{"registry",
+            "URL",
+            "",
+            "the registry (postgresql://; password from PGPASSWORD or PGPASSFILE); required",
+            false,
+            [&](const std::string& v) { return (url = v, std::string()); }},
+           {"embedder",
+            "none|static|hashing[:DIM]",
+            embedder_spec,
+            "the embedder",
+            false,
+            scout::bench::embedder_into(embedder_spec)},
+           {"rounds",
+            "N",
+            std::to_string(rounds),
+            "rounds of every query on both",
+            false,
+            scout::bench::whole_into(rounds, 1, 100000)}}}}};
+    int exit_code = 0;
+    const auto parsed = scout::bench::parse_args(argc, argv, command, exit_code);
+    if (!parsed) {
+        return exit_code;
     }
-    if (url.empty()) {
-        std::fprintf(stderr, "--registry URL is required\n");
+    if (parsed->positional().size() != 1 || url.empty()) {
+        std::fprintf(
+            stderr, "scout-bench-replica: give one CATALOG.json and --registry URL (see --help)\n");
         return 2;
     }
-    std::shared_ptr<scout::Embedder> embedder;
-    if (embedder_spec == "static") {  // the shipped model, as the CLI's default
-        auto model = scout::StaticEmbedder::load_default();
-        if (!model) {
-            std::fprintf(stderr, "%s\n", model.status().to_string().c_str());
-            return 2;
-        }
-        embedder = model.value();
-    } else if (embedder_spec != "none") {
-        const auto colon = embedder_spec.find(':');
-        embedder = std::make_shared<scout::HashingEmbedder>(
-            colon == std::string::npos ? 256 : std::stoul(embedder_spec.substr(colon + 1)));
+    auto made = scout::bench::make_embedder(embedder_spec);
+    if (!made) {
+        std::fprintf(stderr, "%s\n", made.status().to_string().c_str());
+        return 2;
     }
-    auto spec = scout::load_catalog_file(argv[1]);
+    const std::shared_ptr<scout::Embedder> embedder = made.value();
+    auto spec = scout::load_catalog_file(parsed->positional()[0]);
     if (!spec) {
         std::fprintf(stderr, "%s\n", spec.status().to_string().c_str());
         return 2;

@@ -28,6 +28,7 @@
 #include "scout/embedder.hpp"
 #include "scout/searcher.hpp"
 
+#include "bench_args.hpp"
 #include "eval/dataset_paths.hpp"
 #include "eval/evaluation.hpp"
 
@@ -35,20 +36,6 @@ namespace {
 
 using namespace scout;
 using Clock = std::chrono::steady_clock;
-
-constexpr const char* kUsage = R"(usage: scout-bench-digest [options]
-  --datasets DIR     public datasets (default: $SCOUT_DATASETS, else ../shared/datasets)
-  --only a,b         datasets to run (default mcpzero,merged,azure_mcp,livemcpbench,
-                     mcptoolbench_pp,enterprise; enterprise is data/'s catalog and
-                     queries-49.json)
-  --modes m,n        of bm25 (default signals), plain (BM25 mode, every signal off), dense,
-                     hybrid (default: all four)
-  --ks 1,5,10        top_k values (default 1,5,10)
-  --expect FILE      compare with a previous run's output: exit 1 when any digest differs
-  --time PASSES      time the searches instead (top_k = the last of --ks; dense and hybrid are
-                     given their query vectors, embedded beforehand): p50 / p99 per pass
-Prints one line per dataset, mode and top_k: `digest <dataset> <mode> k=<k> <queries> <hex>`.
-)";
 
 struct Config {
     std::filesystem::path datasets = eval::datasets_dir();
@@ -73,45 +60,80 @@ std::vector<std::string> split_list(std::string_view s) {
     return out;
 }
 
-Config parse_args(int argc, char** argv) {
+/// The options into `cfg`; nullopt after --help or an error, with the exit code in `exit_code`.
+std::optional<Config> parse_config(int argc, char** argv, int& exit_code) {
     Config cfg;
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view arg = argv[i];
-        const auto value = [&]() -> std::string {
-            if (i + 1 >= argc) {
-                throw std::runtime_error(std::string(arg) + " needs a value");
-            }
-            return argv[++i];
+    const auto list_into = [](std::vector<std::string>& out) {
+        return [&out](const std::string& v) {
+            out = split_list(v);
+            return out.empty() ? std::string("wants a comma-separated list") : std::string();
         };
-        if (arg == "--datasets") {
-            cfg.datasets = value();
-        } else if (arg == "--only") {
-            cfg.only = split_list(value());
-        } else if (arg == "--modes") {
-            cfg.modes = split_list(value());
-        } else if (arg == "--ks") {
-            cfg.ks.clear();
-            for (const std::string& k : split_list(value())) {
-                cfg.ks.push_back(std::stoul(k));
-            }
-        } else if (arg == "--expect") {
-            cfg.expect = value();
-        } else if (arg == "--time") {
-            cfg.time_passes = std::stoul(value());
-        } else if (arg == "--help" || arg == "-h") {
-            std::fputs(kUsage, stdout);
-            std::exit(0);
-        } else {
-            throw std::runtime_error("unknown option " + std::string(arg) + "\n" + kUsage);
-        }
-    }
-    for (const std::string& m : cfg.modes) {
-        if (m != "bm25" && m != "plain" && m != "dense" && m != "hybrid") {
-            throw std::runtime_error("unknown mode " + m);
-        }
-    }
-    if (cfg.ks.empty()) {
-        throw std::runtime_error("--ks lists no top_k");
+    };
+    const args::CommandSpec command{
+        "scout-bench-digest",
+        "",
+        "A digest of every hit of every query of the public datasets, per mode and top_k; or, "
+        "with --time, the time of the same searches.",
+        {{"options",
+          {{"datasets",
+            "DIR",
+            "$SCOUT_DATASETS, else ../shared/datasets",
+            "the public datasets",
+            false,
+            [&](const std::string& v) { return (cfg.datasets = v, std::string()); }},
+           {"only",
+            "a,b",
+            "mcpzero,merged,azure_mcp,livemcpbench,mcptoolbench_pp,enterprise",
+            "datasets to run; enterprise is data/'s catalog and queries-49.json",
+            false,
+            list_into(cfg.only)},
+           {"modes",
+            "m,n",
+            "bm25,plain,dense,hybrid",
+            "of bm25 (default signals), plain (BM25 mode, every signal off), dense, hybrid",
+            false,
+            [&](const std::string& v) {
+                cfg.modes = split_list(v);
+                for (const std::string& m : cfg.modes) {
+                    if (m != "bm25" && m != "plain" && m != "dense" && m != "hybrid") {
+                        return "unknown mode " + m;
+                    }
+                }
+                return cfg.modes.empty() ? std::string("lists no mode") : std::string();
+            }},
+           {"ks",
+            "1,5,10",
+            "1,5,10",
+            "top_k values",
+            false,
+            [&](const std::string& v) {
+                cfg.ks.clear();
+                for (const std::string& k : split_list(v)) {
+                    std::size_t top_k = 0;
+                    if (std::string why = args::read_whole_into(k, 1, 1000, top_k); !why.empty()) {
+                        return "each top_k " + why;
+                    }
+                    cfg.ks.push_back(top_k);
+                }
+                return cfg.ks.empty() ? std::string("lists no top_k") : std::string();
+            }},
+           {"expect",
+            "FILE",
+            "",
+            "compare with a previous run's output: exit 1 when any digest differs",
+            false,
+            [&](const std::string& v) { return (cfg.expect = v, std::string()); }},
+           {"time",
+            "PASSES",
+            "",
+            "time the searches instead (top_k = the last of --ks; dense and hybrid are given "
+            "their query vectors, embedded beforehand): p50 / p99 per pass",
+            false,
+            bench::whole_into(cfg.time_passes, 1, 100000)}}}},
+        "Prints one line per dataset, mode and top_k: `digest <dataset> <mode> k=<k> <queries> "
+        "<hex>`.\n"};
+    if (!bench::parse_args(argc, argv, command, exit_code)) {
+        return std::nullopt;
     }
     return cfg;
 }
@@ -339,7 +361,9 @@ int run(const Config& cfg) {
 
 int main(int argc, char** argv) {
     try {
-        return run(parse_args(argc, argv));
+        int exit_code = 0;
+        const std::optional<Config> cfg = parse_config(argc, argv, exit_code);
+        return cfg ? run(*cfg) : exit_code;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "scout-bench-digest: %s\n", e.what());
         return 2;

@@ -13,19 +13,13 @@
 #include "scout/mcp/meta_tools.hpp"
 #include "scout/token_counter.hpp"
 
+#include "bench_args.hpp"
 #include "eval/dataset_paths.hpp"
 #include "eval/evaluation.hpp"
 
 namespace {
 
 using namespace scout;
-
-constexpr const char* kUsage = R"(usage: scout-bench-budget [options]
-  --catalog FILE     catalog (default: data/enterprise_catalog.json of the checkout)
-  --queries FILE     labelled queries (default: data/queries-49.json)
-  --encoding NAME    cl100k_base (default) or o200k_base
-  --budgets A,B,...  token budgets (default 500,1000,2000)
-)";
 
 struct Row {
     std::size_t budget = 0;  ///< 0: no budget, top_k 5
@@ -112,26 +106,45 @@ int main(int argc, char** argv) {
     std::string queries_path = (root / "data/queries-49.json").string();
     std::string encoding_name = "cl100k_base";
     std::vector<std::size_t> budgets{500, 1000, 2000};
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        const bool has_value = i + 1 < argc;
-        if (a == "--catalog" && has_value) {
-            catalog_path = argv[++i];
-        } else if (a == "--queries" && has_value) {
-            queries_path = argv[++i];
-        } else if (a == "--encoding" && has_value) {
-            encoding_name = argv[++i];
-        } else if (a == "--budgets" && has_value) {
-            auto parsed = parse_budgets(argv[++i]);
-            if (!parsed) {
-                std::fprintf(stderr, "scout-bench-budget: --budgets wants positive integers\n");
-                return 2;
-            }
-            budgets = *parsed;
-        } else {
-            std::fputs(kUsage, stderr);
-            return 2;
-        }
+    const args::CommandSpec command{
+        "scout-bench-budget",
+        "",
+        "Answer tokens of tool_search against what it finds, with and without token budgets.",
+        {{"options",
+          {{"catalog",
+            "FILE",
+            "data/enterprise_catalog.json",
+            "the catalog",
+            false,
+            [&](const std::string& v) { return (catalog_path = v, std::string()); }},
+           {"queries",
+            "FILE",
+            "data/queries-49.json",
+            "its labelled queries",
+            false,
+            [&](const std::string& v) { return (queries_path = v, std::string()); }},
+           {"encoding",
+            "NAME",
+            encoding_name,
+            "the token encoding (cl100k_base, o200k_base)",
+            false,
+            [&](const std::string& v) { return (encoding_name = v, std::string()); }},
+           {"budgets",
+            "N,...",
+            "500,1000,2000",
+            "token budgets to measure beside the unbudgeted answer",
+            false,
+            [&](const std::string& v) {
+                auto parsed = parse_budgets(v);
+                if (!parsed) {
+                    return std::string("wants positive whole numbers, comma-separated");
+                }
+                budgets = *parsed;
+                return std::string();
+            }}}}}};
+    int exit_code = 0;
+    if (!bench::parse_args(argc, argv, command, exit_code)) {
+        return exit_code;
     }
     const auto encoding = parse_token_encoding(encoding_name);
     if (!encoding) {

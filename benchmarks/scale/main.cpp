@@ -8,40 +8,26 @@
 #include <string>
 #include <string_view>
 
+#include "bench_args.hpp"
 #include "bench_common.hpp"
 #include "eval/dataset_paths.hpp"
 #include "simd/kernels.hpp"
 
 namespace {
 
-constexpr const char* kUsage = R"(usage: scout-bench-scale [options]
-  --sizes 2000,20000,200000   synthetic corpus sizes (default; --full adds 1000000)
-  --full                      also run 1,000,000 tools (needs ~16 GB RAM and tens of minutes)
-  --sections bm25,dense,hybrid,path,reopen
-                              path: the whole Searcher::search from query text;
-                              reopen: index, reopen and one-tool commit (scout-bench-reopen)
-  --reopen-sizes 2000,3574,20000,100000
-                              synthetic catalog sizes of the reopen rows (default)
-  --real DIR                  real catalog dir with catalog.json + queries.json
-                              (default $SCOUT_DATASETS/merged, else ../shared/datasets/merged
-                              next to the checkout; "none" to skip)
-  --queries N                 distinct queries per corpus (default 300)
-  --samples N                 timed searches per engine (default 1000, time budget permitting)
-  --budget S                  seconds per engine and size (default 1.5)
-  --dim N                     vector dimension (default 384; 1536 for hosted models' size)
-  --hnsw-max N                largest N that builds HNSW graphs (default 20000)
-  --scout-only                skip the peers (quick profiling runs)
-  --json                      machine-readable output
-)";
-
-std::vector<std::size_t> parse_sizes(const std::string& text) {
-    std::vector<std::size_t> out;
+/// Comma-separated sizes into `out`: "" when each is a whole number 1..100,000,000, else why not.
+std::string parse_sizes(const std::string& text, std::vector<std::size_t>& out) {
+    out.clear();
     std::stringstream ss(text);
     std::string part;
     while (std::getline(ss, part, ',')) {
-        out.push_back(std::stoul(part));
+        std::size_t n = 0;
+        if (std::string why = scout::args::read_whole_into(part, 1, 100000000, n); !why.empty()) {
+            return "each size " + why;
+        }
+        out.push_back(n);
     }
-    return out;
+    return out.empty() ? "wants at least one size" : "";
 }
 
 }  // namespace
@@ -49,56 +35,115 @@ std::vector<std::size_t> parse_sizes(const std::string& text) {
 int main(int argc, char** argv) {
     using namespace scout::bench;
     Config cfg;
-    try {
-        for (int i = 1; i < argc; ++i) {
-            const std::string_view arg = argv[i];
-            const auto value = [&]() -> std::string {
-                if (i + 1 >= argc) {
-                    throw std::invalid_argument(std::string(arg) + " needs a value");
+    const auto sizes_into = [](std::vector<std::size_t>& out) {
+        return [&out](const std::string& v) { return parse_sizes(v, out); };
+    };
+    const auto set_flag = [](bool& flag, bool value) {
+        return [&flag, value](const std::string&) { return (flag = value, std::string()); };
+    };
+    const scout::args::CommandSpec command{
+        "scout-bench-scale",
+        "",
+        "scout beside Xapian, SQLite FTS5, hnswlib, FAISS and plain loops on the same corpus at "
+        "several sizes: build time, index bytes, p50/p95/p99, QPS, scout's p50 over the best "
+        "peer's; then the reopen rows and every performance target.",
+        {{"options",
+          {{"sizes",
+            "N,...",
+            "2000,20000,200000",
+            "synthetic corpus sizes",
+            false,
+            sizes_into(cfg.sizes)},
+           {"full",
+            "",
+            "",
+            "also run 1,000,000 tools (needs ~16 GB RAM and tens of minutes)",
+            false,
+            [&](const std::string&) { return (cfg.sizes.push_back(1000000), std::string()); }},
+           {"sections",
+            "LIST",
+            "bm25,dense,hybrid,path,reopen",
+            "path: the whole Searcher::search from query text; reopen: index, reopen and "
+            "one-tool commit (scout-bench-reopen)",
+            false,
+            [&](const std::string& v) {
+                std::stringstream list(v);
+                std::string name;
+                cfg.sparse = cfg.dense = cfg.hybrid = cfg.path = cfg.reopen = false;
+                while (std::getline(list, name, ',')) {
+                    bool* section = name == "bm25"     ? &cfg.sparse
+                                    : name == "dense"  ? &cfg.dense
+                                    : name == "hybrid" ? &cfg.hybrid
+                                    : name == "path"   ? &cfg.path
+                                    : name == "reopen" ? &cfg.reopen
+                                                       : nullptr;
+                    if (section == nullptr) {
+                        return "unknown section '" + name + "' (bm25, dense, hybrid, path, reopen)";
+                    }
+                    *section = true;
                 }
-                return argv[++i];
-            };
-            if (arg == "--sizes") {
-                cfg.sizes = parse_sizes(value());
-            } else if (arg == "--full") {
-                cfg.sizes.push_back(1000000);
-            } else if (arg == "--sections") {
-                const std::string s = value();
-                cfg.sparse = s.find("bm25") != std::string::npos;
-                cfg.dense = s.find("dense") != std::string::npos;
-                cfg.hybrid = s.find("hybrid") != std::string::npos;
-                cfg.path = s.find("path") != std::string::npos;
-                cfg.reopen = s.find("reopen") != std::string::npos;
-            } else if (arg == "--reopen-sizes") {
-                cfg.reopen_sizes = parse_sizes(value());
-            } else if (arg == "--real") {
-                cfg.real_catalog = value();
-            } else if (arg == "--queries") {
-                cfg.queries = std::stoul(value());
-            } else if (arg == "--samples") {
-                cfg.min_samples = std::stoul(value());
-            } else if (arg == "--budget") {
-                cfg.budget_s = std::stod(value());
-            } else if (arg == "--dim") {
-                cfg.dim = std::stoul(value());
-                if (cfg.dim == 0 || cfg.dim > 4096) {
-                    std::fputs("scout-bench-scale: --dim must be 1..4096\n", stderr);
-                    return 2;
+                return std::string();
+            }},
+           {"reopen-sizes",
+            "N,...",
+            "2000,3574,20000,100000",
+            "synthetic catalog sizes of the reopen rows",
+            false,
+            sizes_into(cfg.reopen_sizes)},
+           {"real",
+            "DIR",
+            "$SCOUT_DATASETS/merged, else ../shared/datasets/merged",
+            "real catalog dir with catalog.json + queries.json; \"none\" to skip",
+            false,
+            [&](const std::string& v) { return (cfg.real_catalog = v, std::string()); }},
+           {"queries",
+            "N",
+            std::to_string(cfg.queries),
+            "distinct queries per corpus",
+            false,
+            whole_into(cfg.queries, 1, 10000000)},
+           {"samples",
+            "N",
+            std::to_string(cfg.min_samples),
+            "timed searches per engine, time budget permitting",
+            false,
+            whole_into(cfg.min_samples, 1, 100000000)},
+           {"budget",
+            "S",
+            "1.5",
+            "seconds per engine and size",
+            false,
+            [&](const std::string& v) {
+                char* end = nullptr;
+                const double s = std::strtod(v.c_str(), &end);
+                if (v.empty() || *end != '\0' || !(s > 0 && s <= 86400)) {
+                    return std::string("must be seconds in (0, 86400]");
                 }
-            } else if (arg == "--hnsw-max") {
-                cfg.hnsw_max = std::stoul(value());
-            } else if (arg == "--scout-only") {
-                cfg.peers = false;
-            } else if (arg == "--json") {
-                cfg.json = true;
-            } else {
-                std::fputs(kUsage, arg == "--help" ? stdout : stderr);
-                return arg == "--help" ? 0 : 2;
-            }
-        }
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "scout-bench-scale: %s\n%s", e.what(), kUsage);
-        return 2;
+                cfg.budget_s = s;
+                return std::string();
+            }},
+           {"dim",
+            "N",
+            std::to_string(cfg.dim),
+            "vector dimension (1536 for hosted models' size)",
+            false,
+            whole_into(cfg.dim, 1, 4096)},
+           {"hnsw-max",
+            "N",
+            std::to_string(cfg.hnsw_max),
+            "largest N that builds HNSW graphs",
+            false,
+            whole_into(cfg.hnsw_max, 0, 100000000)},
+           {"scout-only",
+            "",
+            "",
+            "skip the peers (quick profiling runs)",
+            false,
+            set_flag(cfg.peers, false)},
+           {"json", "", "", "machine-readable output", false, set_flag(cfg.json, true)}}}}};
+    int exit_code = 0;
+    if (!parse_args(argc, argv, command, exit_code)) {
+        return exit_code;
     }
     if (!cfg.json) {
         std::printf(
