@@ -9,8 +9,9 @@ namespace scout::bench {
 
 std::size_t tool_count(const CatalogSpec& spec) {
     std::size_t n = 0;
-    for (const ServerSpec& s : spec.servers)
+    for (const ServerSpec& s : spec.servers) {
         n += s.tools.size();
+    }
     return n;
 }
 
@@ -19,14 +20,17 @@ Result<DatasetList> load_datasets(const std::filesystem::path& root,
                                   const eval::SyntheticOptions& synthetic) {
     DatasetList list;
     auto catalog = load_catalog_file(root / "data/enterprise_catalog.json");
-    if (!catalog)
+    if (!catalog) {
         return catalog.status();
+    }
     auto queries = eval::load_queries(root / "data/queries-49.json");
-    if (!queries)
+    if (!queries) {
         return queries.status();
+    }
     auto grown = eval::synthesize_catalog(catalog.value(), synthetic);
-    if (!grown)
+    if (!grown) {
         return grown.status();
+    }
     list.datasets.push_back({"enterprise", std::move(catalog.value()), queries.value()});
     list.datasets.push_back(
         {"enterprise+synthetic", std::move(grown.value()), std::move(queries.value())});
@@ -39,8 +43,9 @@ Result<DatasetList> load_datasets(const std::filesystem::path& root,
     }
     std::vector<std::filesystem::path> dirs;
     for (const auto& entry : std::filesystem::directory_iterator(shared_dir, ec)) {
-        if (entry.is_directory())
+        if (entry.is_directory()) {
             dirs.push_back(entry.path());
+        }
     }
     std::sort(dirs.begin(), dirs.end());
     for (const auto& dir : dirs) {

@@ -81,8 +81,9 @@ struct TokenTableRow {
 
 bool read_size(const scout::cli::Args& args, const char* key, std::size_t& out) {
     auto text = args.get(key);
-    if (!text)
+    if (!text) {
         return true;
+    }
     auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), out);
     return ec == std::errc() && ptr == text->data() + text->size();
 }
@@ -209,14 +210,17 @@ int run(int argc, char** argv) {
     // The embedder and index settings come from the CLI's own factories and defaults, so the
     // benchmark measures exactly what `scout eval` would.
     auto embedder = scout::cli::make_embedder(*args);
-    if (!embedder)
+    if (!embedder) {
         return scout::cli::fail(embedder.status().message());
+    }
     auto catalog_options = scout::cli::index_options(*args);
-    if (!catalog_options)
+    if (!catalog_options) {
         return scout::cli::fail(catalog_options.status().message());
+    }
     auto list = bench::load_datasets(root, shared, synthetic);
-    if (!list)
+    if (!list) {
         return scout::cli::fail(list.status().message());
+    }
     const std::vector<std::string> only = args->all("only");
 
     std::vector<QualityRow> quality;
@@ -225,20 +229,24 @@ int run(int argc, char** argv) {
     notes.push_back("embedder: " + (embedder.value() ? embedder.value()->model_id()
                                                      : std::string("none (BM25 only)")));
     for (const bench::Dataset& d : list->datasets) {
-        if (!only.empty() && std::find(only.begin(), only.end(), d.name) == only.end())
+        if (!only.empty() && std::find(only.begin(), only.end(), d.name) == only.end()) {
             continue;
+        }
         auto catalog = Catalog::create(catalog_options.value(), embedder.value());
-        if (!catalog)
+        if (!catalog) {
             return scout::cli::fail(catalog.status().message());
+        }
         if (Status s = catalog->upsert_servers(d.catalog); !s.ok()) {
             notes.push_back(d.name + ": skipped: " + s.message());
             continue;
         }
         auto info = catalog->commit();
-        if (!info)
+        if (!info) {
             return scout::cli::fail(d.name + ": " + info.status().message());
-        if (!info->dense_ready)
+        }
+        if (!info->dense_ready) {
             notes.push_back(d.name + ": dense branch unavailable: " + info->dense_error);
+        }
         const Searcher searcher = catalog->searcher();
         for (Mode mode : {Mode::bm25, Mode::dense, Mode::hybrid}) {
             eval::Options eo;
@@ -246,11 +254,13 @@ int run(int argc, char** argv) {
             eo.fetch_factor = catalog_options->fusion.fetch_factor;
             quality.push_back({d.name, info->tools, mode, eval::evaluate(searcher, d.queries, eo)});
         }
-        if (args->has("no-tokens") || d.name.rfind("enterprise", 0) != 0)
+        if (args->has("no-tokens") || d.name.rfind("enterprise", 0) != 0) {
             continue;
+        }
         std::vector<std::string> sample;
-        for (const auto& q : d.queries)
+        for (const auto& q : d.queries) {
             sample.push_back(q.query);
+        }
         SearchOptions so;
         so.top_k = top_k;
         for (TokenEncoding enc : {TokenEncoding::cl100k_base, TokenEncoding::o200k_base}) {
@@ -261,8 +271,9 @@ int run(int argc, char** argv) {
             }
             auto row = eval::measure_tokens(
                 d.catalog, searcher, counter.value(), bench::meta_tools_list_json(), sample, so);
-            if (!row)
+            if (!row) {
                 return scout::cli::fail(row.status().message());
+            }
             tokens.push_back({d.name, std::string(token_encoding_name(enc)), row.value()});
         }
     }
@@ -271,10 +282,12 @@ int run(int argc, char** argv) {
         return 0;
     }
     print_quality(quality);
-    if (!tokens.empty())
+    if (!tokens.empty()) {
         print_tokens(tokens, top_k);
-    for (const std::string& n : notes)
+    }
+    for (const std::string& n : notes) {
         std::printf("note: %s\n", n.c_str());
+    }
     return 0;
 }
 

@@ -5,6 +5,7 @@
 // prior: Hit@1 and Hit@5 of each, and, as a check, the second half before any replay.
 #include <algorithm>
 #include <cstdio>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -109,9 +110,7 @@ std::optional<Row> run(const bench::Dataset& d, const std::shared_ptr<Embedder>&
     return row;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
     std::filesystem::path shared = eval::datasets_dir();
     std::vector<std::string> only;
     std::string embedder_name = "static";
@@ -215,4 +214,15 @@ int main(int argc, char** argv) {
         std::fclose(f);
     }
     return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        return run(argc, argv);
+    } catch (const std::exception& e) {  // a dataset file that is not the expected JSON
+        std::fprintf(stderr, "scout-bench-learn: %s\n", e.what());
+        return 1;
+    }
 }

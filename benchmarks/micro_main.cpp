@@ -33,8 +33,9 @@ std::vector<std::vector<std::string>> analyzed_queries() {
     static const auto queries = [] {
         const Analyzer analyzer;
         std::vector<std::vector<std::string>> out;
-        for (const std::string& q : bench::synthetic_texts(kQueries, 4, 991))
+        for (const std::string& q : bench::synthetic_texts(kQueries, 4, 991)) {
             out.push_back(analyzer.analyze(q));
+        }
         return out;
     }();
     return queries;
@@ -51,8 +52,9 @@ const Bm25Index& bm25_index(std::size_t n) {
             builder.begin_document();
             terms.clear();
             analyzer.analyze(text, terms);
-            for (const std::string& t : terms)
+            for (const std::string& t : terms) {
                 builder.add(t, 1.0f);
+            }
         }
         slot = std::make_unique<Bm25Index>(std::move(builder).build({}));
     }
@@ -73,8 +75,9 @@ std::shared_ptr<const VectorStore> vectors(std::size_t n) {
 const DenseIndex& dense_index(std::size_t n, bool hnsw) {
     static std::map<std::pair<std::size_t, bool>, std::unique_ptr<DenseIndex>> cache;
     auto& slot = cache[{n, hnsw}];
-    if (!slot)
+    if (!slot) {
         slot = hnsw ? make_hnsw_index(vectors(n), DenseOptions{}) : make_flat_index(vectors(n));
+    }
     return *slot;
 }
 
@@ -266,8 +269,9 @@ int main(int argc, char** argv) {
         ->Arg(100)
         ->Unit(benchmark::kMicrosecond);
     benchmark::Initialize(&argc, argv);
-    if (benchmark::ReportUnrecognizedArguments(argc, argv))
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
         return 1;
+    }
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
     return 0;

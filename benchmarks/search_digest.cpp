@@ -6,6 +6,7 @@
 // (query vectors embedded beforehand), for before/after runs and profiles of the whole path.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -213,7 +214,7 @@ double percentile(std::vector<double> v, double p) {
     if (v.empty()) {
         return 0.0;
     }
-    const auto i = static_cast<std::size_t>(p * static_cast<double>(v.size() - 1) + 0.5);
+    const auto i = static_cast<std::size_t>(std::llround(p * static_cast<double>(v.size() - 1)));
     std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(i), v.end());
     return v[i];
 }
@@ -231,6 +232,18 @@ std::vector<std::vector<float>> query_vectors(Embedder& embedder,
         out.push_back(std::move(*v));
     }
     return out;
+}
+/// "digest <dataset> <mode> k=<k>": the part of a digest line that names what it digests.
+std::string digest_key(const std::string& tag,
+                       const std::string& dataset,
+                       const std::string& mode,
+                       const std::string& k) {
+    std::string key = tag;
+    for (const std::string* part : {&dataset, &mode, &k}) {
+        key += ' ';
+        key += *part;
+    }
+    return key;
 }
 
 int run(const Config& cfg) {
@@ -333,7 +346,7 @@ int run(const Config& cfg) {
         std::istringstream words(line);
         std::string tag, dataset, mode, k, rest;
         if (words >> tag >> dataset >> mode >> k && tag == "digest" && std::getline(words, rest)) {
-            expected[tag + " " + dataset + " " + mode + " " + k] = rest;
+            expected[digest_key(tag, dataset, mode, k)] = rest;
         }
     }
     std::size_t differ = 0;
@@ -343,7 +356,7 @@ int run(const Config& cfg) {
         std::string tag, dataset, mode, k, rest;
         words >> tag >> dataset >> mode >> k;
         std::getline(words, rest);
-        const auto it = expected.find(tag + " " + dataset + " " + mode + " " + k);
+        const auto it = expected.find(digest_key(tag, dataset, mode, k));
         if (it == expected.end()) {
             continue;
         }

@@ -38,8 +38,9 @@ const std::vector<std::string>& vocabulary() {
         for (std::size_t i = 0; i < kVocabulary; ++i) {
             std::string w;
             const std::size_t len = 2 + rng.next() % 3;
-            for (std::size_t s = 0; s < len; ++s)
+            for (std::size_t s = 0; s < len; ++s) {
                 w += kSyllables[rng.next() % n];
+            }
             out.push_back(w);
         }
         return out;
@@ -83,8 +84,9 @@ std::vector<float> synthetic_vectors(std::size_t count, std::size_t dim, std::ui
             norm += static_cast<double>(v) * static_cast<double>(v);
         }
         const auto inv = static_cast<float>(1.0 / std::sqrt(norm));
-        for (std::size_t d = 0; d < dim; ++d)
+        for (std::size_t d = 0; d < dim; ++d) {
             out[i * dim + d] *= inv;
+        }
     }
     return out;
 }

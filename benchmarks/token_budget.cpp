@@ -4,6 +4,7 @@
 // mean tokens of the answer text (the real BPE count) and Hit@1 / Hit@5 / Hit@returned.
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <optional>
 #include <string>
 #include <vector>
@@ -98,9 +99,7 @@ std::optional<std::vector<std::size_t>> parse_budgets(const std::string& text) {
     return out;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
     const auto root = eval::source_root();
     std::string catalog_path = (root / "data/enterprise_catalog.json").string();
     std::string queries_path = (root / "data/queries-49.json").string();
@@ -209,4 +208,15 @@ int main(int argc, char** argv) {
                     r.hit_all);
     }
     return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        return run(argc, argv);
+    } catch (const std::exception& e) {  // a catalog or queries file that is not the expected JSON
+        std::fprintf(stderr, "scout-bench-budget: %s\n", e.what());
+        return 1;
+    }
 }

@@ -66,6 +66,7 @@ std::string Corpus::text(std::size_t i) const {
 
 std::vector<std::uint32_t> ids_of(const std::vector<ScoredDoc>& docs) {
     std::vector<std::uint32_t> ids;
+    ids.reserve(docs.size());
     for (const ScoredDoc& d : docs) {
         ids.push_back(d.id);
     }

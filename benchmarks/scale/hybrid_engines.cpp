@@ -147,8 +147,10 @@ Row peer_hybrid(const Config& cfg, const Corpus& c) {
         Xapian::Enquire enquire(db);
         enquire.set_weighting_scheme(Xapian::BM25Weight(1.2, 0, 1, 0.75, 0.5));
         std::vector<Xapian::Query> queries;
+        queries.reserve(c.queries.size());
         for (const auto& words : c.queries) {
             std::vector<std::string> terms;
+            terms.reserve(words.size());
             for (std::uint32_t w : words) {
                 terms.push_back(c.vocab[w]);
             }

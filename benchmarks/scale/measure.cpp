@@ -2,6 +2,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -50,8 +51,9 @@ void measure(const Config& cfg,
     }
     std::sort(us.begin(), us.end());
     const auto pct = [&](double p) {
-        return us[std::min(us.size() - 1,
-                           static_cast<std::size_t>(p * static_cast<double>(us.size() - 1) + 0.5))];
+        return us[std::min(
+            us.size() - 1,
+            static_cast<std::size_t>(std::llround(p * static_cast<double>(us.size() - 1))))];
     };
     row.p50_us = pct(0.50);
     row.p95_us = pct(0.95);

@@ -79,7 +79,7 @@ public:
     }
 
     std::size_t memory_bytes() const {
-        std::size_t b = postings_.size() * sizeof(postings_[0]);
+        std::size_t b = postings_.size() * sizeof(decltype(postings_)::value_type);
         for (const auto& p : postings_) {
             b += p.size() * sizeof(p[0]);
         }
@@ -234,6 +234,7 @@ std::vector<Row> run_sparse(const Config& cfg, const Corpus& c) {
             Xapian::Enquire enquire(db);
             enquire.set_weighting_scheme(Xapian::BM25Weight(1.2, 0, 1, 0.75, 0.5));
             std::vector<Xapian::Query> queries;
+            queries.reserve(qterms.size());
             for (const auto& terms : qterms) {
                 queries.emplace_back(Xapian::Query::OP_OR, terms.begin(), terms.end());
             }
