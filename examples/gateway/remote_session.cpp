@@ -147,6 +147,16 @@ void RemoteSession::on_initialized() {
 
 void RemoteSession::handle_stream_message(const std::string& data) {
     Message m = classify(data);
+    // Progress, logging and requests to the client during a tool call go to its caller.
+    if (route_to_call(relay_routes(), m, [this, method = m.method](const Json& reply) {
+            if (auto r = post(reply, nullptr, kConnectTimeout, nullptr, nullptr, false, nullptr);
+                !r) {
+                log_line("backend '" + detail::printable(name_) + "': the answer to its " +
+                         detail::clipped(method) + " failed: " + r.status().message());
+            }
+        })) {
+        return;
+    }
     switch (m.kind) {
         case MessageKind::notification:
             if (on_notification_) {
@@ -343,6 +353,10 @@ Result<Json> RemoteSession::post(const Json& message,
     }
     for (const std::string& text : messages) {
         Message m = classify(text);
+        if (m.kind == MessageKind::notification &&
+            route_to_call(relay_routes(), m, [](const Json&) {})) {
+            continue;  // a notification of a relayed call: its caller has it
+        }
         if (m.kind == MessageKind::notification && on_notification_) {
             on_notification_(m.method, m.body.value("params", Json()));
             continue;
