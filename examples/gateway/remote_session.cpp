@@ -164,7 +164,7 @@ void RemoteSession::handle_stream_message(const std::string& data) {
             }
             return;
         case MessageKind::request: {
-            // The gateway declares no client capabilities; it only answers ping.
+            // Besides the requests relayed to a caller (above), the gateway only answers ping.
             const Json reply =
                 m.method == "ping"
                     ? make_result(m.id, Json::object())
