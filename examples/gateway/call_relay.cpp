@@ -290,6 +290,10 @@ bool RelayRoutes::any() const {
 }
 
 bool route_to_call(const RelayRoutes& routes, const Message& m, const CallRelay::Reply& reply) {
+    if ((m.kind != MessageKind::notification && m.kind != MessageKind::request) ||
+        !m.body.is_object()) {
+        return false;  // responses and malformed lines are the session's
+    }
     const Json params = m.body.value("params", Json::object());
     if (m.kind == MessageKind::notification && m.method == "notifications/progress") {
         if (auto relay = params.is_object() ? routes.by_token(params.value("progressToken", Json()))

@@ -276,3 +276,23 @@ TEST_CASE("progress tokens and capabilities are read from the caller's messages"
     CHECK(log_severity("emergency") == 7);
     CHECK(log_severity("loud") == -1);
 }
+
+TEST_CASE("malformed lines and responses are left to the session", "[gateway][relay]") {
+    FakeCaller caller;
+    auto relay = std::make_shared<CallRelay>(
+        caller.channel("t", true, log_severity("debug")), "srv", far_deadline());
+    RelayRoutes routes;
+    routes.add(relay);
+    auto no_reply = [](const Json&) { FAIL("no reply expected"); };
+    for (const char* line :
+         {"this is not json",
+          "[1,2,3]",
+          "{}",
+          "\xff\xfe{",
+          R"({"jsonrpc":"2.0","id":1,"result":{}})",
+          R"({"jsonrpc":"2.0","method":"notifications/progress","params":7})",
+          R"({"jsonrpc":"2.0","method":"notifications/message","params":"x"})"}) {
+        CHECK_FALSE(route_to_call(routes, classify(line), no_reply));
+    }
+    CHECK(caller.received().empty());
+}
