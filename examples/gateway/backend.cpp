@@ -503,20 +503,46 @@ bool Backend::supports_completions() {
 
 Result<Json> Backend::call_tool(const std::string& tool,
                                 const Json& arguments,
-                                std::shared_ptr<CancelToken> cancel) {
-    return request("tools/call", Json{{"name", tool}, {"arguments", arguments}}, std::move(cancel));
+                                std::shared_ptr<CancelToken> cancel,
+                                const CallerChannel* caller) {
+    Json params{{"name", tool}, {"arguments", arguments}};
+    if (caller == nullptr) {
+        return request("tools/call", std::move(params), std::move(cancel));
+    }
+    const auto session = running_session();
+    if (!session) {
+        return Status{Errc::unavailable, "backend " + quote_name(spec_.name) + " is not running"};
+    }
+    // The relay lives as long as the call: its requests to the caller share the call's deadline.
+    auto relay = std::make_shared<CallRelay>(
+        *caller, spec_.name, std::chrono::steady_clock::now() + timings_.call_timeout);
+    if (!caller->progress_token.is_null()) {
+        params["_meta"] = Json{{"progressToken", relay->backend_token()}};
+    }
+    session->relay_routes().add(relay);
+    RequestOptions options;
+    options.timeout = timings_.call_timeout;
+    options.cancel = std::move(cancel);
+    auto result = session->request("tools/call", std::move(params), options);
+    session->relay_routes().remove(*relay);
+    relay->finish();
+    if (result && !result->is_object()) {
+        return Status{Errc::invalid_argument,
+                      "the backend answered tools/call with a " + std::string(result->type_name()) +
+                          " where an object belongs"};
+    }
+    return result;
+}
+
+std::shared_ptr<McpSession> Backend::running_session() {
+    std::lock_guard lock(mutex_);
+    return ready_ && !closed_ && !stopping_ ? session_ : nullptr;
 }
 
 Result<Json> Backend::request(const std::string& method,
                               Json params,
                               std::shared_ptr<CancelToken> cancel) {
-    std::shared_ptr<McpSession> session;
-    {
-        std::lock_guard lock(mutex_);
-        if (ready_ && !closed_ && !stopping_) {
-            session = session_;
-        }
-    }
+    const auto session = running_session();
     if (!session) {
         return Status{Errc::unavailable, "backend " + quote_name(spec_.name) + " is not running"};
     }

@@ -88,9 +88,12 @@ public:
     /// tools/call on the backend: its result object untouched, or an error: unavailable (not
     /// running, timed out, cancelled through `cancel`), invalid_argument (the JSON-RPC error,
     /// or a result that is not an object or is nested too deep).
+    /// With a `caller`, the call is relayed (call_relay.hpp): the backend's progress, logging
+    /// and requests to the client during it go to that caller.
     [[nodiscard]] Result<Json> call_tool(const std::string& tool,
                                          const Json& arguments,
-                                         std::shared_ptr<CancelToken> cancel = nullptr);
+                                         std::shared_ptr<CancelToken> cancel = nullptr,
+                                         const CallerChannel* caller = nullptr);
     /// Any other request (resources/*, prompts/*) with the call timeout: its result object, or
     /// an error as for call_tool.
     [[nodiscard]] Result<Json> request(const std::string& method,
@@ -107,6 +110,8 @@ public:
     [[nodiscard]] bool supports_completions();
 
 private:
+    /// The session requests go to, or null when the backend is not running.
+    std::shared_ptr<McpSession> running_session();
     void run();
     bool connect_and_index();
     void serve_until_closed();

@@ -124,12 +124,18 @@ void BackendSession::log_malformed(const std::string& why) {
 
 void BackendSession::handle_line(const std::string& line) {
     Message m = classify(line);
+    // Progress, logging and requests to the client during a tool call go to its caller.
+    if (route_to_call(relay_routes(), m, [this](const Json& reply) {
+            (void)writer_->send(to_line(reply));
+        })) {
+        return;
+    }
     switch (m.kind) {
         case MessageKind::response:
             handle_response(m, line.size());
             return;
         case MessageKind::request: {
-            // The gateway declares no client capabilities; it only answers ping.
+            // Besides the requests relayed to a caller (above), the gateway only answers ping.
             Json reply =
                 m.method == "ping"
                     ? make_result(m.id, Json::object())
@@ -339,8 +345,10 @@ Result<Json> McpSession::open(std::chrono::milliseconds timeout,
 }
 
 Result<Json> McpSession::initialize(std::chrono::milliseconds timeout) {
+    // Declared for every backend: during a tool call they are relayed to the caller, refused
+    // (method not found) when that caller did not declare them or no single call is running.
     Json params{{"protocolVersion", kClientProtocolVersion},
-                {"capabilities", Json::object()},
+                {"capabilities", {{"sampling", Json::object()}, {"elicitation", Json::object()}}},
                 {"clientInfo", {{"name", "scout-gateway"}, {"version", "0.1.0"}}}};
     RequestOptions options;
     options.timeout = timeout;

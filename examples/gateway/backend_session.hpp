@@ -21,6 +21,7 @@
 
 #include "scout/status.hpp"
 
+#include "call_relay.hpp"
 #include "cancel_token.hpp"
 #include "child_process.hpp"
 #include "json_rpc.hpp"
@@ -108,6 +109,8 @@ public:
     /// Every page of tools/list (following nextCursor), concatenated. Tools nested too deep
     /// are kept as placeholders for the caller to skip.
     [[nodiscard]] Result<Json> list_tools(std::chrono::milliseconds timeout, std::size_t max_bytes);
+    /// The tool calls running on this session whose backend messages go to their callers.
+    [[nodiscard]] RelayRoutes& relay_routes() noexcept { return relay_routes_; }
 
 protected:
     /// The transport's half of request(): one request on the wire, its answer back.
@@ -130,6 +133,7 @@ protected:
 
 private:
     std::atomic<bool> modern_{false};
+    RelayRoutes relay_routes_;
 };
 
 /// The session with a backend process on its stdio. Callbacks run on the reader thread and

@@ -35,23 +35,6 @@ std::string prefixed_uri(const std::string& server, const std::string& uri) {
 /// run when a backend is indexed); only callers' searches count in /metrics.
 thread_local int t_caller_fallbacks = -1;
 
-/// MCP's logging levels, least severe first.
-constexpr const char* kLogLevels[] = {
-    "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"};
-
-/// The rank of `level` in kLogLevels, or -1.
-int log_severity(const Json& level) {
-    if (!level.is_string()) {
-        return -1;
-    }
-    for (int i = 0; i < 8; ++i) {
-        if (level.get_ref<const std::string&>() == kLogLevels[i]) {
-            return i;
-        }
-    }
-    return -1;
-}
-
 /// The catalog calls emit() on the searching thread, so the thread-local tells whose search it is.
 class CallerFallbackSink final : public EventSink {
 public:
@@ -429,7 +412,12 @@ void Gateway::handle_line(const std::string& line) {
             reply(make_error(m.id, kInvalidRequest, m.error));
             return;
         case MessageKind::response:
-            return;  // the gateway sends the client no requests
+            // An answer to a backend's request relayed during a call (others are ignored).
+            (void)stdio_answers_->deliver(
+                m.id,
+                m.too_deep ? make_error(m.id, kInvalidRequest, "the answer is nested too deep")
+                           : std::move(m.body));
+            return;
         case MessageKind::notification:
             if (m.method == "notifications/initialized") {
                 client_initialized_.store(true);
@@ -616,7 +604,14 @@ void Gateway::start_call(const Message& m, std::size_t bytes, bool modern) {
     auto job = [this, m, token, finish, modern] {
         Json answer;
         if (!token->cancelled()) {
-            answer = modern ? answer_modern(m, meta_, token, false) : this->answer(m, meta_, token);
+            if (modern) {
+                answer = answer_modern(m, meta_, token, false);
+            } else if (m.method == "tools/call") {
+                CallerChannel caller = stdio_channel(m);
+                answer = this->answer(m, meta_, token, kStdioClient, &caller);
+            } else {
+                answer = this->answer(m, meta_, token);
+            }
         }
         finish();
         if (!token->cancelled()) {  // MCP: a cancelled request gets no answer
@@ -649,17 +644,37 @@ void Gateway::cancel_call(const Json& params) {
     }
 }
 
+CallerChannel Gateway::stdio_channel(const Message& m) {
+    CallerChannel caller;
+    caller.send = [this](const std::string& line) {
+        write_(line, Wait::never);  // full output: dropped, as list_changed notifications are
+        return true;
+    };
+    caller.answers = stdio_answers_;
+    caller.sampling = stdio_sampling_.load();
+    caller.elicitation = stdio_elicitation_.load();
+    caller.progress_token = progress_token_of(m);
+    return caller;
+}
+
 Json Gateway::answer(const Message& m,
                      const mcp::MetaTools& tools,
                      const std::shared_ptr<CancelToken>& cancel,
-                     const std::string& client) {
+                     const std::string& client,
+                     CallerChannel* caller) {
     if (m.method == "tools/list") {
         wait_started();
         return make_result(m.id, list_result(tools));
     }
     if (m.method == "tools/call") {
         wait_started();
-        return call_tool(m.id, m.body.value("params", Json::object()), tools, cancel);
+        if (caller != nullptr) {  // the level this caller set, if any, filters its messages
+            std::lock_guard lock(log_mutex_);
+            auto it = log_clients_.find(client);
+            caller->log_severity =
+                it == log_clients_.end() ? -1 : log_severity(Json(it->second.level));
+        }
+        return call_tool(m.id, m.body.value("params", Json::object()), tools, cancel, caller);
     }
     if (m.method.rfind("resources/", 0) == 0 || m.method.rfind("prompts/", 0) == 0) {
         wait_started();
@@ -745,6 +760,8 @@ Json Gateway::handle_request(const Message& m) {
     const Json params = m.body.value("params", Json::object());
     if (m.method == "initialize") {
         initialize_seen_.store(true);
+        stdio_sampling_.store(declares_capability(params, "sampling"));
+        stdio_elicitation_.store(declares_capability(params, "elicitation"));
         return make_result(m.id, initialize(params));
     }
     if (m.method == "ping") {
@@ -783,7 +800,8 @@ Json Gateway::initialize(const Json& params) {
 Json Gateway::call_tool(const Json& id,
                         const Json& params,
                         const mcp::MetaTools& tools,
-                        const std::shared_ptr<CancelToken>& cancel) {
+                        const std::shared_ptr<CancelToken>& cancel,
+                        const CallerChannel* caller) {
     auto name = params.is_object() ? params.find("name") : params.end();
     if (!params.is_object() || name == params.end() || !name->is_string()) {
         return make_error(id, kInvalidParams, "tools/call needs params.name (a string)");
@@ -818,14 +836,14 @@ Json Gateway::call_tool(const Json& id,
     // Arguments that break the tool's inputSchema never reach its backend: the call is answered
     // -32602 naming the field at fault (the executor says so through `invalid`).
     std::optional<std::string> invalid;
-    auto executor = [this, &cancel, learn, &invalid](const ToolKey& key,
-                                                     const Json& args) -> Result<Json> {
+    auto executor = [this, &cancel, caller, learn, &invalid](const ToolKey& key,
+                                                             const Json& args) -> Result<Json> {
         if (auto problem = schema_problem(key, args)) {
             invalid = "Invalid params for " + detail::clipped(key.server + "/" + key.tool, 120) +
                       ": " + *problem;
             return Status{Errc::invalid_argument, *invalid};
         }
-        Result<Json> result = execute(key, args, cancel);
+        Result<Json> result = execute(key, args, cancel, caller);
         if (learn) {
             outcomes_.record(catalog_, key, result && !result->value("isError", false));
         }
@@ -887,10 +905,11 @@ std::optional<std::string> Gateway::schema_problem(const ToolKey& key, const Jso
 
 Result<Json> Gateway::execute(const ToolKey& key,
                               const Json& arguments,
-                              const std::shared_ptr<CancelToken>& cancel) {
+                              const std::shared_ptr<CancelToken>& cancel,
+                              const CallerChannel* caller) {
     // Held to the end of the call: a reload that removes the backend meanwhile stops it after.
     if (const auto b = backend(key.server)) {
-        auto result = b->call_tool(key.tool, arguments, cancel);
+        auto result = b->call_tool(key.tool, arguments, cancel, caller);
         metrics_.record_call(key.server, key.tool, !result || is_error_result(*result));
         return result;
     }

@@ -135,11 +135,13 @@ public:
     /// computed on the calling thread: it waits for the backends, bounded by their timeouts, and
     /// a cancelled `cancel` ends the wait. Used by the HTTP transport, one thread per request;
     /// `client` names whose resource subscriptions resources/(un)subscribe change (the HTTP
-    /// session's id).
+    /// session's id). With a `caller`, a tools/call is relayed to it (call_relay.hpp); its
+    /// log_severity is filled in here from the level `client` set.
     [[nodiscard]] Json answer(const Message& m,
                               const mcp::MetaTools& tools,
                               const std::shared_ptr<CancelToken>& cancel,
-                              const std::string& client = kStdioClient);
+                              const std::string& client = kStdioClient,
+                              CallerChannel* caller = nullptr);
     /// The same for a request of the stateless 2026-07-28 era: its envelope checked first, the
     /// result stamped with resultType (and ttlMs/cacheScope, "private" when `per_caller`: the
     /// answer depends on the caller's scope). subscriptions/listen is not answered here.
@@ -192,7 +194,8 @@ private:
     Json call_tool(const Json& id,
                    const Json& params,
                    const mcp::MetaTools& tools,
-                   const std::shared_ptr<CancelToken>& cancel);
+                   const std::shared_ptr<CancelToken>& cancel,
+                   const CallerChannel* caller);
     /// resources/* and prompts/* passed through to the backends in scope (server-prefixed).
     Json pass_through(const Message& m,
                       const mcp::MetaTools& tools,
@@ -247,7 +250,10 @@ private:
     std::optional<std::string> schema_problem(const ToolKey& key, const Json& arguments);
     Result<Json> execute(const ToolKey& key,
                          const Json& arguments,
-                         const std::shared_ptr<CancelToken>& cancel);
+                         const std::shared_ptr<CancelToken>& cancel,
+                         const CallerChannel* caller);
+    /// How a legacy tools/call of the stdio client reaches it during the call.
+    CallerChannel stdio_channel(const Message& m);
     void wait_started();
     void on_indexed();
     using BackendSet = std::vector<std::shared_ptr<Backend>>;
@@ -313,6 +319,11 @@ private:
 
     std::atomic<bool> initialize_seen_{false};     ///< the client sent initialize
     std::atomic<bool> client_initialized_{false};  ///< ... and notifications/initialized
+    /// The stdio client's initialize declared sampling / elicitation (relayed to it in calls).
+    std::atomic<bool> stdio_sampling_{false};
+    std::atomic<bool> stdio_elicitation_{false};
+    /// The stdio client's answers to the backends' requests relayed to it.
+    std::shared_ptr<CallerAnswers> stdio_answers_ = std::make_shared<CallerAnswers>();
     std::chrono::steady_clock::time_point startup_deadline_;
     std::mutex startup_mutex_;
     std::atomic<bool> started_{false};  ///< every backend's first attempt is over (or timed out)

@@ -19,6 +19,7 @@
 #include "call_pool.hpp"
 #include "log.hpp"
 #include "modern_protocol.hpp"
+#include "post_stream.hpp"
 #include "printable.hpp"
 #include "rate_limiter.hpp"
 
@@ -332,6 +333,11 @@ private:
         std::unordered_map<std::string, std::shared_ptr<CancelToken>> calls;  ///< by id text
         std::shared_ptr<EventStream> stream;  ///< the GET stream, while open
         bool closed = false;
+        /// Its initialize declared sampling / elicitation: backends' requests are relayed to it.
+        bool sampling = false;
+        bool elicitation = false;
+        /// Its answers to those requests (POSTed responses).
+        std::shared_ptr<CallerAnswers> answers = std::make_shared<CallerAnswers>();
         std::chrono::steady_clock::time_point last_used = std::chrono::steady_clock::now();
     };
 
@@ -771,6 +777,9 @@ private:
                 return;
             }
             new_session = session->id;
+            const Json params = m->body.value("params", Json());
+            session->sampling = declares_capability(params, "sampling");
+            session->elicitation = declares_capability(params, "elicitation");
         } else {
             std::optional<HttpResponse> refusal;
             session = find_session(req, who, refusal);
@@ -780,6 +789,13 @@ private:
             }
         }
         if (m->kind != MessageKind::request) {
+            if (m->kind == MessageKind::response) {  // to a backend's request relayed to it
+                (void)session->answers->deliver(
+                    m->id,
+                    m->too_deep
+                        ? make_error(m->id, kInvalidRequest, "the answer is nested too deep")
+                        : m->body);
+            }
             if (m->kind == MessageKind::notification && m->method == "notifications/cancelled") {
                 cancel(*session, m->body.value("params", Json::object()));
             }
@@ -803,26 +819,48 @@ private:
             }
         }
         // The scope of this request's authentication: after a reload, the caller's new one.
-        auto work = [this, m, session, token, key, new_session, accept, tools = who.tools]() {
-            Json answer = gateway_.answer(*m, *tools, token, session->id);
-            bool ended = false;
-            {
-                std::lock_guard lock(session->mutex);
-                session->calls.erase(key);
-                ended = session->closed;
-            }
-            if (ended) {  // a subscription made as the session ended must not outlive it
-                gateway_.end_client(session->id);
-            }
-            if (token->cancelled()) {  // cancelled by the client, or its session ended
-                return status_only(202);
-            }
-            HttpResponse r = json_answer(answer, !accept.json);
-            if (!new_session.empty()) {
-                r.set_header("Mcp-Session-Id", new_session);
-            }
-            return r;
-        };
+        // A tools/call relays the backend's messages on this POST's event stream.
+        auto relayed = m->method == "tools/call"
+                           ? std::make_shared<PostStream>(respond, accept.event_stream)
+                           : nullptr;
+        auto work =
+            [this, m, session, token, key, new_session, accept, relayed, tools = who.tools]() {
+                Json answer;
+                if (relayed) {
+                    CallerChannel caller;
+                    caller.send = [relayed](const std::string& line) {
+                        return relayed->send(line);
+                    };
+                    caller.answers = session->answers;
+                    caller.sampling = session->sampling;
+                    caller.elicitation = session->elicitation;
+                    caller.progress_token = progress_token_of(*m);
+                    answer = gateway_.answer(*m, *tools, token, session->id, &caller);
+                } else {
+                    answer = gateway_.answer(*m, *tools, token, session->id);
+                }
+                bool ended = false;
+                {
+                    std::lock_guard lock(session->mutex);
+                    session->calls.erase(key);
+                    ended = session->closed;
+                }
+                if (ended) {  // a subscription made as the session ended must not outlive it
+                    gateway_.end_client(session->id);
+                }
+                const bool cancelled = token->cancelled();  // by the client, or its session ended
+                if (relayed && relayed->finish(cancelled ? std::string() : to_line(answer))) {
+                    return status_only(202);  // unused: the event stream answered the POST
+                }
+                if (cancelled) {
+                    return status_only(202);
+                }
+                HttpResponse r = json_answer(answer, !accept.json);
+                if (!new_session.empty()) {
+                    r.set_header("Mcp-Session-Id", new_session);
+                }
+                return r;
+            };
         run(*m, who, respond, std::move(work));
     }
 

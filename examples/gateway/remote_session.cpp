@@ -147,6 +147,16 @@ void RemoteSession::on_initialized() {
 
 void RemoteSession::handle_stream_message(const std::string& data) {
     Message m = classify(data);
+    // Progress, logging and requests to the client during a tool call go to its caller.
+    if (route_to_call(relay_routes(), m, [this, method = m.method](const Json& reply) {
+            if (auto r = post(reply, nullptr, kConnectTimeout, nullptr, nullptr, false, nullptr);
+                !r) {
+                log_line("backend '" + detail::printable(name_) + "': the answer to its " +
+                         detail::clipped(method) + " failed: " + r.status().message());
+            }
+        })) {
+        return;
+    }
     switch (m.kind) {
         case MessageKind::notification:
             if (on_notification_) {
@@ -154,7 +164,7 @@ void RemoteSession::handle_stream_message(const std::string& data) {
             }
             return;
         case MessageKind::request: {
-            // The gateway declares no client capabilities; it only answers ping.
+            // Besides the requests relayed to a caller (above), the gateway only answers ping.
             const Json reply =
                 m.method == "ping"
                     ? make_result(m.id, Json::object())
@@ -343,6 +353,10 @@ Result<Json> RemoteSession::post(const Json& message,
     }
     for (const std::string& text : messages) {
         Message m = classify(text);
+        if (m.kind == MessageKind::notification &&
+            route_to_call(relay_routes(), m, [](const Json&) {})) {
+            continue;  // a notification of a relayed call: its caller has it
+        }
         if (m.kind == MessageKind::notification && on_notification_) {
             on_notification_(m.method, m.body.value("params", Json()));
             continue;

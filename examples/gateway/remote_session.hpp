@@ -9,9 +9,9 @@
 // reconnects with backoff as it restarts a crashed process. Server-initiated messages come on the
 // POST streams and, in a 2025-11-25 session, on the GET stream opened after initialize
 // (remote_stream.hpp), so list_changed arrives even when no request is under way; the server's
-// requests there are answered with a POST (ping; anything else is "method not found", as the
-// gateway declares no client capabilities). A modern server's list_changed comes only on
-// subscription streams, which the gateway opens none of over HTTP.
+// requests there are answered with a POST (ping; sampling and elicitation relayed to the caller
+// of the running call, call_relay.hpp; anything else is "method not found"). A modern server's
+// list_changed comes only on subscription streams, which the gateway opens none of over HTTP.
 #pragma once
 
 #include <atomic>

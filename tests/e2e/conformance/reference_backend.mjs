@@ -11,6 +11,14 @@ const WAV = 'UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQIAAAAAAA==';
 
 let clientCapabilities = {};  // from initialize
 const send = (message) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\n');
+// Requests to the client (sampling, elicitation), answered through the gateway.
+let nextAsk = 1;
+const asked = new Map();
+function ask(method, params) {
+  const id = `ask-${nextAsk++}`;
+  send({ id, method, params });
+  return new Promise((resolve, reject) => asked.set(id, { resolve, reject }));
+}
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const text = (t) => ({ type: 'text', text: t });
 
@@ -62,16 +70,53 @@ async function callTool(params) {
       return { content: [text('Tool with progress executed successfully')] };
     case 'test_sampling': case 'test_elicitation': case 'test_elicitation_sep1034_defaults':
     case 'test_elicitation_sep1330_enums': {
-      // Asking the client needs its capability; whoever runs this backend did not declare it.
+      // Asking the client needs its capability: the gateway declares both and relays them.
       const need = params.name === 'test_sampling' ? 'sampling' : 'elicitation';
       if (!clientCapabilities[need]) return { isError: true, content: [text(`The client does not support ${need}`)] };
-      return { isError: true, content: [text(`${need} requests are not implemented by this backend`)] };
+      try {
+        if (params.name === 'test_sampling') {
+          const prompt = String(params.arguments?.prompt ?? 'Hello');
+          const r = await ask('sampling/createMessage', { messages: [{ role: 'user', content: text(prompt) }], maxTokens: 100 });
+          return { content: [text(`LLM response: ${r.content?.text ?? JSON.stringify(r.content)}`)] };
+        }
+        const r = await ask('elicitation/create', elicitation(params));
+        return { content: [text(`User response: action=${r.action}, content=${JSON.stringify(r.content ?? {})}`)] };
+      } catch (e) {
+        return { isError: true, content: [text(`${need} failed: ${e.message}`)] };
+      }
     }
     case 'test_error_handling':
       return { isError: true, content: [text('This tool intentionally returns an error for testing')] };
     default:
       return null;
   }
+}
+
+/// The elicitation/create params of the three elicitation tools, as the scenarios describe them.
+function elicitation(params) {
+  if (params.name === 'test_elicitation') {
+    return { message: String(params.arguments?.message ?? 'Please provide your information'), requestedSchema: { type: 'object',
+      properties: { username: { type: 'string', description: "User's response" }, email: { type: 'string', description: "User's email address" } },
+      required: ['username', 'email'] } };
+  }
+  if (params.name === 'test_elicitation_sep1034_defaults') {
+    return { message: 'Please review and update the form fields with defaults', requestedSchema: { type: 'object', properties: {
+      name: { type: 'string', description: 'User name', default: 'John Doe' },
+      age: { type: 'integer', description: 'User age', default: 30 },
+      score: { type: 'number', description: 'User score', default: 95.5 },
+      status: { type: 'string', description: 'User status', enum: ['active', 'inactive', 'pending'], default: 'active' },
+      verified: { type: 'boolean', description: 'Verification status', default: true } }, required: [] } };
+  }
+  return { message: 'Please select options from the enum fields', requestedSchema: { type: 'object', properties: {
+    untitledSingle: { type: 'string', description: 'Select one option', enum: ['option1', 'option2', 'option3'] },
+    titledSingle: { type: 'string', description: 'Select one option with titles',
+      oneOf: [{ const: 'value1', title: 'First Option' }, { const: 'value2', title: 'Second Option' }, { const: 'value3', title: 'Third Option' }] },
+    legacyEnum: { type: 'string', description: 'Select one option (legacy)', enum: ['opt1', 'opt2', 'opt3'], enumNames: ['Option One', 'Option Two', 'Option Three'] },
+    untitledMulti: { type: 'array', description: 'Select multiple options', minItems: 1, maxItems: 3,
+      items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
+    titledMulti: { type: 'array', description: 'Select multiple options with titles', minItems: 1, maxItems: 3,
+      items: { anyOf: [{ const: 'value1', title: 'First Choice' }, { const: 'value2', title: 'Second Choice' }, { const: 'value3', title: 'Third Choice' }] } } },
+    required: [] } };
 }
 
 const prompts = [
@@ -147,7 +192,13 @@ async function handle(m) {
 readline.createInterface({ input: process.stdin }).on('line', async (line) => {
   let m;
   try { m = JSON.parse(line); } catch { send({ id: null, error: { code: -32700, message: 'Parse error' } }); return; }
-  if (m.id === undefined || m.method === undefined) return;  // notifications and responses
+  if (m.id !== undefined && m.method === undefined && asked.has(m.id)) {  // an answer to ask()
+    const { resolve, reject } = asked.get(m.id);
+    asked.delete(m.id);
+    if (m.error) reject(new Error(m.error.message)); else resolve(m.result ?? {});
+    return;
+  }
+  if (m.id === undefined || m.method === undefined) return;  // notifications and other responses
   const answer = await handle(m);
   send(answer?.error ? { id: m.id, error: answer.error } : { id: m.id, result: answer });
 });
