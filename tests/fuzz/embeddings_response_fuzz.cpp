@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "embed/embeddings_response.hpp"
+#include "http/embeddings_response.hpp"
 #include "fuzz_check.hpp"
 
 using scout::fuzz::check;

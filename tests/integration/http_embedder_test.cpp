@@ -7,6 +7,7 @@
 
 #include "scout/catalog.hpp"
 #include "scout/embedder.hpp"
+#include "scout/http/http_embedder.hpp"
 
 #include "support/http_embedder_fixtures.hpp"
 

@@ -10,8 +10,9 @@
 
 #include "scout/catalog.hpp"
 #include "scout/embedder.hpp"
+#include "scout/transformer/transformer_embedder.hpp"
 
-#include "embed/transformer/transformer_impl.hpp"
+#include "transformer/transformer_impl.hpp"
 #include "support/temp_dir.hpp"
 #include "support/transformer_fixture.hpp"
 

@@ -4,9 +4,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "embed/transformer/bert_config.hpp"
-#include "embed/transformer/bert_model.hpp"
-#include "embed/transformer/safetensors.hpp"
+#include "transformer/bert_config.hpp"
+#include "transformer/bert_model.hpp"
+#include "transformer/safetensors.hpp"
 #include "support/transformer_fixture.hpp"
 
 using scout::Errc;

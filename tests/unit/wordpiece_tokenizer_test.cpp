@@ -7,8 +7,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "embed/transformer/bert_normalizer.hpp"
-#include "embed/transformer/tokenizer_files.hpp"
+#include "transformer/bert_normalizer.hpp"
+#include "transformer/tokenizer_files.hpp"
 #include "support/transformer_fixture.hpp"
 
 using scout::Errc;

@@ -11,10 +11,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "scout/embedder.hpp"
+#include "scout/http/http_embedder.hpp"
 
-#include "embed/embeddings_response.hpp"
-#include "embed/http_client.hpp"
+#include "http/embeddings_response.hpp"
+#include "http/http_client.hpp"
 #include "util/file_io.hpp"
 #include "util/printable.hpp"
 
