@@ -29,10 +29,14 @@ scout::Result<std::shared_ptr<scout::Embedder>> fake_transformer(
         std::make_shared<scout::HashingEmbedder>(dir.size() + options.max_length));
 }
 
-/// Designated initialisers: GCC 12 at -O2 reports a false -Wrestrict on assigning a literal
+/// The url as a std::string: GCC 12 at -O2 reports a false -Wrestrict on assigning a literal
 /// to a member string.
 scout::HttpEmbedderOptions http_options(const std::string& url, std::size_t dimensions) {
-    return scout::HttpEmbedderOptions{.base_url = url, .model = "m", .dimensions = dimensions};
+    scout::HttpEmbedderOptions options;
+    options.base_url = url;
+    options.model = std::string(1, 'm');
+    options.dimensions = dimensions;
+    return options;
 }
 
 scout_status create_catalog(const std::string& embedder) {
