@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "bench_args.hpp"
-#include "embed/transformer/transformer_impl.hpp"
+#include "transformer/transformer_impl.hpp"
 #include "util/split_mix.hpp"
 
 namespace {

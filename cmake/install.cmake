@@ -1,6 +1,7 @@
-# install.cmake: `cmake --install` puts the library, its headers, a CMake package
-# (find_package(scout CONFIG): scout::scout, scout::mcp) and a pkg-config file (scout.pc) under
-# the prefix; with the tools built, the `scout` command too.
+# install.cmake: `cmake --install` puts the libraries, their headers, a CMake package
+# (find_package(scout CONFIG [COMPONENTS http transformer mcp]): scout::scout, scout::http,
+# scout::transformer, scout::mcp) and pkg-config files (scout.pc, scout-http.pc,
+# scout-transformer.pc) under the prefix; with the tools built, the `scout` command too.
 include(CMakePackageConfigHelpers)
 
 set(SCOUT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/scout)
@@ -19,6 +20,16 @@ if(SCOUT_RANK_FILES)
   install(FILES ${SCOUT_RANK_FILES} DESTINATION ${CMAKE_INSTALL_DATADIR}/scout/tokenizer)
 endif()
 install(EXPORT scoutTargets NAMESPACE scout:: DESTINATION ${SCOUT_CMAKE_DIR})
+# Each component has its own export file, which scoutConfig.cmake reads only when the component
+# is asked for: a core-only consumer never looks for libcurl.
+foreach(component http transformer)
+  install(TARGETS scout_${component} EXPORT scout_${component}Targets
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+    INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  install(EXPORT scout_${component}Targets NAMESPACE scout:: DESTINATION ${SCOUT_CMAKE_DIR})
+endforeach()
 
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/scoutConfig.cmake.in
   ${PROJECT_BINARY_DIR}/scoutConfig.cmake INSTALL_DESTINATION ${SCOUT_CMAKE_DIR})
@@ -40,9 +51,19 @@ if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
 endif()
 string(REGEX REPLACE "[^/]+" ".." SCOUT_PC_UP "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
 # What a static libscout.a needs from the linker when the consumer links with a C compiler.
-set(SCOUT_PC_PRIVATE_LIBS "-lcurl -lstdc++ -lm -pthread")
+set(SCOUT_PC_PRIVATE_LIBS "-lstdc++ -lm -pthread")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/scout.pc.in ${PROJECT_BINARY_DIR}/scout.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/scout.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+# The components' modules require scout; a static libscout_http.a also needs libcurl.
+set(SCOUT_PC_COMPONENT http)
+set(SCOUT_PC_COMPONENT_DESCRIPTION "scout's HTTP embedder (an OpenAI-compatible service, over libcurl)")
+set(SCOUT_PC_COMPONENT_PRIVATE_LIBS "-lcurl")
+configure_file(${PROJECT_SOURCE_DIR}/cmake/scout-component.pc.in ${PROJECT_BINARY_DIR}/scout-http.pc @ONLY)
+set(SCOUT_PC_COMPONENT transformer)
+set(SCOUT_PC_COMPONENT_DESCRIPTION "scout's transformer embedder (a BERT-family encoder run in process)")
+set(SCOUT_PC_COMPONENT_PRIVATE_LIBS "")
+configure_file(${PROJECT_SOURCE_DIR}/cmake/scout-component.pc.in ${PROJECT_BINARY_DIR}/scout-transformer.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/scout.pc ${PROJECT_BINARY_DIR}/scout-http.pc
+  ${PROJECT_BINARY_DIR}/scout-transformer.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
 if(TARGET scout_cli)
   install(TARGETS scout_cli scout_convert_vectors RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

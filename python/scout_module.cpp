@@ -19,7 +19,9 @@
 
 #include "scout/catalog.hpp"
 #include "scout/catalog_loader.hpp"
+#include "scout/http/http_embedder.hpp"
 #include "scout/scout.hpp"
+#include "scout/transformer/transformer_embedder.hpp"
 
 #include "capi/doctor_json.hpp"
 #include "capi/json_bridge.hpp"
@@ -575,6 +577,9 @@ void translate(std::exception_ptr error) {
 PYBIND11_MODULE(_scout, m) {
     m.doc() = "scout's compiled core; use the package `scout`.";
     py::register_exception_translator(&translate);
+    // The module offers every embedder: the components are linked in, and registered here.
+    scout::register_http_embedder();
+    scout::register_transformer_embedder();
 
     m.attr("MAX_TOP_K") = py::int_(scout::SearchOptions::kMaxTopK);
     m.def(

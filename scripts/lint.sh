@@ -29,6 +29,9 @@ layer_of() {
         catalog | doctor) layer=5 ;;
         mcp | capi | registry) layer=6 ;;
         registry_capi | umbrella) layer=7 ;;
+        # The components (scout::http, scout::transformer): libraries on the core that the
+        # core never includes, so they sit above all of it.
+        http | transformer) layer=8 ;;
         *) layer="" ;;
     esac
 }
@@ -52,6 +55,8 @@ room_of_public_header() {
         scout/scout.h) owner=capi ;;
         scout/mcp/*.hpp) owner=mcp ;;
         scout/registry/*.hpp) owner=registry ;;
+        scout/http/*) owner=http ;;
+        scout/transformer/*) owner=transformer ;;
         scout/scout_registry.h) owner=registry_capi ;;
         scout/scout.hpp) owner=umbrella ;;
         *) owner="" ;;

@@ -4,7 +4,8 @@
 // library looks. A package folder the CMake build laid out (or a tarball of it) already has
 // them; the source folder bindings/node of a checkout gets them in build/Release/, one of:
 //   1. the addon the checkout's CMake build made (SCOUT_BUILD_DIR, default <checkout>/build);
-//   2. scout_node.c compiled against an installed scout found by `pkg-config scout`;
+//   2. scout_node.c compiled against an installed scout found by `pkg-config scout` (with its
+//      components scout-http and scout-transformer);
 //   3. the checkout's CMake build run now (the library and the addon, into SCOUT_BUILD_DIR).
 // Plain Node and the system's compiler: no node-gyp, nothing downloaded.
 const fs = require('node:fs');
@@ -98,6 +99,8 @@ function nodeIncludeDir() {
 /** 2: scout_node.c compiled against the scout that pkg-config finds. */
 function fromPkgConfig(why) {
   const pc = (...args) => run('pkg-config', [...args, 'scout']);
+  // The addon offers every embedder: it links the components too (scout-http, scout-transformer).
+  const pcAll = (...args) => run('pkg-config', [...args, 'scout-http', 'scout-transformer', 'scout']);
   const installed = pc('--modversion');
   if (!installed.ok) {
     why.push('pkg-config does not find scout (PKG_CONFIG_PATH=<prefix>/lib/pkgconfig)');
@@ -121,8 +124,8 @@ function fromPkgConfig(why) {
   const prefix = pc('--variable=prefix').stdout.trim();
   const shared = fs.readdirSync(libdir).some((name) => /^libscout\.so/.test(name));
   // A static libscout is C++: the C compiler's link needs its private libraries and libstdc++.
-  const libs = shared ? pc('--libs') : pc('--libs', '--static');
-  const flags = [...pc('--cflags').stdout.trim().split(/\s+/), ...libs.stdout.trim().split(/\s+/)]
+  const libs = shared ? pcAll('--libs') : pcAll('--libs', '--static');
+  const flags = [...pcAll('--cflags').stdout.trim().split(/\s+/), ...libs.stdout.trim().split(/\s+/)]
     .filter(Boolean);
   fs.rmSync(out, { recursive: true, force: true });
   fs.mkdirSync(out, { recursive: true });

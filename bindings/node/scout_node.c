@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <scout/http/scout_http.h>
 #include <scout/scout.h>
+#include <scout/transformer/scout_transformer.h>
 
 typedef struct {
     scout_catalog* catalog;
@@ -380,6 +382,9 @@ static napi_value doctor(napi_env env, napi_callback_info info) {
 }
 
 static napi_value init(napi_env env, napi_value exports) {
+    /* The addon offers every embedder: the components are linked in, and registered here. */
+    scout_http_register();
+    scout_transformer_register();
     const napi_property_descriptor functions[] = {
         {"version", NULL, version, NULL, NULL, NULL, napi_default, NULL},
         {"create", NULL, create, NULL, NULL, NULL, napi_default, NULL},

@@ -8,6 +8,8 @@
 #include <thread>
 
 #include "scout/embedder.hpp"
+#include "scout/http/http_embedder.hpp"
+#include "scout/transformer/transformer_embedder.hpp"
 
 #include "log.hpp"
 

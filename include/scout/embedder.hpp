@@ -1,8 +1,11 @@
 // embedder.hpp: text embeddings for the dense branch: the Embedder interface a host implements,
-// and the embedders scout ships: StaticEmbedder (offline word vectors, the default),
-// TransformerEmbedder (a BERT-family sentence encoder run in process), HttpEmbedder (an
-// OpenAI-compatible embedding service), CachingEmbedder (an LRU in front of another) and
-// HashingEmbedder (tests).
+// and the embedders of the core library: StaticEmbedder (offline word vectors, the default),
+// CachingEmbedder (an LRU in front of another) and HashingEmbedder (tests). The two that need
+// a third-party library are components of their own, with their options here: TransformerEmbedder
+// (a BERT-family encoder on Eigen, scout::transformer, scout/transformer/transformer_embedder.hpp)
+// and HttpEmbedder (an OpenAI-compatible service over libcurl, scout::http,
+// scout/http/http_embedder.hpp). make_transformer_embedder and make_http_embedder reach them
+// from the core once the program has registered them.
 #pragma once
 
 #include <chrono>
@@ -102,10 +105,6 @@ struct StaticEmbedderOptions {
     bool subword_fallback = true;
 };
 
-namespace detail {
-struct TransformerAccess;  // tests and benchmarks reach the state through it
-}
-
 enum class TransformerPooling : std::uint8_t {
     from_model,  ///< as the directory's 1_Pooling/config.json says (mean when it has none)
     mean,        ///< the average of all token states, [CLS] and [SEP] included
@@ -124,39 +123,6 @@ struct TransformerEmbedderOptions {
     std::optional<bool> normalize;
     /// Tokens per forward pass: texts of similar length are packed up to this many.
     std::size_t batch_tokens = 4096;
-};
-
-/// Thread-safe and immutable once loaded: any number of threads may call embed() at once.
-class SCOUT_API TransformerEmbedder final : public Embedder {
-public:
-    /// Loads `dir`: config.json (model_type bert), model.safetensors (F32, F16 or BF16),
-    /// tokenizer.json or else vocab.txt (with tokenizer_config.json when present), and the
-    /// sentence-transformers files modules.json, 1_Pooling/config.json and
-    /// sentence_bert_config.json when present. not_found / io_error for missing or unreadable
-    /// files; invalid_argument or corrupt, naming the file, for anything malformed or
-    /// unsupported.
-    [[nodiscard]] static Result<std::shared_ptr<TransformerEmbedder>> load(
-        const std::string& dir, TransformerEmbedderOptions options = {});
-
-    /// "transformer-bert-<layers>x<hidden>-<pooling>[-norm]-len<max>-<hash>", the hash covering
-    /// the bytes of the config, the weights and the tokenizer files: another model, or the same
-    /// model with other weights, never shares cached vectors.
-    [[nodiscard]] std::string model_id() const override;
-    [[nodiscard]] std::size_t dim() const override;
-    [[nodiscard]] Result<std::vector<float>> embed(std::span<const std::string> texts) override;
-
-    /// The token ids the model sees for `text`: [CLS], the word pieces (truncated), [SEP].
-    [[nodiscard]] std::vector<std::int32_t> token_ids(std::string_view text) const;
-    [[nodiscard]] std::size_t max_length() const;
-    /// The instruction-set build of the encoder in use ("avx512", "avx2" or "generic").
-    [[nodiscard]] std::string isa() const;
-
-private:
-    friend struct detail::TransformerAccess;
-    struct Impl;  // tokenizer, weights and settings (src/embed/transformer/transformer_impl.hpp)
-    explicit TransformerEmbedder(std::shared_ptr<const Impl> impl);
-
-    std::shared_ptr<const Impl> impl_;
 };
 
 /// Thread-safe: any number of threads may call embed() at once, also while fit() swaps in new
@@ -279,42 +245,31 @@ struct HttpEmbedderOptions {
     std::chrono::milliseconds total_timeout{60000};
 };
 
-/// Thread-safe. Connections are kept alive and reused across embed() calls (a pool of
-/// connections, one per concurrent request). embed() fails with unavailable (service down,
-/// timeouts, an untrusted certificate, retries exhausted, HTTP errors, malformed JSON, a
-/// response over the size cap) or dimension_mismatch (vectors of the wrong size).
-class SCOUT_API HttpEmbedder final : public Embedder {
-public:
-    /// Validates the options (invalid_argument, also for a key that would go in cleartext) and,
-    /// when dimensions == 0, probes the service.
-    [[nodiscard]] static Result<std::shared_ptr<HttpEmbedder>> create(HttpEmbedderOptions options);
+// ---- The embedders of the components ---------------------------------------------------------
 
-    /// "http:<model>:<dim>".
-    [[nodiscard]] std::string model_id() const override;
-    [[nodiscard]] std::size_t dim() const override { return dim_; }
-    [[nodiscard]] Result<std::vector<float>> embed(std::span<const std::string> texts) override;
+/// Makes the embedder of a component; the component's registration function installs it.
+using HttpEmbedderFactory = Result<std::shared_ptr<Embedder>> (*)(HttpEmbedderOptions options);
+using TransformerEmbedderFactory = Result<std::shared_ptr<Embedder>> (*)(
+    const std::string& dir, TransformerEmbedderOptions options);
 
-    /// HTTP requests sent so far, retries included (for tests and diagnostics).
-    [[nodiscard]] std::size_t requests_sent() const noexcept;
-    /// TCP connections opened so far (fewer than requests when connections are reused).
-    [[nodiscard]] std::size_t connections_opened() const noexcept;
+/// Installs (nullptr: removes) the factory make_http_embedder calls. A program that links
+/// scout::http calls scout::register_http_embedder() (C: scout_http_register()) once, which
+/// calls this: an explicit call, so a static link cannot drop the component unnoticed.
+SCOUT_API void set_http_embedder_factory(HttpEmbedderFactory factory) noexcept;
+/// Likewise for scout::transformer (scout::register_transformer_embedder(),
+/// scout_transformer_register()).
+SCOUT_API void set_transformer_embedder_factory(TransformerEmbedderFactory factory) noexcept;
 
-    /// True when these options would send a key (api_key, given or from the environment as
-    /// create() finds it, or a header that looks like one) in cleartext (plain http) to a host
-    /// that is not loopback (localhost, 127.0.0.0/8, ::1).
-    [[nodiscard]] static bool sends_key_in_cleartext(const HttpEmbedderOptions& options);
-
-private:
-    struct State;  // the HTTP client, the request URL and headers, the request counter
-    HttpEmbedder(HttpEmbedderOptions options, std::size_t dim, std::shared_ptr<State> state);
-
-    Result<std::vector<float>> embed_batch(std::span<const std::string> texts,
-                                           std::chrono::steady_clock::time_point deadline);
-
-    HttpEmbedderOptions options_;
-    std::size_t dim_;
-    std::shared_ptr<State> state_;
-};
+/// An HTTP embedder through the registered factory (HttpEmbedder::create). Without one:
+/// invalid_argument, saying that the http embedder needs scout::http and its registration.
+/// The C ABI's {"kind": "http"} embedder setting comes here.
+[[nodiscard]] SCOUT_API Result<std::shared_ptr<Embedder>> make_http_embedder(
+    HttpEmbedderOptions options);
+/// A transformer embedder of the model folder `dir` through the registered factory
+/// (TransformerEmbedder::load); without one, invalid_argument naming scout::transformer. The C
+/// ABI's "transformer:DIR" setting comes here.
+[[nodiscard]] SCOUT_API Result<std::shared_ptr<Embedder>> make_transformer_embedder(
+    const std::string& dir, TransformerEmbedderOptions options = {});
 
 // ---- A query cache -----------------------------------------------------------------------------
 

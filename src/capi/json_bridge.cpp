@@ -123,11 +123,11 @@ Result<std::shared_ptr<Embedder>> hashing_embedder(std::uint64_t dim) {
 Result<std::shared_ptr<Embedder>> transformer_embedder(const std::string& dir) {
     TransformerEmbedderOptions options;
     options.threads = std::max(1U, std::thread::hardware_concurrency());
-    auto loaded = TransformerEmbedder::load(dir, options);
+    auto loaded = make_transformer_embedder(dir, options);
     if (!loaded) {
         return Status{loaded.status().code(), "transformer embedder: " + loaded.status().message()};
     }
-    return std::shared_ptr<Embedder>(loaded.value());
+    return loaded;
 }
 
 Result<std::shared_ptr<Embedder>> http_embedder(const json& spec) {
@@ -194,11 +194,11 @@ Result<std::shared_ptr<Embedder>> http_embedder(const json& spec) {
         options.total_timeout = ms;
         options.connect_timeout = std::min(options.connect_timeout, ms);
     }
-    auto made = HttpEmbedder::create(std::move(options));
+    auto made = make_http_embedder(std::move(options));
     if (!made) {
         return Status{made.status().code(), "http embedder: " + made.status().message()};
     }
-    return std::shared_ptr<Embedder>(made.value());
+    return made;
 }
 
 /// "static[:PATH]", "hashing[:DIM]", "none", "http" (an object is needed for its settings).

@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # consumer_test.sh MODE BUILD SOURCE: uses scout as a program outside this tree would.
-#   install         cmake --install BUILD into BUILD/consumer/prefix (what the next two use)
-#   find_package    builds examples/quickstart against the installed package with CMake
+#   install         cmake --install BUILD into BUILD/consumer/prefix (what the next two use);
+#                   no installed header includes Eigen or curl
+#   find_package    builds examples/quickstart against the installed package with CMake (the
+#                   core alone: neither its link line nor the program names libcurl or Eigen),
+#                   and tests/consumer/components with COMPONENTS http transformer (and a
+#                   missing component: OPTIONAL is reported not found, REQUIRED fails)
 #   pkg-config      builds the quickstart (c++) and tests/c/scout_c_test.c (cc, C99) with the
-#                   flags of `pkg-config --cflags --libs scout`
+#                   flags of `pkg-config --cflags --libs scout` (no libcurl), and the components
+#                   program with those of scout-http and scout-transformer
 #   add_subdirectory  builds scout from source inside a parent project (tests/consumer/...)
-#                   (a unity build of the library, scout's default, as every build of it is)
+#                   (a unity build of the library, scout's default, as every build of it is);
+#                   the core-only program links no libcurl
 #   relocated       runs the installed `scout` and libscout.so from a folder, with an environment
 #                   (HOME, no SCOUT_* variable, no cache) that cannot see SOURCE or BUILD: hybrid
 #                   search must not be degraded and token counts must work, from the data under
@@ -37,13 +43,37 @@ check_quickstart() {
     fi
 }
 
+# core_only PROGRAM LINK_FILE...: neither the program's dynamic section nor its link commands
+# name libcurl or Eigen (the core library needs neither).
+core_only() {
+    local program="$1"
+    shift
+    if readelf -d "$program" | grep -i 'NEEDED.*libcurl'; then
+        echo "consumer_test: $program needs libcurl, but it uses scout's core alone" >&2
+        exit 1
+    fi
+    if [ "$#" -gt 0 ] && grep -il -e curl -e eigen "$@"; then
+        echo "consumer_test: a core-only link line names libcurl or Eigen" >&2
+        exit 1
+    fi
+}
+
+components_model="$source/tests/fixtures/transformer/tiny-bert"
+
 case "$mode" in
     install)
         rm -rf "$prefix"
         cmake --install "$build" --prefix "$prefix" >/dev/null
         test -f "$prefix/include/scout/scout.h"
         test -f "$prefix/include/scout/export.hpp"
-        ls "$prefix"/lib*/cmake/scout/scoutConfig.cmake "$prefix"/lib*/pkgconfig/scout.pc
+        ls "$prefix"/lib*/cmake/scout/scoutConfig.cmake "$prefix"/lib*/pkgconfig/scout.pc \
+            "$prefix"/lib*/pkgconfig/scout-http.pc "$prefix"/lib*/pkgconfig/scout-transformer.pc \
+            "$prefix"/lib*/cmake/scout/scout_httpTargets.cmake \
+            "$prefix"/lib*/cmake/scout/scout_transformerTargets.cmake
+        if grep -rniE '#[[:space:]]*include[[:space:]]*[<"](eigen|Eigen|curl)' "$prefix/include/scout"; then
+            echo "consumer_test: an installed header includes Eigen or curl" >&2
+            exit 1
+        fi
         ;;
     find_package)
         rm -rf "$work/find_package"
@@ -51,6 +81,25 @@ case "$mode" in
             -DCMAKE_PREFIX_PATH="$prefix" "${launcher[@]}" >/dev/null
         cmake --build "$work/find_package" >/dev/null
         check_quickstart "$work/find_package/scout-quickstart"
+        core_only "$work/find_package/scout-quickstart" \
+            "$work/find_package/CMakeFiles/scout-quickstart.dir/link.txt"
+        rm -rf "$work/components"
+        cmake -S "$source/tests/consumer/components" -B "$work/components" -DCMAKE_BUILD_TYPE=Release \
+            -DCMAKE_PREFIX_PATH="$prefix" "${launcher[@]}" >/dev/null
+        cmake --build "$work/components" >/dev/null
+        "$work/components/components" "$components_model"
+        # A REQUIRED component scout does not have fails find_package, naming it.
+        if cmake -S "$source/tests/consumer/components" -B "$work/components-missing" \
+            -DCMAKE_PREFIX_PATH="$prefix" -DSCOUT_CONSUMER_REQUIRE_MISSING=ON \
+            >"$work/components-missing.log" 2>&1; then
+            echo "consumer_test: find_package(scout REQUIRED COMPONENTS nosuch) succeeded" >&2
+            exit 1
+        fi
+        grep -q "no component 'nosuch'" "$work/components-missing.log" || {
+            cat "$work/components-missing.log" >&2
+            echo "consumer_test: the failed find_package did not name the missing component" >&2
+            exit 1
+        }
         ;;
     pkg-config)
         pcdir="$(dirname "$(ls "$prefix"/lib*/pkgconfig/scout.pc)")"
@@ -65,6 +114,16 @@ case "$mode" in
         ${CC:-cc} -std=c99 -Wall -Wextra -pedantic -Werror "$source/tests/c/scout_c_test.c" \
             -o "$work/pkg-config/scout_c_test" $(pkg-config --cflags --libs scout) -Wl,-rpath,"$libdir"
         "$work/pkg-config/scout_c_test" "$work/pkg-config"
+        if pkg-config --libs --static scout | grep -i curl; then
+            echo "consumer_test: scout.pc names libcurl" >&2
+            exit 1
+        fi
+        core_only "$work/pkg-config/quickstart"
+        # shellcheck disable=SC2046
+        ${CXX:-c++} -std=c++20 -O1 "$source/tests/consumer/components/main.cpp" \
+            -o "$work/pkg-config/components" $(pkg-config --cflags --libs scout-http scout-transformer) \
+            -Wl,-rpath,"$libdir"
+        "$work/pkg-config/components" "$components_model"
         ;;
     add_subdirectory)
         rm -rf "$work/add_subdirectory"
@@ -72,6 +131,7 @@ case "$mode" in
             -DSCOUT_SOURCE_DIR="$source" "${launcher[@]}" >/dev/null
         cmake --build "$work/add_subdirectory" -j2 --target consumer >/dev/null
         check_quickstart "$work/add_subdirectory/consumer"
+        core_only "$work/add_subdirectory/consumer" "$work/add_subdirectory/CMakeFiles/consumer.dir/link.txt"
         ;;
     relocated)
         run="$work/relocated"

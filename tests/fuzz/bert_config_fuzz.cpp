@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "embed/transformer/bert_config.hpp"
+#include "transformer/bert_config.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     auto config = scout::detail::bert::parse_bert_config(

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string>
 
-#include "embed/embeddings_response.hpp"
 #include "fuzz_check.hpp"
+#include "http/embeddings_response.hpp"
 
 using scout::fuzz::check;
 

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "scout/http/http_embedder.hpp"
+
 #include "embedder_options.hpp"
 #include "fuzz_check.hpp"
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "embed/transformer/tokenizer_files.hpp"
+#include "transformer/tokenizer_files.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view input(reinterpret_cast<const char*>(data), size);

@@ -17,8 +17,9 @@
 #include "scout/catalog.hpp"
 #include "scout/catalog_loader.hpp"
 #include "scout/embedder.hpp"
+#include "scout/http/http_embedder.hpp"
 
-#include "embed/embeddings_response.hpp"
+#include "http/embeddings_response.hpp"
 #include "support/temp_dir.hpp"
 #include "util/file_io.hpp"
 

@@ -2,6 +2,8 @@
 // deterministic vectors and injects 429 (with Retry-After), 500, slow replies, malformed JSON,
 // wrong dimensions and hang-ups; and search degrading to BM25 when the service fails. The https,
 // proxy, Azure and misbehaving-server cases are in http_embedder_tls_test.cpp.
+#include "scout/http/http_embedder.hpp"
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 

@@ -12,6 +12,7 @@
 
 #include "scout/catalog.hpp"
 #include "scout/embedder.hpp"
+#include "scout/http/http_embedder.hpp"
 #include "scout/scout.h"
 
 #include "support/http_embedder_fixtures.hpp"
@@ -378,6 +379,7 @@ TEST_CASE("servers that hang, flood or close mid-response get a bounded, clear e
 }
 
 TEST_CASE("the C ABI's http embedder takes the same settings", "[http]") {
+    scout::register_http_embedder();
     const auto create = [](const std::string& embedder) {
         scout_catalog* catalog = nullptr;
         const scout_status status =

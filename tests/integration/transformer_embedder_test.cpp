@@ -2,6 +2,8 @@
 // within 1e-4 of PyTorch's (tests/fixtures/transformer/embeddings.json) for every compiled
 // instruction-set build, mean and CLS pooling, normalization on and off, truncation, batches
 // equal to one-by-one, model ids, malformed model directories, and a catalog search end to end.
+#include "scout/transformer/transformer_embedder.hpp"
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -11,9 +13,9 @@
 #include "scout/catalog.hpp"
 #include "scout/embedder.hpp"
 
-#include "embed/transformer/transformer_impl.hpp"
 #include "support/temp_dir.hpp"
 #include "support/transformer_fixture.hpp"
+#include "transformer/transformer_impl.hpp"
 
 using scout::Errc;
 using scout::TransformerEmbedder;

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "scout/embedder.hpp"
+#include "scout/http/http_embedder.hpp"
 
 #include "support/loopback_server.hpp"
 

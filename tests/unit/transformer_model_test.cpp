@@ -4,10 +4,10 @@
 
 #include <catch2/catch.hpp>
 
-#include "embed/transformer/bert_config.hpp"
-#include "embed/transformer/bert_model.hpp"
-#include "embed/transformer/safetensors.hpp"
 #include "support/transformer_fixture.hpp"
+#include "transformer/bert_config.hpp"
+#include "transformer/bert_model.hpp"
+#include "transformer/safetensors.hpp"
 
 using scout::Errc;
 using scout::detail::bert::parse_bert_config;

@@ -7,9 +7,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "embed/transformer/bert_normalizer.hpp"
-#include "embed/transformer/tokenizer_files.hpp"
 #include "support/transformer_fixture.hpp"
+#include "transformer/bert_normalizer.hpp"
+#include "transformer/tokenizer_files.hpp"
 
 using scout::Errc;
 using scout::detail::bert::WordPieceTokenizer;

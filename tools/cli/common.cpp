@@ -13,7 +13,9 @@
 
 #include "scout/catalog_loader.hpp"
 #include "scout/embedder.hpp"
+#include "scout/http/http_embedder.hpp"
 #include "scout/reranker.hpp"
+#include "scout/transformer/transformer_embedder.hpp"
 
 #include "args/values.hpp"
 #include "cli/command_specs.hpp"

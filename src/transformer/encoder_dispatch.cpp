@@ -3,7 +3,7 @@
 // width, so the widest supported build comes first.
 #include <cstdlib>
 
-#include "embed/transformer/encoder_kernels.hpp"
+#include "transformer/encoder_kernels.hpp"
 
 namespace scout::detail::bert {
 

@@ -12,7 +12,7 @@
 #include <Eigen/Dense>
 #include <unsupported/Eigen/SpecialFunctions>
 
-#include "embed/transformer/encoder_kernels.hpp"
+#include "transformer/encoder_kernels.hpp"
 
 namespace scout::detail::bert::SCOUT_ENCODER_ISA {
 namespace {

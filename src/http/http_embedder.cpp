@@ -1,6 +1,8 @@
 // http_embedder.cpp: batching, the OpenAI embeddings wire format, and retries with exponential
 // back-off and full jitter for the HTTP embedder; the endpoint and headers of OpenAI and Azure
 // OpenAI.
+#include "scout/http/http_embedder.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <cctype>
@@ -11,10 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "scout/embedder.hpp"
-
-#include "embed/embeddings_response.hpp"
-#include "embed/http_client.hpp"
+#include "http/embeddings_response.hpp"
+#include "http/http_client.hpp"
 #include "util/file_io.hpp"
 #include "util/printable.hpp"
 

@@ -1,6 +1,6 @@
 // safetensors.cpp: see safetensors.hpp. Every size is checked for overflow before use, and every
 // tensor's byte range must lie inside the data section and match its dtype and shape.
-#include "embed/transformer/safetensors.hpp"
+#include "transformer/safetensors.hpp"
 
 #include <cstring>
 #include <limits>

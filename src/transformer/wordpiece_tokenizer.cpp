@@ -1,6 +1,6 @@
 // wordpiece_tokenizer.cpp: see wordpiece_tokenizer.hpp. Mirrors tokenizers' AddedVocabulary
 // (leftmost-longest matches, lstrip / rstrip / single_word), BertPreTokenizer and WordPiece.
-#include "embed/transformer/wordpiece_tokenizer.hpp"
+#include "transformer/wordpiece_tokenizer.hpp"
 
 #include <algorithm>
 #include <limits>

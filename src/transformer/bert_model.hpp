@@ -8,9 +8,9 @@
 
 #include "scout/status.hpp"
 
-#include "embed/transformer/bert_config.hpp"
-#include "embed/transformer/encoder_kernels.hpp"
-#include "embed/transformer/safetensors.hpp"
+#include "transformer/bert_config.hpp"
+#include "transformer/encoder_kernels.hpp"
+#include "transformer/safetensors.hpp"
 
 namespace scout::detail::bert {
 

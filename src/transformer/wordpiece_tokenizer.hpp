@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "embed/transformer/bert_normalizer.hpp"
+#include "transformer/bert_normalizer.hpp"
 
 namespace scout::detail::bert {
 

@@ -8,7 +8,7 @@
 #include <system_error>
 #include <thread>
 
-#include "embed/transformer/transformer_impl.hpp"
+#include "transformer/transformer_impl.hpp"
 
 namespace scout {
 namespace {

@@ -1,5 +1,5 @@
 // embeddings_response.cpp: see embeddings_response.hpp.
-#include "embed/embeddings_response.hpp"
+#include "http/embeddings_response.hpp"
 
 #include <cmath>
 

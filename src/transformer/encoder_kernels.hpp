@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "embed/transformer/bert_config.hpp"
+#include "transformer/bert_config.hpp"
 
 namespace scout::detail::bert {
 

@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "embed/transformer/tokenizer_files.hpp"
-#include "embed/transformer/transformer_impl.hpp"
+#include "transformer/tokenizer_files.hpp"
+#include "transformer/transformer_impl.hpp"
 #include "util/file_io.hpp"
 #include "util/hash.hpp"
 

@@ -1,5 +1,5 @@
 // bert_config.cpp: see bert_config.hpp.
-#include "embed/transformer/bert_config.hpp"
+#include "transformer/bert_config.hpp"
 
 #include <cmath>
 

@@ -3,4 +3,4 @@
 #define SCOUT_ENCODER_ISA avx512
 #define SCOUT_ENCODER_ISA_NAME "avx512"
 #define SCOUT_ENCODER_PANEL_ROWS 8
-#include "embed/transformer/encoder_kernels_impl.hpp"
+#include "transformer/encoder_kernels_impl.hpp"

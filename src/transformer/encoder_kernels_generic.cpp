@@ -3,4 +3,4 @@
 #define SCOUT_ENCODER_ISA generic
 #define SCOUT_ENCODER_ISA_NAME "generic"
 #define SCOUT_ENCODER_PANEL_ROWS 0
-#include "embed/transformer/encoder_kernels_impl.hpp"
+#include "transformer/encoder_kernels_impl.hpp"

@@ -1,11 +1,11 @@
 // bert_normalizer.cpp: see bert_normalizer.hpp. Table lookups are binary searches over the
 // generated bert_unicode_tables.cpp.
-#include "embed/transformer/bert_normalizer.hpp"
+#include "transformer/bert_normalizer.hpp"
 
 #include <algorithm>
 #include <cstdint>
 
-#include "embed/transformer/bert_unicode_tables.hpp"
+#include "transformer/bert_unicode_tables.hpp"
 
 namespace scout::detail::bert {
 namespace {

@@ -1,6 +1,6 @@
 // tokenizer_files.cpp: see tokenizer_files.hpp. JSON is parsed without exceptions and every
 // field is type-checked before use.
-#include "embed/transformer/tokenizer_files.hpp"
+#include "transformer/tokenizer_files.hpp"
 
 #include <cstdint>
 #include <limits>

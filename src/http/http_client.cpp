@@ -1,7 +1,7 @@
 // http_client.cpp: see http_client.hpp. libcurl does the protocol work: TLS and its
 // verification, proxies from the environment, chunked and Content-Length framing. This file
 // turns its outcomes into messages that say what went wrong.
-#include "embed/http_client.hpp"
+#include "http/http_client.hpp"
 
 #include <arpa/inet.h>
 

@@ -9,7 +9,7 @@
 
 #include "scout/status.hpp"
 
-#include "embed/transformer/wordpiece_tokenizer.hpp"
+#include "transformer/wordpiece_tokenizer.hpp"
 
 namespace scout::detail::bert {
 

@@ -3,4 +3,4 @@
 #define SCOUT_ENCODER_ISA avx2
 #define SCOUT_ENCODER_ISA_NAME "avx2"
 #define SCOUT_ENCODER_PANEL_ROWS 3
-#include "embed/transformer/encoder_kernels_impl.hpp"
+#include "transformer/encoder_kernels_impl.hpp"

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "scout/embedder.hpp"
+#include "scout/transformer/transformer_embedder.hpp"
 
-#include "embed/transformer/bert_model.hpp"
-#include "embed/transformer/wordpiece_tokenizer.hpp"
+#include "transformer/bert_model.hpp"
+#include "transformer/wordpiece_tokenizer.hpp"
 
 namespace scout {
 

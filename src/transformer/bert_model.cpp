@@ -1,5 +1,5 @@
 // bert_model.cpp: see bert_model.hpp.
-#include "embed/transformer/bert_model.hpp"
+#include "transformer/bert_model.hpp"
 
 #include <string>
 
