@@ -60,6 +60,23 @@ std::vector<std::string> split_terms(std::string_view joined) {
     return out;
 }
 
+std::optional<Catalog::AnalysedOutcome> decode_outcome_row(std::string_view server,
+                                                           std::string_view tool,
+                                                           std::string_view terms,
+                                                           std::string_view success) {
+    if (server.empty() || tool.empty() || server.size() > kMaxNameBytes ||
+        tool.size() > kMaxNameBytes || (success != "t" && success != "f")) {
+        return std::nullopt;
+    }
+    std::vector<std::string> split = split_terms(terms);
+    if (split.size() > kMaxTerms) {
+        return std::nullopt;
+    }
+    return Catalog::AnalysedOutcome{std::move(split),
+                                    ToolKey{std::string(server), std::string(tool)},
+                                    success == "t" ? Outcome::success : Outcome::failure};
+}
+
 Result<std::uint64_t> append_outcomes(PgConnection& conn,
                                       const std::string& replica,
                                       std::span<const PendingOutcome> pending,
@@ -157,18 +174,13 @@ Result<OutcomeBatch> read_outcomes(PgConnection& conn, std::uint64_t after, std:
         }
         batch.missing += *seq - batch.last - 1;
         batch.last = *seq;
-        const std::string_view server = rows->text(r, 2);
-        const std::string_view tool = rows->text(r, 3);
-        const std::string_view ok = rows->text(r, 5);
-        std::vector<std::string> terms = split_terms(rows->text(r, 4));
-        if (server.empty() || tool.empty() || server.size() > kMaxNameBytes ||
-            tool.size() > kMaxNameBytes || terms.size() > kMaxTerms || (ok != "t" && ok != "f")) {
+        auto event = decode_outcome_row(
+            rows->text(r, 2), rows->text(r, 3), rows->text(r, 4), rows->text(r, 5));
+        if (!event) {
             ++batch.malformed;
             continue;
         }
-        batch.events.push_back({std::move(terms),
-                                ToolKey{std::string(server), std::string(tool)},
-                                ok == "t" ? Outcome::success : Outcome::failure});
+        batch.events.push_back(std::move(*event));
     }
     if (batch.events.empty() && batch.malformed == 0 && batch.head > batch.last) {
         // Nothing after `after` is left although the head is past it: trimmed.

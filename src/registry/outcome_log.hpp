@@ -5,8 +5,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "scout/catalog.hpp"
@@ -46,6 +48,13 @@ struct OutcomeBatch {
 [[nodiscard]] Result<OutcomeBatch> read_outcomes(PgConnection& conn,
                                                  std::uint64_t after,
                                                  std::size_t limit);
+
+/// One row of the log as read (untrusted: anything may have written it): the outcome, or
+/// nullopt when a field is empty, too long, or not what an append writes.
+[[nodiscard]] std::optional<Catalog::AnalysedOutcome> decode_outcome_row(std::string_view server,
+                                                                         std::string_view tool,
+                                                                         std::string_view terms,
+                                                                         std::string_view success);
 
 /// Terms as stored: joined by newlines (the analyser never yields one inside a term).
 [[nodiscard]] std::string join_terms(std::span<const std::string> terms);

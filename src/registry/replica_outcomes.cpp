@@ -2,6 +2,7 @@
 // capped); the catch-up appends the queue to the registry's outcome log and replays the log in
 // sequence order into the prior, the recorder's own events included, so replicas converge.
 #include <algorithm>
+#include <cstddef>
 #include <random>
 
 #include "registry/replica_impl.hpp"
@@ -66,7 +67,8 @@ Status Replica::Impl::sync_outcomes_locked() {
         {
             std::lock_guard lock(outcome_mutex);
             const std::size_t n = std::min(batch_size, outcome_queue.size());
-            pending.assign(outcome_queue.begin(), outcome_queue.begin() + static_cast<long>(n));
+            pending.assign(outcome_queue.begin(),
+                           outcome_queue.begin() + static_cast<std::ptrdiff_t>(n));
             id = replica_id;
         }
         if (pending.empty()) {

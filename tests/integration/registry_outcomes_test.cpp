@@ -72,13 +72,13 @@ std::string top_tool(const reg::Replica& replica) {
     return result->hits.front().server + "/" + result->hits.front().tool;
 }
 
-/// Successes for the tool kQuery ranks last among its "list" tools, so the prior reorders.
+/// The tool kQuery ranks second without the prior: successes lift it to the top.
 scout::ToolKey runner_up(const reg::Replica& replica) {
     auto result = replica.searcher().search(kQuery, {.top_k = 8});
     REQUIRE(result.ok());
     REQUIRE(result->hits.size() >= 2);
-    const scout::Hit& last = result->hits.back();
-    return {last.server, last.tool};
+    const scout::Hit& second = result->hits[1];
+    return {second.server, second.tool};
 }
 
 void record(reg::Replica& replica, const scout::ToolKey& tool, int successes, int failures = 0) {
