@@ -1,8 +1,9 @@
 // registry_outcomes_test.cpp: learning shared by a fleet, against a real PostgreSQL of each
 // case's own. Outcomes recorded on one replica reorder every replica's outcome-prior ranking
-// alike, with equal scores; a replica joining from a base plus the log gets the same prior; a
-// re-read batch changes nothing; pruning keeps what a joining replica needs; a registry that is
-// down delays outcomes without failing search or record; a version 2 registry migrates to 3.
+// alike, with equal scores (a constructed catalog where two tools tie for the query); a replica
+// joining from a base plus the log gets the same prior; a re-read batch changes nothing; pruning
+// keeps what a joining replica needs; a registry that is down delays outcomes without failing
+// search or record; a version 2 registry migrates to 3.
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -20,7 +21,6 @@
 #include "registry/schema.hpp"
 #include "support/fixture_skip.hpp"
 #include "support/pg_server.hpp"
-#include "support/test_catalogs.hpp"
 
 namespace {
 
@@ -52,7 +52,21 @@ std::unique_ptr<reg::Replica> replica_of(const PgServer& server,
     return std::move(replica.value());
 }
 
-const std::string kQuery = "list";
+const std::string kQuery = "post to the channel";
+
+/// Two tools the query fits equally well, and one it does not.
+scout::CatalogSpec twin_catalog() {
+    scout::CatalogSpec spec;
+    spec.servers.push_back({"chat",
+                            "Team chat.",
+                            "",
+                            "",
+                            scout::ServerStatus::active,
+                            {{"post_note", "", "Post a note to a channel.", "", ""},
+                             {"post_memo", "", "Post a memo to a channel.", "", ""},
+                             {"list_users", "", "List the users of the workspace.", "", ""}}});
+    return spec;
+}
 
 /// The outcome-prior ranking of kQuery: "server/tool score" lines, scores exact.
 std::vector<std::string> ranked(const reg::Replica& replica) {
@@ -66,7 +80,8 @@ std::vector<std::string> ranked(const reg::Replica& replica) {
 }
 
 std::string top_tool(const reg::Replica& replica) {
-    auto result = replica.searcher().search(kQuery, {.top_k = 1, .outcome_prior = true});
+    // The prior re-ranks the hits a search returns: ask for all of them.
+    auto result = replica.searcher().search(kQuery, {.top_k = 8, .outcome_prior = true});
     REQUIRE(result.ok());
     REQUIRE_FALSE(result->hits.empty());
     return result->hits.front().server + "/" + result->hits.front().tool;
@@ -83,10 +98,12 @@ scout::ToolKey runner_up(const reg::Replica& replica) {
 
 void record(reg::Replica& replica, const scout::ToolKey& tool, int successes, int failures = 0) {
     for (int i = 0; i < successes; ++i) {
-        REQUIRE(replica.record_outcome("list them all", tool, Outcome::success).ok());
+        REQUIRE(
+            replica.record_outcome("post it to the channel please", tool, Outcome::success).ok());
     }
     for (int i = 0; i < failures; ++i) {
-        REQUIRE(replica.record_outcome("list them all", tool, Outcome::failure).ok());
+        REQUIRE(
+            replica.record_outcome("post it to the channel please", tool, Outcome::failure).ok());
     }
 }
 
@@ -97,7 +114,7 @@ void record(reg::Replica& replica, const scout::ToolKey& tool, int successes, in
         SCOUT_SKIP_WITHOUT_FIXTURE(why_no_server); \
     }                                              \
     REQUIRE(reg::init(connect_to(*server)).ok());  \
-    REQUIRE(reg::push(connect_to(*server), scout::testing::small_catalog(), nullptr).ok())
+    REQUIRE(reg::push(connect_to(*server), twin_catalog(), nullptr).ok())
 
 }  // namespace
 
@@ -128,7 +145,7 @@ TEST_CASE("registry outcomes: one replica's outcomes reorder every replica alike
     CHECK(ranked(*b) != before);
 
     // Both record, interleaved: after both catch up, both priors are the same again.
-    const scout::ToolKey other{"teams", "list_channels"};
+    const scout::ToolKey other{"chat", "list_users"};
     record(*b, other, 4);
     record(*a, lifted, 2);
     REQUIRE(b->sync().ok());
@@ -140,7 +157,7 @@ TEST_CASE("registry outcomes: one replica's outcomes reorder every replica alike
 
     // Outcomes are checked as Catalog::record_outcome checks them.
     CHECK(a->record_outcome("", lifted, Outcome::success).code() == Errc::invalid_argument);
-    CHECK(a->record_outcome("list", {"github", "no_such_tool"}, Outcome::success).code() ==
+    CHECK(a->record_outcome("post", {"chat", "no_such_tool"}, Outcome::success).code() ==
           Errc::not_found);
 }
 
@@ -170,7 +187,8 @@ TEST_CASE("registry outcomes: a re-read batch changes nothing", "[registry]") {
 
     // An append retried after its commit went unacknowledged appends nothing twice.
     std::vector<scout::detail::PendingOutcome> pending;
-    auto analysed = a->catalog().analyse_outcome("list them all", lifted, Outcome::success);
+    auto analysed =
+        a->catalog().analyse_outcome("post it to the channel please", lifted, Outcome::success);
     REQUIRE(analysed.ok());
     pending.push_back({1, *analysed});
     pending.push_back({2, *analysed});
@@ -210,9 +228,11 @@ TEST_CASE(
 
     // More outcomes after the base, then the log is pruned with no margin: only the events
     // after the base's outcome sequence are left, which is what a joining replica replays.
-    record(*a, {"teams", "list_channels"}, 3);
+    record(*a, {"chat", "list_users"}, 3);
     REQUIRE(a->sync().ok());
-    auto collected = reg::gc(connect_to(*server), {.outcome_margin = 0});
+    reg::GcOptions no_margin;
+    no_margin.outcome_margin = 0;
+    auto collected = reg::gc(connect_to(*server), no_margin);
     REQUIRE(collected.ok());
     CHECK(collected->outcome_events_removed == 5);
 
@@ -233,7 +253,9 @@ TEST_CASE(
     CHECK(from_zero->stats().outcome_seq == 8);
 
     // The row cap alone also bounds the log.
-    auto capped = reg::gc(connect_to(*server), {.keep_outcome_events = 1});
+    reg::GcOptions one_event;
+    one_event.keep_outcome_events = 1;
+    auto capped = reg::gc(connect_to(*server), one_event);
     REQUIRE(capped.ok());
     CHECK(capped->outcome_events_removed == 2);
 }
@@ -277,7 +299,7 @@ TEST_CASE("registry outcomes: the rate cap drops the excess", "[registry]") {
     auto replica = reg::Replica::create(options);
     REQUIRE(replica.ok());
     REQUIRE((*replica)->sync().ok());
-    record(**replica, {"github", "list_pull_requests"}, 10);
+    record(**replica, {"chat", "post_note"}, 10);
     const reg::ReplicaStats stats = (*replica)->stats();
     CHECK(stats.outcomes_recorded + stats.outcomes_dropped == 10);
     CHECK(stats.outcomes_recorded >= 2);
