@@ -203,7 +203,7 @@ TEST_CASE("registry outcomes: a re-read batch changes nothing", "[registry]") {
 }
 
 TEST_CASE(
-    "registry outcomes: a replica joining from a base gets the same prior; gc keeps "
+    "registry outcomes: a replica joining from a base gets the same prior, and gc keeps "
     "what it needs",
     "[registry]") {
     START_SERVER(server);
