@@ -102,6 +102,8 @@ void reset(const Flags& f) {
     for (const char* table : {"scout_bases",
                               "scout_builder",
                               "scout_outcomes",
+                              "scout_outcome_events",
+                              "scout_outcome_feed",
                               "scout_changes",
                               "scout_embeddings",
                               "scout_models",

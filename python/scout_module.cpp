@@ -532,6 +532,17 @@ public:
         return replica->wait_for(seq, std::chrono::milliseconds(timeout_ms));
     }
 
+    /// Learning shared by the fleet (Replica::record_outcome): queued here, appended to the
+    /// registry by the follower, and learned by every replica from the registry.
+    void record_outcome(const py::object& query_object,
+                        const std::string& server,
+                        const std::string& tool,
+                        bool success) {
+        const std::string query = utf8_argument(query_object, "query");
+        raise_if_error(open_replica_handle()->record_outcome(
+            query, {server, tool}, success ? scout::Outcome::success : scout::Outcome::failure));
+    }
+
     /// Stops following the registry; the memory goes once no search is using it.
     void close() {
         replica_.reset();
@@ -689,6 +700,16 @@ PYBIND11_MODULE(_scout, m) {
              py::arg("seq"),
              py::arg("timeout_ms"),
              "Replica.wait_for's core. Releases the GIL.")
+        .def("record_outcome",
+             &PyReplica::record_outcome,
+             py::arg("query"),
+             py::arg("server"),
+             py::arg("tool"),
+             py::arg("success") = true,
+             "Learning shared by the fleet: `tool` of `server` ran for `query` and succeeded or "
+             "failed. Queued, appended to the registry, and learned by every replica (this one "
+             "included) when it comes back through the registry; never waits for the registry "
+             "(over the queue's bound or the rate cap it is dropped and counted in status()).")
         .def("stats", &PyCatalog::stats, "Search counts and latency percentiles since creation.")
         .def("_search",
              &PyCatalog::search,

@@ -107,6 +107,11 @@ public:
     /// The catalog changed by another way than a backend's listing (a registry replica applied
     /// a change): clients hear notifications/tools/list_changed when their tools/list changed.
     void catalog_changed() { on_indexed(); }
+    /// Learned outcomes (--learn) go to `recorder` instead of the catalog (a registry
+    /// replica shares them with the fleet); call before start().
+    void set_outcome_recorder(OutcomeMemory::Recorder recorder) {
+        outcomes_.set_recorder(std::move(recorder));
+    }
     /// More Prometheus text appended to metrics_text() (it must name no server); call before
     /// start().
     void set_extra_metrics(std::function<std::string()> extra) {

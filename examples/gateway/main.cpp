@@ -56,6 +56,30 @@ std::string registry_metrics(const scout::registry::ReplicaStats& s) {
            "gauge",
            "Published base the replica started from (0: none).",
            s.base_generation);
+    series("scout_registry_outcome_seq",
+           "gauge",
+           "Last fleet outcome event in this replica's prior.",
+           s.outcome_seq);
+    series("scout_registry_outcome_events_applied_total",
+           "counter",
+           "Fleet outcome events (every replica's) learned here.",
+           s.outcome_events_applied);
+    series("scout_registry_outcome_events_skipped_total",
+           "counter",
+           "Outcome events trimmed from the registry before this replica read them.",
+           s.outcome_events_skipped);
+    series("scout_registry_outcomes_pushed_total",
+           "counter",
+           "Outcomes recorded here and appended to the registry.",
+           s.outcomes_pushed);
+    series("scout_registry_outcomes_dropped_total",
+           "counter",
+           "Outcomes dropped here: queue full or over the rate cap.",
+           s.outcomes_dropped);
+    series("scout_registry_outcomes_queued",
+           "gauge",
+           "Outcomes waiting to be appended to the registry.",
+           s.outcomes_queued);
     return out;
 }
 #endif
@@ -479,6 +503,12 @@ int main(int argc, char** argv) {
             }
             return Status{};
         });
+        // --learn: outcomes are learned by every replica of the fleet, this one included,
+        // when they come back through the registry.
+        gw.set_outcome_recorder(
+            [follower](std::string_view query, const ToolKey& tool, Outcome outcome) {
+                return follower->record_outcome(query, tool, outcome);
+            });
         gw.set_extra_metrics([&replica] { return registry_metrics(replica->stats()); });
         replica->set_on_applied([&gw](std::uint64_t) { gw.catalog_changed(); });
         replica->start();

@@ -41,7 +41,9 @@ std::optional<std::string> OutcomeMemory::query_for(const ToolKey& tool) const {
 
 void OutcomeMemory::record(Catalog& catalog, const ToolKey& tool, bool succeeded) const {
     if (const std::optional<std::string> query = query_for(tool)) {
-        (void)catalog.record_outcome(*query, tool, succeeded ? Outcome::success : Outcome::failure);
+        const Outcome outcome = succeeded ? Outcome::success : Outcome::failure;
+        (void)(recorder_ ? recorder_(*query, tool, outcome)
+                         : catalog.record_outcome(*query, tool, outcome));
     }
 }
 

@@ -99,6 +99,23 @@ public:
                                         const ToolKey& tool,
                                         Outcome outcome);
 
+    /// One outcome as a fleet shares it: the query already analysed into its terms, so every
+    /// catalog that replays it changes its prior the same way (scout::registry).
+    struct AnalysedOutcome {
+        std::vector<std::string> terms;
+        ToolKey tool;
+        Outcome outcome = Outcome::success;
+    };
+    /// Checks an outcome as record_outcome does (same errors) and analyses its query, without
+    /// recording it.
+    [[nodiscard]] Result<AnalysedOutcome> analyse_outcome(std::string_view query,
+                                                          const ToolKey& tool,
+                                                          Outcome outcome) const;
+    /// Records analysed outcomes in order, in one change of the prior. The tools need not be
+    /// indexed here: a replay must change every catalog's prior alike, whatever its servers.
+    /// invalid_argument (nothing recorded) for an unknown outcome or an empty tool name.
+    [[nodiscard]] Status replay_outcomes(std::span<const AnalysedOutcome> outcomes);
+
     [[nodiscard]] const CatalogOptions& options() const noexcept;
 
     /// Sends tool_search_completed (and tool_search_fallback) events of every search made

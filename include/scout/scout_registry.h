@@ -46,7 +46,9 @@ SCOUT_API void scout_replica_free(scout_replica* replica);
 /** The replica's position: {"applied_seq", "head_seq", "lag" (head - applied, 0 when caught
     up), "batches", "gaps", "resyncs", "notifications", "reconnects", "failures",
     "vectors_fetched", "model_id", "degraded_served": [server names], "degraded_expired",
-    "last_error"}. */
+    "last_error", and the shared learning's "outcome_seq", "outcome_head_seq",
+    "outcomes_recorded", "outcomes_pushed", "outcomes_dropped", "outcomes_queued",
+    "outcome_events_applied", "outcome_events_skipped"}. */
 SCOUT_API scout_status scout_replica_status(const scout_replica* replica, char** status_json);
 /** Searches the replica's catalog once it has applied change `min_seq` (read-your-writes: the
     head_seq a push returned), waiting at most `timeout_ms` (0..600000) for it; SCOUT_UNAVAILABLE,
@@ -58,6 +60,15 @@ SCOUT_API scout_status scout_replica_search(const scout_replica* replica,
                                             uint64_t min_seq,
                                             uint32_t timeout_ms,
                                             char** result_json);
+/** Learning shared by the fleet: the host ran `server`/`tool` for `query` with this outcome
+    (`succeeded` non-zero: success). Checked as scout_catalog_record_outcome
+   (SCOUT_INVALID_ARGUMENT, SCOUT_NOT_FOUND), then queued and appended to the registry by the
+   follower; every replica's prior changes when the event comes back through the registry. Never
+   waits for the registry: an outcome over the queue's bound or the replica's rate is dropped and
+   counted
+    ("outcomes_dropped" of scout_replica_status). */
+SCOUT_API scout_status scout_replica_record_outcome(
+    scout_replica* replica, const char* query, const char* server, const char* tool, int succeeded);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -1,7 +1,8 @@
 """scout.Replica against a PostgreSQL server of the test's own (tests/support/pg_test_server.sh),
 filled with the `scout` command: a replica opened from a URL (one carrying a password refused;
 the password from a file over TCP), its status, searches, and read-your-writes (a search that
-asks for a change not made yet waits and raises, then finds it once another writer pushes it).
+asks for a change not made yet waits and raises, then finds it once another writer pushes it),
+and outcomes recorded on one replica learned alike by another.
 
 Registered by ctest (python:registry) only in builds with libpq where PostgreSQL's server
 binaries are found, with PYTHONPATH=<build>/python, SCOUT_SOURCE_DIR and SCOUT_CLI."""
@@ -12,6 +13,7 @@ import pathlib
 import socket
 import subprocess
 import tempfile
+import time
 from typing import Iterator, Tuple
 
 import pytest
@@ -127,3 +129,36 @@ def test_status_search_and_read_your_writes(registry: Tuple[str, str, pathlib.Pa
     assert replica.closed
     with pytest.raises(scout.InvalidArgument, match="closed"):
         replica.status()
+
+
+def _scores(replica: "scout.Replica", query: str, prior: bool) -> list:
+    found = replica.search(query, top_k=5, outcome_prior=prior)
+    return [(m["server"], m["tool"], m["score"]) for m in found]
+
+
+def test_outcomes_are_learned_by_every_replica(registry: Tuple[str, str, pathlib.Path]) -> None:
+    url, _, _ = registry
+    query = "list the issues of a pull request"
+    with scout.Replica(url, embedder="hashing:32", poll_interval_ms=100) as a, \
+            scout.Replica(url, embedder="hashing:32", poll_interval_ms=100) as b:
+        start = b.status()["outcome_seq"]
+        before = _scores(b, query, True)
+        with pytest.raises(scout.NotFound):
+            a.record_outcome(query, "github", "no_such_tool")
+        for _ in range(4):
+            a.record_outcome(query, "github", "list_issues", success=True)
+        a.record_outcome(query, "github", "create_pull_request", success=False)
+        assert a.status()["outcomes_recorded"] == 5
+        deadline = 200  # x 50 ms: bounded, the followers poll every 100 ms
+        while b.status()["outcome_seq"] < start + 5 or a.status()["outcome_seq"] < start + 5:
+            deadline -= 1
+            assert deadline > 0, (a.status(), b.status())
+            time.sleep(0.05)
+        assert a.status()["outcomes_dropped"] == 0
+        assert b.status()["outcome_events_applied"] >= 5
+        after = _scores(b, query, True)
+        assert after == _scores(a, query, True)  # the same prior on both
+        assert after != before
+        boosted = {(s, t): score for s, t, score in after}
+        plain = {(s, t): score for s, t, score in _scores(b, query, False)}
+        assert boosted[("github", "list_issues")] > plain[("github", "list_issues")]

@@ -1,5 +1,6 @@
-// outcomes.cpp: Catalog::record_outcome. Outcomes are few next to searches, so each one copies
-// the bounded prior, changes the copy and publishes it: searches never see a half-made change.
+// outcomes.cpp: Catalog::record_outcome and its fleet form (analyse_outcome, replay_outcomes).
+// Outcomes are few next to searches, so each change copies the bounded prior, changes the copy
+// and publishes it: searches never see a half-made change.
 #include <mutex>
 
 #include "catalog/catalog_impl.hpp"
@@ -8,28 +9,52 @@
 
 namespace scout {
 
-Status Catalog::record_outcome(std::string_view query, const ToolKey& tool, Outcome outcome) {
+Result<Catalog::AnalysedOutcome> Catalog::analyse_outcome(std::string_view query,
+                                                          const ToolKey& tool,
+                                                          Outcome outcome) const {
     if (query.empty() || query.size() > Searcher::kMaxQueryBytes || !detail::is_valid_utf8(query)) {
-        return {Errc::invalid_argument, "the query of an outcome is empty, too long or not UTF-8"};
+        return Status{Errc::invalid_argument,
+                      "the query of an outcome is empty, too long or not UTF-8"};
     }
     if (outcome != Outcome::success && outcome != Outcome::failure) {
-        return {Errc::invalid_argument, "unknown outcome"};
+        return Status{Errc::invalid_argument, "unknown outcome"};
     }
     const std::shared_ptr<const detail::Snapshot> snap = impl_->slot.load();
     if (!searcher().find(tool.server, tool.tool)) {
-        return {Errc::not_found,
-                "no indexed tool '" + detail::clipped(tool.tool) + "' of server '" +
-                    detail::clipped(tool.server) + "'"};
+        return Status{Errc::not_found,
+                      "no indexed tool '" + detail::clipped(tool.tool) + "' of server '" +
+                          detail::clipped(tool.server) + "'"};
     }
     try {
-        const std::vector<std::string> terms = snap->analyzer.analyze(query);
-        const std::string key = detail::outcome_tool_key(tool.server, tool.tool);
+        return AnalysedOutcome{snap->analyzer.analyze(query), tool, outcome};
+    } catch (const std::bad_alloc&) {
+        return Status{Errc::internal, "out of memory while analysing an outcome"};
+    }
+}
+
+Status Catalog::replay_outcomes(std::span<const AnalysedOutcome> outcomes) {
+    for (const AnalysedOutcome& o : outcomes) {
+        if (o.outcome != Outcome::success && o.outcome != Outcome::failure) {
+            return {Errc::invalid_argument, "unknown outcome"};
+        }
+        if (o.tool.server.empty() || o.tool.tool.empty()) {
+            return {Errc::invalid_argument, "an outcome names no tool"};
+        }
+    }
+    if (outcomes.empty()) {
+        return {};
+    }
+    try {
         // One recorder at a time: the copy-change-publish must not lose a concurrent outcome.
         std::lock_guard writer(impl_->outcome_write_mu);
         const std::shared_ptr<const detail::OutcomePrior> current = impl_->load_outcomes();
         auto next = current ? std::make_shared<detail::OutcomePrior>(*current)
                             : std::make_shared<detail::OutcomePrior>();
-        next->record(terms, key, outcome == Outcome::success);
+        for (const AnalysedOutcome& o : outcomes) {
+            next->record(o.terms,
+                         detail::outcome_tool_key(o.tool.server, o.tool.tool),
+                         o.outcome == Outcome::success);
+        }
         std::shared_ptr<const detail::OutcomePrior> retired;
         {
             std::lock_guard lock(impl_->outcome_mu);
@@ -39,6 +64,14 @@ Status Catalog::record_outcome(std::string_view query, const ToolKey& tool, Outc
     } catch (const std::bad_alloc&) {
         return {Errc::internal, "out of memory while recording an outcome"};
     }
+}
+
+Status Catalog::record_outcome(std::string_view query, const ToolKey& tool, Outcome outcome) {
+    auto analysed = analyse_outcome(query, tool, outcome);
+    if (!analysed.ok()) {
+        return analysed.status();
+    }
+    return replay_outcomes(std::span<const AnalysedOutcome>(&analysed.value(), 1));
 }
 
 }  // namespace scout

@@ -117,6 +117,34 @@ Result<GcResult> gc(const ConnectOptions& connect, GcOptions options) {
         if (!models.ok()) {
             return models.status();
         }
+        // Outcome events: the newest keep_outcome_events, and those a replica joining from
+        // the newest base replays plus outcome_margin before it. Appends take the outcome
+        // feed's row, so this waits for them.
+        auto outcome_head = conn->exec(
+            "SELECT last_seq, (SELECT coalesce(max(outcome_seq), 0) FROM scout_bases "
+            "WHERE generation = (SELECT max(generation) FROM scout_bases)) "
+            "FROM scout_outcome_feed WHERE id = 1 FOR UPDATE");
+        if (!outcome_head.ok()) {
+            return outcome_head.status();
+        }
+        const std::uint64_t outcome_last =
+            outcome_head->rows() == 1 ? outcome_head->number(0, 0).value_or(0) : 0;
+        const std::uint64_t base_outcome =
+            outcome_head->rows() == 1 ? outcome_head->number(0, 1).value_or(0) : 0;
+        std::uint64_t outcome_cut = outcome_last > options.keep_outcome_events
+                                        ? outcome_last - options.keep_outcome_events
+                                        : 0;
+        if (base_outcome > options.outcome_margin) {
+            outcome_cut = std::max(outcome_cut, base_outcome - options.outcome_margin);
+        }
+        auto outcomes = conn->exec(
+            "WITH gone AS (DELETE FROM scout_outcome_events WHERE seq <= $1 RETURNING 1) "
+            "SELECT count(*) FROM gone",
+            {detail::PgParam::number(outcome_cut)});
+        if (!outcomes.ok()) {
+            return outcomes.status();
+        }
+        out.outcome_events_removed = outcomes->number(0, 0).value_or(0);
         out.changes_removed = changes->number(0, 0).value_or(0);
         out.vectors_removed = vectors->number(0, 0).value_or(0);
         out.models_removed = models->number(0, 0).value_or(0);

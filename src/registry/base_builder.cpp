@@ -50,6 +50,7 @@ std::string manifest_json(const PublishedBase& base) {
                                 {"model_id", base.model_id},
                                 {"epoch", base.epoch},
                                 {"tools", base.tools},
+                                {"outcome_seq", base.outcome_seq},
                                 {"created", utc_now()}};
     return out.dump(2) + "\n";
 }
@@ -112,6 +113,7 @@ Result<PublishedBase> BaseBuilder::publish() {
         // No follower runs in a builder; the lock keeps a concurrent sync() out of the save.
         std::lock_guard lock(impl.apply_mutex);
         base.seq = impl.applied.load();
+        base.outcome_seq = impl.outcome_applied;
         if (Status s = impl.catalog.save(temp); !s.ok()) {
             return s;
         }
@@ -165,14 +167,15 @@ Result<PublishedBase> BaseBuilder::publish() {
         }
         return conn->run(
             "INSERT INTO scout_bases (generation, seq, digest, file_name, model_id, epoch, "
-            "tools) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            "tools, outcome_seq) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
             {PgParam::number(base.generation),
              PgParam::number(base.seq),
              PgParam::text(base.digest),
              PgParam::text(base.file_name),
              PgParam::text(base.model_id),
              PgParam::number(base.epoch),
-             PgParam::number(base.tools)});
+             PgParam::number(base.tools),
+             PgParam::number(base.outcome_seq)});
     });
     if (!s.ok()) {
         remove_quietly(temp);
@@ -191,7 +194,8 @@ Result<PublishedBase> latest_base(const ConnectOptions& connect) {
         return conn.status();
     }
     auto rows = conn->exec(
-        "SELECT generation, seq, digest, file_name, model_id, epoch, tools FROM scout_bases "
+        "SELECT generation, seq, digest, file_name, model_id, epoch, tools, outcome_seq "
+        "FROM scout_bases "
         "ORDER BY generation DESC LIMIT 1");
     if (!rows.ok()) {
         return rows.status();
@@ -207,6 +211,7 @@ Result<PublishedBase> latest_base(const ConnectOptions& connect) {
     base.model_id = std::string(rows->text(0, 4));
     base.epoch = rows->number(0, 5).value_or(0);
     base.tools = rows->number(0, 6).value_or(0);
+    base.outcome_seq = rows->number(0, 7).value_or(0);
     return base;
 }
 

@@ -85,7 +85,15 @@ Json replica_stats_to_json(const scout::registry::ReplicaStats& s) {
                 {"model_id", s.model_id},
                 {"degraded_served", s.degraded_served},
                 {"degraded_expired", s.degraded_expired},
-                {"last_error", s.last_error}};
+                {"last_error", s.last_error},
+                {"outcome_seq", s.outcome_seq},
+                {"outcome_head_seq", s.outcome_head_seq},
+                {"outcomes_recorded", s.outcomes_recorded},
+                {"outcomes_pushed", s.outcomes_pushed},
+                {"outcomes_dropped", s.outcomes_dropped},
+                {"outcomes_queued", s.outcomes_queued},
+                {"outcome_events_applied", s.outcome_events_applied},
+                {"outcome_events_skipped", s.outcome_events_skipped}};
 }
 
 }  // namespace scout::registry

@@ -82,9 +82,16 @@ Result<Searcher> Replica::searcher_at(std::uint64_t seq, std::chrono::millisecon
 }
 
 ReplicaStats Replica::stats() const {
-    std::lock_guard lock(impl_->state_mutex);
-    ReplicaStats out = impl_->stats;
-    out.applied_seq = impl_->applied.load();
+    ReplicaStats out;
+    {
+        std::lock_guard lock(impl_->state_mutex);
+        out = impl_->stats;
+        out.applied_seq = impl_->applied.load();
+    }
+    std::lock_guard lock(impl_->outcome_mutex);
+    out.outcomes_recorded = impl_->outcomes_recorded;
+    out.outcomes_dropped = impl_->outcomes_dropped;
+    out.outcomes_queued = impl_->outcome_queue.size();
     return out;
 }
 
@@ -334,6 +341,11 @@ Status Replica::Impl::catch_up() {
     if (!result.ok() && had_reader && reader && !reader->ok()) {
         reader.reset();
         result = attempt();
+    }
+    // Outcomes after the catalog's changes, on the same connection; a failure leaves them
+    // queued (or not yet replayed) for the next catch-up and the catalog as it is.
+    if (result.ok() && reader) {
+        result = sync_outcomes_locked();
     }
     if (reader && !reader->ok()) {
         reader.reset();

@@ -16,7 +16,7 @@ namespace scout::registry {
 Status Replica::Impl::open_base_locked() {
     auto rows = reader->exec(
         "SELECT b.generation, b.seq, b.digest, b.file_name, b.model_id, "
-        "(SELECT last_seq FROM scout_feed WHERE id = 1), m.fitted_state "
+        "(SELECT last_seq FROM scout_feed WHERE id = 1), m.fitted_state, b.outcome_seq "
         "FROM scout_bases b LEFT JOIN scout_models m ON m.model_id = b.model_id "
         "ORDER BY b.generation DESC LIMIT 1");
     if (!rows.ok()) {
@@ -32,6 +32,7 @@ Status Replica::Impl::open_base_locked() {
     const std::string file_name(rows->text(0, 3));
     const std::string model_id(rows->text(0, 4));
     const std::uint64_t head = rows->number(0, 5).value_or(0);
+    const std::uint64_t outcome_seq = rows->number(0, 7).value_or(0);
     const auto refuse = [&](const std::string& why) -> Status {
         std::lock_guard lock(state_mutex);
         stats.base_error = "base generation " + std::to_string(generation) + " refused (" + why +
@@ -111,12 +112,16 @@ Status Replica::Impl::open_base_locked() {
                       std::max(left, std::chrono::duration<double>(0)));
     }
     position.applied = seq;
+    // The base's prior holds every outcome event up to outcome_seq: replay only later ones.
+    outcome_applied = outcome_seq;
     position.vectors_model = model_id;
     position.vectors_upto = seq;
     {
         std::lock_guard lock(state_mutex);
         stats.base_generation = generation;
         stats.base_seq = seq;
+        stats.outcome_base_seq = outcome_seq;
+        stats.outcome_seq = outcome_seq;
         stats.base_error.clear();
         stats.degraded_served.clear();
         for (const auto& [name, until] : degraded_until) {

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -18,6 +19,7 @@
 
 #include "registry/batch_decoder.hpp"
 #include "registry/change_feed.hpp"
+#include "registry/outcome_log.hpp"
 #include "registry/pg_connection.hpp"
 #include "registry/registry_vectors.hpp"
 
@@ -41,6 +43,9 @@ struct Replica::Impl {
     /// DEGRADED servers whose TTL has passed leave search (one commit). apply_mutex held.
     void expire_degraded_locked();
     void record(const Status& status);
+    /// Appends the queued outcomes, then replays the outcome log after outcome_applied into
+    /// the prior. apply_mutex and a connected reader held.
+    [[nodiscard]] Status sync_outcomes_locked();
 
     ReplicaOptions options;
     std::shared_ptr<detail::RegistryVectors> vectors;  // null: BM25 only
@@ -60,6 +65,18 @@ struct Replica::Impl {
     mutable std::condition_variable applied_cv;
     ReplicaStats stats;
     std::function<void(std::uint64_t)> on_applied;  // set before start()
+
+    // Shared learning. The queue, its numbering and its rate bucket are under outcome_mutex,
+    // never held across a statement, so record_outcome does not wait for the registry.
+    std::string replica_id;  // random per Replica: who appended an event, for retried appends
+    std::mutex outcome_mutex;
+    std::deque<detail::PendingOutcome> outcome_queue;
+    std::uint64_t next_local_seq = 1;
+    double outcome_tokens = 0;
+    std::chrono::steady_clock::time_point outcome_refilled;
+    std::uint64_t outcomes_recorded = 0;
+    std::uint64_t outcomes_dropped = 0;
+    std::uint64_t outcome_applied = 0;  // under apply_mutex; its copy in stats.outcome_seq
 
     std::thread follower;
     std::mutex stop_mutex;

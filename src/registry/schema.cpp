@@ -66,6 +66,26 @@ const std::vector<Migration>& migrations() {
              "epoch bigint NOT NULL, tools bigint NOT NULL, "
              "published_at timestamptz NOT NULL DEFAULT now())",
          }},
+        {3,
+         {
+             // Outcome events (the learning signal) merged across replicas, numbered in their
+             // own sequence: the head row is locked by every append, so the log has no holes.
+             "CREATE TABLE scout_outcome_feed (id integer PRIMARY KEY CHECK (id = 1), "
+             "last_seq bigint NOT NULL)",
+             "INSERT INTO scout_outcome_feed VALUES (1, 0)",
+             // terms: the query as analysed by the recording replica, joined by newlines.
+             // (replica, local_seq) makes a retried append a no-op.
+             "CREATE TABLE scout_outcome_events (seq bigint PRIMARY KEY, replica text NOT NULL, "
+             "local_seq bigint NOT NULL, server text NOT NULL, tool text NOT NULL, "
+             "terms text NOT NULL, success boolean NOT NULL, "
+             "recorded_at timestamptz NOT NULL DEFAULT clock_timestamp())",
+             "CREATE INDEX scout_outcome_events_origin ON scout_outcome_events (replica, "
+             "local_seq)",
+             // The outcome event a base's prior includes, so a replica replays only later ones.
+             "ALTER TABLE scout_bases ADD COLUMN outcome_seq bigint NOT NULL DEFAULT 0",
+             // The counts table of version 1, which nothing wrote: events replace it.
+             "DROP TABLE scout_outcomes",
+         }},
     };
     return all;
 }

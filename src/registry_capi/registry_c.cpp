@@ -125,4 +125,25 @@ scout_status scout_replica_search(const scout_replica* replica,
     });
 }
 
+scout_status scout_replica_record_outcome(scout_replica* replica,
+                                          const char* query,
+                                          const char* server,
+                                          const char* tool,
+                                          int succeeded) {
+    return guarded([&]() -> Status {
+        if (replica == nullptr) {
+            return null_argument("replica");
+        }
+        if (query == nullptr || server == nullptr || tool == nullptr) {
+            return null_argument(query == nullptr    ? "query"
+                                 : server == nullptr ? "server"
+                                                     : "tool");
+        }
+        return replica->replica->record_outcome(
+            query,
+            {server, tool},
+            succeeded != 0 ? scout::Outcome::success : scout::Outcome::failure);
+    });
+}
+
 }  // extern "C"

@@ -2,12 +2,15 @@
    against a PostgreSQL registry that tests/c/registry_c_test.sh started and filled: a replica
    opened from a URL (a URL carrying a password refused; the password from a file), its status,
    a search, and read-your-writes (a search that asks for a change not made yet waits and fails,
-   then succeeds once another writer pushes it). Arguments: the socket URL, the TCP URL, a file
+   then succeeds once another writer pushes it), and an outcome recorded on one replica learned
+   by another through the registry. Arguments: the socket URL, the TCP URL, a file
    holding the password, a file holding a wrong one, and a shell command that pushes the
    "pager" server. Prints "N passed, N failed" and exits non-zero on any failure. */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "scout/scout_registry.h"
 
@@ -133,6 +136,40 @@ static void test_follow(const char* url,
               over_tcp, "page the engineer on call", NULL, (uint64_t)applied + 1, 0, &out) ==
           SCOUT_OK);
     CHECK(contains(out, "page_oncall"));
+    scout_string_free(out);
+    out = NULL;
+
+    /* Shared learning: an outcome recorded on one replica reaches the other's prior. */
+    CHECK(scout_replica_record_outcome(NULL, "q", "github", "list_issues", 1) ==
+          SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_replica_record_outcome(replica, NULL, "github", "list_issues", 1) ==
+          SCOUT_INVALID_ARGUMENT);
+    CHECK(scout_replica_record_outcome(replica, "list issues", "github", "no_such_tool", 1) ==
+          SCOUT_NOT_FOUND);
+    CHECK(scout_replica_record_outcome(replica, "list issues", "github", "list_issues", 1) ==
+          SCOUT_OK);
+    CHECK(scout_replica_record_outcome(replica, "list issues", "github", "list_issues", 0) ==
+          SCOUT_OK);
+    {
+        long learned = 0;
+        int tries = 0;
+        const struct timespec pause = {0, 50 * 1000 * 1000};
+        /* Bounded: both followers poll every 200 ms or less. */
+        for (tries = 0; tries < 400 && learned < 2; ++tries) {
+            if (scout_replica_status(over_tcp, &out) == SCOUT_OK) {
+                learned = json_number(out, "outcome_events_applied");
+                scout_string_free(out);
+                out = NULL;
+            }
+            if (learned < 2) {
+                nanosleep(&pause, NULL);
+            }
+        }
+        CHECK(learned == 2);
+    }
+    CHECK(scout_replica_status(replica, &out) == SCOUT_OK);
+    CHECK(json_number(out, "outcomes_recorded") == 2);
+    CHECK(json_number(out, "outcomes_dropped") == 0);
     scout_string_free(out);
     scout_replica_free(over_tcp);
     scout_replica_free(replica);

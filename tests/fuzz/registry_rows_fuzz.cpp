@@ -3,6 +3,8 @@
 // picks the dimension; the rest is fields separated by 0x1e, three per change row, and a last
 // field that is the vector's bytes. A batch decodes or is refused, never crashes; what decodes
 // holds exactly what the rows named, and every server spec written back reads back the same.
+// The same fields, four at a time, are also outcome rows (server, tool, terms, success): each
+// decodes or is refused, and what decodes names only non-empty terms that survive a round trip.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "registry/batch_decoder.hpp"
+#include "registry/outcome_log.hpp"
 #include "registry/row_codec.hpp"
 
 namespace {
@@ -49,6 +52,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             row.spec.reset();
         }
         batch.rows.push_back(std::move(row));
+    }
+    for (std::size_t i = 0; i + 3 < parts.size(); i += 4) {
+        const auto event =
+            scout::detail::decode_outcome_row(parts[i], parts[i + 1], parts[i + 2], parts[i + 3]);
+        if (!event) {
+            continue;
+        }
+        for (const std::string& term : event->terms) {
+            if (term.empty() || term.find('\n') != std::string::npos) {
+                __builtin_trap();
+            }
+        }
+        if (scout::detail::split_terms(scout::detail::join_terms(event->terms)) != event->terms ||
+            event->tool.server != parts[i] || event->tool.tool != parts[i + 1]) {
+            __builtin_trap();
+        }
     }
     batch.head = seq;
     batch.vectors.push_back({std::string(32, 'h'), parts.back()});

@@ -240,6 +240,10 @@ TEST_CASE("scout-gateway --registry: /metrics shows the replica's position and i
     CHECK(series(body, "scout_registry_lag") == 0u);
     CHECK(series(body, "scout_registry_failures_total") == 0u);
     CHECK(series(body, "scout_registry_reconnects_total") == 0u);
+    // Shared learning's series, all zero: nothing was executed.
+    CHECK(series(body, "scout_registry_outcome_events_applied_total") == 0u);
+    CHECK(series(body, "scout_registry_outcomes_dropped_total") == 0u);
+    CHECK(series(body, "scout_registry_outcomes_queued") == 0u);
     CHECK(series(body, "scout_registry_gaps_total") == 0u);
     CHECK(series(body, "scout_registry_resyncs_total") == 0u);
     CHECK(body.find("# TYPE scout_registry_applied_seq gauge") != std::string::npos);

@@ -368,7 +368,7 @@ TEST_CASE("registry base: a version 1 registry migrates to the base tables", "[r
     REQUIRE(reg::init(connect_to(*server)).ok());
     auto status = reg::status(connect_to(*server));
     REQUIRE(status.ok());
-    CHECK(status->schema_version == 2);
+    CHECK(status->schema_version == reg::kSchemaVersion);
     REQUIRE(reg::push(connect_to(*server),
                       scout::testing::small_catalog(),
                       std::make_shared<CountingEmbedder>(kDim))

@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "scout/catalog.hpp"
@@ -28,8 +29,9 @@ struct ReplicaAccess;  // tests reach the replica's state through it
 namespace scout::registry {
 
 /// The schema version this code creates and reads; a registry of a newer version is refused.
-/// Version 2 added the builder epoch and the published bases (scout_builder, scout_bases).
-inline constexpr int kSchemaVersion = 2;
+/// Version 2 added the builder epoch and the published bases (scout_builder, scout_bases);
+/// version 3 the outcome events shared by replicas (scout_outcome_feed, scout_outcome_events).
+inline constexpr int kSchemaVersion = 3;
 
 /// How to reach the registry. The password is never part of `url`: libpq reads PGPASSWORD or
 /// PGPASSFILE (~/.pgpass), or it is read from `password_file`.
@@ -72,6 +74,13 @@ struct GcOptions {
     /// the one replicas open, is always kept (also with keep_bases 0).
     std::filesystem::path base_directory;
     std::uint64_t keep_bases = 2;
+    /// Outcome events: at most this many of the newest are kept (also enforced by every
+    /// append, ReplicaOptions::outcome_log_cap).
+    std::uint64_t keep_outcome_events = 100000;
+    /// With a published base, the events up to its outcome sequence are in its prior: those
+    /// older than this many before it are removed too, so the log holds what a replica joining
+    /// from the newest base replays plus a margin for replicas a little behind.
+    std::uint64_t outcome_margin = 1000;
 };
 
 struct GcResult {
@@ -79,6 +88,7 @@ struct GcResult {
     std::size_t vectors_removed = 0;  ///< vectors of models other than the latest
     std::size_t models_removed = 0;
     std::size_t bases_removed = 0;  ///< base files removed (each with its manifest)
+    std::size_t outcome_events_removed = 0;
 };
 
 /// Trims the change log to its last `keep_changes` rows and drops the vectors of every model but
@@ -158,6 +168,15 @@ struct ReplicaOptions {
     /// missing, damaged or of another model is refused (ReplicaStats::base_error) and the
     /// replica reads from sequence 0. Empty: always from sequence 0.
     std::filesystem::path base_directory;
+    /// Shared learning (record_outcome): outcomes waiting to be appended to the registry; past
+    /// this many, new ones are dropped (ReplicaStats::outcomes_dropped).
+    std::size_t outcome_queue = 1024;
+    /// Outcomes this replica appends per second at most, the excess dropped, so one replica
+    /// (or a client driving it) cannot flood the fleet's log.
+    double outcome_rate = 100;
+    std::size_t outcome_batch = 256;  ///< outcomes appended per transaction, events read per batch
+    /// Every append trims the registry's outcome log to this many newest events.
+    std::uint64_t outcome_log_cap = 100000;
 };
 
 struct ReplicaStats {
@@ -178,6 +197,18 @@ struct ReplicaStats {
     std::uint64_t base_generation = 0;   ///< the published base started from; 0 for none
     std::uint64_t base_seq = 0;          ///< that base's sequence number
     std::string base_error;              ///< why the newest base was refused, if it was
+    /// Shared learning: every outcome event up to this one is in the catalog's prior.
+    std::uint64_t outcome_seq = 0;
+    std::uint64_t outcome_head_seq = 0;        ///< the outcome log's head when last seen
+    std::uint64_t outcome_base_seq = 0;        ///< the outcome event the starting base included
+    std::uint64_t outcomes_recorded = 0;       ///< record_outcome calls accepted into the queue
+    std::uint64_t outcomes_pushed = 0;         ///< of those, appended to the registry
+    std::uint64_t outcomes_dropped = 0;        ///< refused: queue full or over outcome_rate
+    std::size_t outcomes_queued = 0;           ///< waiting to be appended now
+    std::uint64_t outcome_events_applied = 0;  ///< events of every replica replayed here
+    /// Events the log no longer held when this replica reached them (trimmed), or rows that
+    /// were not outcomes: skipped, so this prior can differ from its peers' until they decay.
+    std::uint64_t outcome_events_skipped = 0;
 };
 
 /// A Catalog that follows the registry. Thread-safe: searcher(), applied_seq(), wait_for() and
@@ -206,6 +237,16 @@ public:
     /// sync(). Set it before start().
     void set_on_applied(std::function<void(std::uint64_t seq)> on_applied);
 
+    /// Learning shared by the fleet: checked and analysed as Catalog::record_outcome (same
+    /// errors), then queued and appended to the registry's outcome log by the next catch-up.
+    /// The prior changes here, as on every replica, when the event comes back through the log
+    /// in sequence order, so every replica's prior is the same function of the same events.
+    /// Never waits for the registry: with the queue full or past outcome_rate the outcome is
+    /// dropped (ok, counted in ReplicaStats::outcomes_dropped).
+    [[nodiscard]] Status record_outcome(std::string_view query,
+                                        const ToolKey& tool,
+                                        Outcome outcome);
+
     [[nodiscard]] Searcher searcher() const;
     /// The catalog the replica writes, for a host that reads it (searcher(), events, outcomes).
     /// Its servers are the registry's: a host that upserts into it is overwritten by the next
@@ -231,13 +272,14 @@ private:
 /// A base index file as published: the catalog at sequence `seq`, named by its generation and
 /// the SHA-256 of its bytes.
 struct PublishedBase {
-    std::uint64_t generation = 0;  ///< 1, 2, ... in publication order, for the whole registry
-    std::uint64_t seq = 0;         ///< every change up to this one is in the file
-    std::string digest;            ///< SHA-256 of the file, lowercase hexadecimal
-    std::string file_name;         ///< base-<generation>-<digest prefix>.scout, in the directory
-    std::string model_id;          ///< the model of the file's vectors; empty for BM25 only
-    std::uint64_t epoch = 0;       ///< the builder's epoch
-    std::uint64_t tools = 0;       ///< tools in the file
+    std::uint64_t generation = 0;   ///< 1, 2, ... in publication order, for the whole registry
+    std::uint64_t seq = 0;          ///< every change up to this one is in the file
+    std::string digest;             ///< SHA-256 of the file, lowercase hexadecimal
+    std::string file_name;          ///< base-<generation>-<digest prefix>.scout, in the directory
+    std::string model_id;           ///< the model of the file's vectors; empty for BM25 only
+    std::uint64_t epoch = 0;        ///< the builder's epoch
+    std::uint64_t tools = 0;        ///< tools in the file
+    std::uint64_t outcome_seq = 0;  ///< every outcome event up to this one is in its prior
 };
 
 struct BuilderOptions {
