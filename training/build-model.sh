@@ -11,7 +11,7 @@
 #   training/build-model.sh [--out FILE] [--datasets DIR] [--without-npm] [--with-api]
 #                           [--with-smithery DIR] [--mix SOURCE:SHARE,...] [--seed N]
 #                           [--with-labelled DIR] [--labelled-sources LIST] [--hard-negatives N]
-#                           [--steps N]
+#                           [--steps N] [--reuse-pairs] [--int8]
 #
 # --datasets: the evaluation datasets kept out of the pairs (default $SCOUT_DATASETS, else
 # ../shared/datasets next to the checkout); read only to be kept out, and required.
@@ -25,6 +25,8 @@
 # with BM25-mined hard negatives from the same catalog (training/labelled_pairs.py), decontaminated
 # like the other pairs. --labelled-sources picks some of them (leave-one-source-out validation),
 # --hard-negatives sets how many each row trains against (default 1), --steps the training steps.
+# --reuse-pairs keeps the pair files of an earlier run with the same sources; --int8 exports
+# without product quantization (no k-means): both for quick measurement runs only.
 # --with-smithery adds the toolgym_smithery tool descriptions (licence unclear): for measurement
 # only, never for the shipped model. Downloads and intermediate files live in
 # $SCOUT_CACHE_DIR/training (default ~/.cache/scout/training); a second run reuses the fetched
@@ -42,6 +44,8 @@ labelled=""
 labelled_sources="bfcl,metatool,seal_tools"
 hard_negatives=1
 steps=600
+reuse=0
+int8=0
 datasets="${SCOUT_DATASETS:-../shared/datasets}"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -55,10 +59,13 @@ while [ $# -gt 0 ]; do
     --labelled-sources) labelled_sources="$2"; shift 2 ;;
     --hard-negatives) hard_negatives="$2"; shift 2 ;;
     --steps) steps="$2"; shift 2 ;;
+    --reuse-pairs) reuse=1; shift ;;
+    --int8) int8=1; shift ;;
     --with-smithery) smithery="$2/toolgym_smithery/catalog.json"; shift 2 ;;
     *) echo "usage: $0 [--out FILE] [--datasets DIR] [--without-npm] [--with-api]" \
          "[--with-smithery DIR] [--mix SOURCE:SHARE,...] [--seed N] [--with-labelled DIR]" \
-         "[--labelled-sources LIST] [--hard-negatives N] [--steps N]" >&2; exit 2 ;;
+         "[--labelled-sources LIST] [--hard-negatives N] [--steps N] [--reuse-pairs] [--int8]" >&2
+       exit 2 ;;
   esac
 done
 if [ -n "$labelled" ] && [ "$npm" = 0 ]; then
@@ -152,12 +159,18 @@ if [ "$npm" = 1 ]; then
 else
   export_args=(--subvectors 0 --max-bytes 0 --keep rank)  # the previous model's int8 file
 fi
-$python training/make_pairs.py --translations "$descriptions" --wordnet /usr/share/wordnet \
-  "${extra[@]}" --out "$pairs"
+if [ "$reuse" = 1 ] && [ -s "$pairs/debian.tsv" ]; then
+  echo "build-model: reusing the pairs in $pairs"
+else
+  $python training/make_pairs.py --translations "$descriptions" --wordnet /usr/share/wordnet \
+    "${extra[@]}" --out "$pairs"
+fi
+checkpoint="$work/checkpoint-$(basename "$out").npz"  # runs with different outputs can overlap
+if [ "$int8" = 1 ]; then export_args=(--subvectors 0 --max-bytes 0 --keep rank); fi
 if [ -n "$seed_arg" ]; then seed=(--seed "$seed_arg"); fi
 if [ -n "$mix" ]; then seed+=(--mix "$mix"); fi
 $python training/train.py --glove "$glove" --pairs "$pairs" --cache "$work" --sources "$sources" \
   --init unit --steps "$steps" --lr 0.003 --batch 512 --temperature 0.05 "${seed[@]}" \
-  "${train_args[@]}" --out "$work/checkpoint.npz"
-$python training/export_model.py --checkpoint "$work/checkpoint.npz" --out "$out" "${export_args[@]}"
+  "${train_args[@]}" --out "$checkpoint"
+$python training/export_model.py --checkpoint "$checkpoint" --out "$out" "${export_args[@]}"
 echo "build-model: $(sha256sum "$out")"
