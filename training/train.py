@@ -168,6 +168,7 @@ def main():
             n = z["n"] if "n" in z else None
         else:
             pairs = read_pairs(source, s in labelled)
+            temporary = f"{encoded}.{os.getpid()}.tmp.npz"  # concurrent runs never share it
             a = encode([x[0] for x in pairs], lookup, args.max_words)
             b = encode([x[1] for x in pairs], lookup, args.max_words)
             n = None
@@ -175,10 +176,10 @@ def main():
                 width = min(len(x) for x in pairs) - 2
                 n = encode([t for x in pairs for t in x[2:2 + width]], lookup, args.max_words)
                 n = n.reshape(len(pairs), width, args.max_words)
-                np.savez(encoded + ".tmp.npz", a=a, b=b, n=n)
+                np.savez(temporary, a=a, b=b, n=n)
             else:
-                np.savez(encoded + ".tmp.npz", a=a, b=b)
-            os.replace(encoded + ".tmp.npz", encoded)
+                np.savez(temporary, a=a, b=b)
+            os.replace(temporary, encoded)
         ok = (a[:, 0] >= 0) & (b[:, 0] >= 0)
         data[s] = (a[ok], b[ok])
         if s in labelled:
