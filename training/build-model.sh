@@ -10,6 +10,8 @@
 #
 #   training/build-model.sh [--out FILE] [--datasets DIR] [--without-npm] [--with-api]
 #                           [--with-smithery DIR] [--mix SOURCE:SHARE,...] [--seed N]
+#                           [--with-labelled DIR] [--labelled-sources LIST] [--hard-negatives N]
+#                           [--steps N] [--reuse-pairs] [--int8]
 #
 # --datasets: the evaluation datasets kept out of the pairs (default $SCOUT_DATASETS, else
 # ../shared/datasets next to the checkout); read only to be kept out, and required.
@@ -18,6 +20,13 @@
 # --with-api adds the API reference pairs (pydoc, cloudapi: training/api_pairs.py, Debian's
 # libpython3.11-stdlib and python3-botocore): measured, not adopted (docs/model.md).
 # --mix and --seed are passed to train.py (for measurement; the defaults build the shipped model).
+# --with-labelled DIR adds the labelled query -> tool pairs of DIR/{bfcl,metatool,seal_tools}
+# (catalog.json + queries.json each, e.g. ../shared/training): a query <-> its tool's document,
+# with BM25-mined hard negatives from the same catalog (training/labelled_pairs.py), decontaminated
+# like the other pairs. --labelled-sources picks some of them (leave-one-source-out validation),
+# --hard-negatives sets how many each row trains against (default 1), --steps the training steps.
+# --reuse-pairs keeps the pair files of an earlier run with the same sources; --int8 exports
+# without product quantization (no k-means): both for quick measurement runs only.
 # --with-smithery adds the toolgym_smithery tool descriptions (licence unclear): for measurement
 # only, never for the shipped model. Downloads and intermediate files live in
 # $SCOUT_CACHE_DIR/training (default ~/.cache/scout/training); a second run reuses the fetched
@@ -31,6 +40,12 @@ npm=1
 api=0
 mix=""
 seed_arg=""
+labelled=""
+labelled_sources="bfcl,metatool,seal_tools"
+hard_negatives=1
+steps=600
+reuse=0
+int8=0
 datasets="${SCOUT_DATASETS:-../shared/datasets}"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -40,11 +55,23 @@ while [ $# -gt 0 ]; do
     --with-api) api=1; shift ;;
     --mix) mix="$2"; shift 2 ;;
     --seed) seed_arg="$2"; shift 2 ;;
+    --with-labelled) labelled="$2"; shift 2 ;;
+    --labelled-sources) labelled_sources="$2"; shift 2 ;;
+    --hard-negatives) hard_negatives="$2"; shift 2 ;;
+    --steps) steps="$2"; shift 2 ;;
+    --reuse-pairs) reuse=1; shift ;;
+    --int8) int8=1; shift ;;
     --with-smithery) smithery="$2/toolgym_smithery/catalog.json"; shift 2 ;;
     *) echo "usage: $0 [--out FILE] [--datasets DIR] [--without-npm] [--with-api]" \
-         "[--with-smithery DIR] [--mix SOURCE:SHARE,...] [--seed N]" >&2; exit 2 ;;
+         "[--with-smithery DIR] [--mix SOURCE:SHARE,...] [--seed N] [--with-labelled DIR]" \
+         "[--labelled-sources LIST] [--hard-negatives N] [--steps N] [--reuse-pairs] [--int8]" >&2
+       exit 2 ;;
   esac
 done
+if [ -n "$labelled" ] && [ "$npm" = 0 ]; then
+  echo "build-model: --with-labelled needs the npm build (drop --without-npm)" >&2
+  exit 2
+fi
 if [ "$npm" = 1 ] && ! ls "$datasets"/*/queries.json >/dev/null 2>&1; then
   echo "build-model: no evaluation dataset under '$datasets' to keep out of the pairs" \
     "(--datasets DIR or SCOUT_DATASETS)" >&2
@@ -104,6 +131,7 @@ sources="debian,debnames,wordnet"
 extra=()
 seed=()
 export_args=()
+train_args=()
 if [ -n "$smithery" ]; then
   sources="$sources,smithery"
   extra+=(--smithery "$smithery")
@@ -122,14 +150,27 @@ if [ "$npm" = 1 ]; then
     extra+=(--stdlib "$work/debs/libpython3.11-stdlib/usr/lib/python3.11"
             --botocore "$work/debs/python3-botocore/usr/lib/python3/dist-packages/botocore/data")
   fi
+  if [ -n "$labelled" ]; then
+    pairs="$pairs-labelled"
+    sources="$sources,$labelled_sources"
+    extra+=(--labelled "$labelled" --hard-negatives 3)
+    train_args+=(--labelled "$labelled_sources" --hard-negatives "$hard_negatives")
+  fi
 else
   export_args=(--subvectors 0 --max-bytes 0 --keep rank)  # the previous model's int8 file
 fi
-$python training/make_pairs.py --translations "$descriptions" --wordnet /usr/share/wordnet \
-  "${extra[@]}" --out "$pairs"
+if [ "$reuse" = 1 ] && [ -s "$pairs/debian.tsv" ]; then
+  echo "build-model: reusing the pairs in $pairs"
+else
+  $python training/make_pairs.py --translations "$descriptions" --wordnet /usr/share/wordnet \
+    "${extra[@]}" --out "$pairs"
+fi
+checkpoint="$work/checkpoint-$(basename "$out").npz"  # runs with different outputs can overlap
+if [ "$int8" = 1 ]; then export_args=(--subvectors 0 --max-bytes 0 --keep rank); fi
 if [ -n "$seed_arg" ]; then seed=(--seed "$seed_arg"); fi
 if [ -n "$mix" ]; then seed+=(--mix "$mix"); fi
 $python training/train.py --glove "$glove" --pairs "$pairs" --cache "$work" --sources "$sources" \
-  --init unit --steps 600 --lr 0.003 --batch 512 --temperature 0.05 "${seed[@]}" --out "$work/checkpoint.npz"
-$python training/export_model.py --checkpoint "$work/checkpoint.npz" --out "$out" "${export_args[@]}"
+  --init unit --steps "$steps" --lr 0.003 --batch 512 --temperature 0.05 "${seed[@]}" \
+  "${train_args[@]}" --out "$checkpoint"
+$python training/export_model.py --checkpoint "$checkpoint" --out "$out" "${export_args[@]}"
 echo "build-model: $(sha256sum "$out")"

