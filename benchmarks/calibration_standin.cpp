@@ -99,6 +99,12 @@ std::string cell(const eval::Report& r) {
     return buffer;
 }
 
+std::string score_cell(const eval::SourceScore& s) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.3f / %.3f / %.3f", s.hit_at_1, s.hit_at_5, s.mrr);
+    return buffer;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -153,20 +159,15 @@ int main(int argc, char** argv) {
     std::printf("calibrated on the training sets: %s\n\n",
                 eval::describe_fusion(fit.fusion).c_str());
     std::printf(
-        "| held-out source | BM25 | gated default | calibrated (fit on the other two) |\n"
-        "|---|---|---|---|\n");
+        "| held-out source | BM25 | gated default | calibrated (fit on the other two) | "
+        "setting |\n|---|---|---|---|---|\n");
     for (const eval::HeldOutRow& row : fit.held_out) {
-        std::printf("| %s | %.3f / %.3f / %.3f | %.3f / %.3f / %.3f | %.3f / %.3f / %.3f |\n",
+        std::printf("| %s | %s | %s | %s | %s |\n",
                     row.source.c_str(),
-                    row.bm25.hit_at_1,
-                    row.bm25.hit_at_5,
-                    row.bm25.mrr,
-                    row.default_.hit_at_1,
-                    row.default_.hit_at_5,
-                    row.default_.mrr,
-                    row.calibrated.hit_at_1,
-                    row.calibrated.hit_at_5,
-                    row.calibrated.mrr);
+                    score_cell(row.bm25).c_str(),
+                    score_cell(row.default_).c_str(),
+                    score_cell(row.calibrated).c_str(),
+                    eval::describe_fusion(row.fitted).c_str());
     }
     if (!out_path.empty()) {
         const std::string model = testing::LabelAwareEmbedder({}, {}, keep, 1).model_id();

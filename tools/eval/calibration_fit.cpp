@@ -49,9 +49,31 @@ public:
     }
 
     SourceScore bm25(std::size_t source) {
-        Options eo;
-        eo.search.mode = Mode::bm25;
-        return score_of(evaluate(sources_[source].searcher, sources_[source].queries, eo));
+        if (bm25_.empty()) {
+            bm25_.resize(sources_.size());
+        }
+        if (!bm25_[source]) {
+            Options eo;
+            eo.search.mode = Mode::bm25;
+            bm25_[source] =
+                score_of(evaluate(sources_[source].searcher, sources_[source].queries, eo));
+        }
+        return *bm25_[source];
+    }
+
+    /// Whether `fusion` is within `tolerance` of BM25 alone on every metric and listed source.
+    bool never_worse(const FusionOptions& fusion,
+                     const std::vector<std::size_t>& which,
+                     double tolerance) {
+        for (std::size_t s : which) {
+            const SourceScore h = hybrid(fusion, s);
+            const SourceScore b = bm25(s);
+            if (h.hit_at_1 < b.hit_at_1 - tolerance || h.hit_at_5 < b.hit_at_5 - tolerance ||
+                h.mrr < b.mrr - tolerance) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /// Mean MRR of `fusion` over the sources listed.
@@ -68,6 +90,7 @@ public:
 private:
     const std::vector<CalibrationSource>& sources_;
     std::map<std::string, std::vector<std::optional<SourceScore>>> memo_;
+    std::vector<std::optional<SourceScore>> bm25_;
 };
 
 /// One coordinate of the search: a grid of values for one setting.
@@ -115,7 +138,8 @@ FusionOptions fit_on(Scorer& scorer,
                 FusionOptions candidate = best;
                 c.set(candidate, v);
                 const double score = scorer.objective(candidate, which);
-                if (score > best_score + options.min_gain) {
+                if (score > best_score + options.min_gain &&
+                    scorer.never_worse(candidate, which, options.bm25_tolerance)) {
                     best = candidate;
                     best_score = score;
                     moved = true;
@@ -128,7 +152,8 @@ FusionOptions fit_on(Scorer& scorer,
     }
     for (const FusionOptions& candidate : other_methods()) {
         const double score = scorer.objective(candidate, which);
-        if (score > best_score + options.min_gain) {
+        if (score > best_score + options.min_gain &&
+            scorer.never_worse(candidate, which, options.bm25_tolerance)) {
             best = candidate;
             best_score = score;
         }
