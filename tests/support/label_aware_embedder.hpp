@@ -33,7 +33,10 @@ public:
             for (const ToolSpec& tool : server.tools) {
                 auto doc = detail::make_tool_document(server, tool);
                 if (doc.ok()) {
-                    tools_.emplace(doc->text(), key_text(server.name, tool.name));
+                    // Tools of one text share the first one's vector, as with any embedder.
+                    const auto placed =
+                        tools_.emplace(doc->text(), key_text(server.name, tool.name));
+                    vector_key_.emplace(key_text(server.name, tool.name), placed.first->second);
                 }
             }
         }
@@ -41,7 +44,10 @@ public:
             if (q.relevant.empty() || unit(hash(q.query) ^ seed_) >= keep_) {
                 continue;
             }
-            queries_.emplace(q.query, key_text(q.relevant[0].server, q.relevant[0].tool));
+            const auto gold = vector_key_.find(key_text(q.relevant[0].server, q.relevant[0].tool));
+            if (gold != vector_key_.end()) {
+                queries_.emplace(q.query, gold->second);
+            }
         }
     }
 
@@ -108,8 +114,9 @@ private:
     double keep_;
     std::uint64_t seed_;
     std::size_t dim_;
-    std::unordered_map<std::string, std::string> tools_;    ///< document text -> tool
-    std::unordered_map<std::string, std::string> queries_;  ///< placed query -> gold tool
+    std::unordered_map<std::string, std::string> tools_;       ///< document text -> tool
+    std::unordered_map<std::string, std::string> vector_key_;  ///< tool -> whose vector it has
+    std::unordered_map<std::string, std::string> queries_;  ///< placed query -> gold's vector key
 };
 
 }  // namespace scout::testing

@@ -61,19 +61,22 @@ public:
         return *bm25_[source];
     }
 
-    /// Whether `fusion` is within `tolerance` of BM25 alone on every metric and listed source.
+    /// Whether `fusion`'s Hit@1, Hit@5 and MRR, each averaged over the listed sources, are at
+    /// most `tolerance` below BM25 alone's.
     bool never_worse(const FusionOptions& fusion,
                      const std::vector<std::size_t>& which,
                      double tolerance) {
+        SourceScore h;  // summed differences from BM25
         for (std::size_t s : which) {
-            const SourceScore h = hybrid(fusion, s);
-            const SourceScore b = bm25(s);
-            if (h.hit_at_1 < b.hit_at_1 - tolerance || h.hit_at_5 < b.hit_at_5 - tolerance ||
-                h.mrr < b.mrr - tolerance) {
-                return false;
-            }
+            const SourceScore hs = hybrid(fusion, s);
+            const SourceScore bs = bm25(s);
+            h.hit_at_1 += hs.hit_at_1 - bs.hit_at_1;
+            h.hit_at_5 += hs.hit_at_5 - bs.hit_at_5;
+            h.mrr += hs.mrr - bs.mrr;
         }
-        return true;
+        const double n = which.empty() ? 1.0 : static_cast<double>(which.size());
+        return h.hit_at_1 / n >= -tolerance && h.hit_at_5 / n >= -tolerance &&
+               h.mrr / n >= -tolerance;
     }
 
     /// Mean MRR of `fusion` over the sources listed.
