@@ -13,7 +13,7 @@ namespace {
 
 constexpr std::string_view kFusionPrefix = "fusion.";
 /// A calibration file is a few hundred bytes; anything far larger is not one.
-constexpr std::size_t kMaxFileBytes = 64 * 1024;
+constexpr std::size_t kMaxFileBytes = std::size_t{64} * 1024;
 
 bool is_fusion_key(std::string_view key) {
     return key.substr(0, kFusionPrefix.size()) == kFusionPrefix;
