@@ -42,6 +42,9 @@
 #                   the JSON parser, seeded from tests/fuzz/corpus/json_shape/
 #   reranker_file   the learned re-ranker's weights file, seeded from
 #                   tests/fuzz/corpus/reranker_file/
+#   calibration_file
+#                   the fusion calibration file of `scout calibrate`, seeded from
+#                   tests/fuzz/corpus/calibration_file/
 #   registry_rows   change rows and vectors a replica reads from the PostgreSQL registry, seeded
 #                   from tests/fuzz/corpus/registry_rows/ (built when libpq is found)
 # The other targets' seeds come from tests/fuzz/corpus/<target>/ (read only); what the fuzzer
@@ -64,7 +67,7 @@ for arg in "$@"; do
       catalog_loader | embeddings_response | search_json | jsonrpc_reader | gateway_config | \
       gateway_embedder_config | c_abi_json | outcome_codec | gateway_auth | gateway_http_rules | \
       gateway_modern | gateway_argument_check | gateway_templates | gateway_jwt | query_text | json_shape | registry_rows | \
-      reranker_file)
+      reranker_file | calibration_file)
       targets+=("$arg") ;;
     *) echo "fuzz: unknown argument $arg" >&2; exit 2 ;;
   esac
@@ -73,7 +76,7 @@ done
   targets=(index_reader word_model safetensors bert_config vocab_txt tokenizer_json catalog_loader
     embeddings_response search_json jsonrpc_reader gateway_config gateway_embedder_config c_abi_json
     outcome_codec gateway_auth gateway_http_rules gateway_modern gateway_argument_check gateway_templates
-    gateway_jwt query_text json_shape registry_rows reranker_file)
+    gateway_jwt query_text json_shape registry_rows reranker_file calibration_file)
 source scripts/lib/asan-build.sh
 configure_asan_build
 cmake --build build-asan -j"$(nproc)" --target scout_cli $(printf 'scout_fuzz_%s ' "${targets[@]}")

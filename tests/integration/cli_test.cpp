@@ -279,3 +279,48 @@ TEST_CASE("scout eval --fusion all compares every fusion method, --auto-k report
               " --fusion nope")
               .code == 2);
 }
+
+TEST_CASE("scout calibrate writes a file scout index applies, and refuses bad input", "[cli]") {
+    const auto catalog = write_temp("calibrate-catalog.json", kCatalog);
+    const auto training = catalog.parent_path() / "calibrate-training";
+    for (const char* source : {"first", "second"}) {
+        std::filesystem::create_directories(training / source);
+        std::ofstream(training / source / "catalog.json") << kCatalog;
+        std::ofstream(training / source / "queries.json") << kQueries;
+    }
+    const auto file = catalog.parent_path() / "calibration.txt";
+    const std::string fit = "calibrate --quiet --embedder hashing:16 --training " +
+                            training.string() + " --out " + file.string();
+    REQUIRE(run(fit).code == 0);
+    std::ifstream in(file);
+    std::string header;
+    std::getline(in, header);
+    CHECK(header == "scout-calibration 1");
+    const auto index = catalog.parent_path() / "calibrated.scoutidx";
+    const std::string index_args = "index --catalog " + catalog.string() + " --out " +
+                                   index.string() + " --calibration " + file.string();
+    CHECK(run(index_args + " --embedder hashing:16").code == 0);
+    // Another model than the one calibrated, a truncated file, a setting an index already holds.
+    CHECK(run(index_args + " --embedder hashing:32").code == 2);
+    std::stringstream whole;
+    whole << std::ifstream(file).rdbuf();
+    const auto truncated =
+        write_temp("truncated-calibration.txt", whole.str().substr(0, whole.str().size() - 4));
+    CHECK(run("index --catalog " + catalog.string() + " --out " + index.string() +
+              " --embedder hashing:16 --calibration " + truncated.string())
+              .code == 2);
+    CHECK(run("search --index " + index.string() + " --embedder hashing:16 --calibration " +
+              file.string() + " open a pull request")
+              .code == 2);
+    // calibrate's own bad input.
+    CHECK(run("calibrate --embedder nonsense --training " + training.string()).code == 2);
+    CHECK(run("calibrate --embedder hashing:16 --training " +
+              (catalog.parent_path() / "no-such-folder").string())
+              .code == 2);
+    CHECK(run("calibrate --embedder hashing:16 --training " + (training / "first").string()).code ==
+          2);  // a folder without source sub-folders
+    CHECK(run("calibrate --embedder none --training " + training.string()).code == 2);
+    CHECK(run("calibrate --embedder hashing:16 --queries-per-source x --training " +
+              training.string())
+              .code == 2);
+}

@@ -237,6 +237,34 @@ const CommandSpec& index_spec() {
     return spec;
 }
 
+const CommandSpec& calibrate_spec() {
+    static const CommandSpec spec = [] {
+        CommandSpec s{
+            "scout calibrate",
+            "",
+            "Fit the fusion settings to an embedder on the labelled training sets (one folder "
+            "per source, each with catalog.json and queries.json), validated leave-one-source-"
+            "out, and write them as a calibration file for `scout index --calibration FILE`.",
+            {{"calibration",
+              {{"training",
+                "DIR",
+                "$SCOUT_TRAINING, else ../shared/training next to the checkout",
+                "the training sets: every sub-folder with catalog.json and queries.json"},
+               {"queries-per-source",
+                "N",
+                "500",
+                "a seeded sample of at most N labelled queries per source (0 = all)"},
+               {"seed", "N", "42", "seed of the query sample"},
+               {"out", "FILE", "standard output", "where to write the calibration file"}}},
+             embedder_group(),
+             {"output", {quiet_option()}}}};
+        return s;
+    }();
+    static const bool done = (register_command(spec), true);
+    (void)done;
+    return spec;
+}
+
 const CommandSpec& tokens_spec() {
     static const CommandSpec spec = [] {
         CommandSpec s{"scout tokens",
@@ -345,6 +373,7 @@ const std::vector<const CommandSpec*>& all_specs() {
     static const std::vector<const CommandSpec*> specs{&search_spec(),
                                                        &eval_spec(),
                                                        &index_spec(),
+                                                       &calibrate_spec(),
                                                        &tokens_spec(),
                                                        &options_spec(),
                                                        &synth_spec(),

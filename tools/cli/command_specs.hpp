@@ -11,6 +11,7 @@ namespace scout::cli {
 [[nodiscard]] const CommandSpec& search_spec();
 [[nodiscard]] const CommandSpec& eval_spec();
 [[nodiscard]] const CommandSpec& index_spec();
+[[nodiscard]] const CommandSpec& calibrate_spec();
 [[nodiscard]] const CommandSpec& tokens_spec();
 [[nodiscard]] const CommandSpec& options_spec();
 [[nodiscard]] const CommandSpec& synth_spec();

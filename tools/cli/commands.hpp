@@ -6,6 +6,7 @@ namespace scout::cli {
 int run_search(int argc, char** argv);
 int run_eval(int argc, char** argv);
 int run_index(int argc, char** argv);
+int run_calibrate(int argc, char** argv);
 int run_tokens(int argc, char** argv);
 int run_options(int argc, char** argv);
 int run_synth(int argc, char** argv);

@@ -22,6 +22,7 @@
 #include "cli/index_options.hpp"
 #include "cli/progress.hpp"
 #include "document/catalog_parse.hpp"
+#include "eval/calibration_file.hpp"
 #include "util/file_io.hpp"
 
 namespace scout::cli {
@@ -202,6 +203,8 @@ Result<LoadedCatalog> open_index(const std::string& path, std::shared_ptr<Metere
     return out;
 }
 
+}  // namespace
+
 Result<LoadedCatalog> build_catalog(const std::string& path,
                                     const CatalogOptions& options,
                                     std::shared_ptr<MeteredEmbedder> meter,
@@ -245,8 +248,6 @@ Result<LoadedCatalog> build_catalog(const std::string& path,
     return out;
 }
 
-}  // namespace
-
 Result<LoadedCatalog> load_catalog(const Args& args, Progress* progress) {
     auto catalog_path = args.get("catalog");
     auto index_path = args.get("index");
@@ -257,6 +258,20 @@ Result<LoadedCatalog> load_catalog(const Args& args, Progress* progress) {
     auto embedder = make_embedder(args, &embedder_unavailable);
     if (!embedder) {
         return embedder.status();
+    }
+    if (auto file = args.get("calibration"); file && !index_path) {
+        // The fusion was fitted to one model; another would be fused by the wrong settings.
+        auto calibration = eval::read_calibration(*file);
+        if (!calibration) {
+            return calibration.status();
+        }
+        const std::string model = embedder.value() ? embedder.value()->model_id() : "none";
+        if (calibration->model_id != model) {
+            return Status{Errc::embedder_mismatch,
+                          "calibration file " + *file + " was fitted for model '" +
+                              calibration->model_id + "', not '" + model +
+                              "'; run `scout calibrate` with this embedder"};
+        }
     }
     std::shared_ptr<MeteredEmbedder> meter;
     if (embedder.value()) {

@@ -83,6 +83,13 @@ void explain_degraded(const LoadedCatalog& loaded, SearchResult& result);
 /// `progress` (may be null) shows the indexing.
 [[nodiscard]] Result<LoadedCatalog> load_catalog(const Args& args, Progress* progress = nullptr);
 
+/// Parses the catalog JSON file at `path` and indexes it with `options` and `meter` (may be
+/// null: BM25 only); `progress` (may be null) shows the parsing and indexing.
+[[nodiscard]] Result<LoadedCatalog> build_catalog(const std::string& path,
+                                                  const CatalogOptions& options,
+                                                  std::shared_ptr<MeteredEmbedder> meter,
+                                                  Progress* progress);
+
 /// --top-k, --mode, --server (repeatable), --environment, --embed-timeout-ms.
 /// With read_mode false, --mode is left to the caller. With `--embedder none` and no --mode, the
 /// mode is bm25: nothing is degraded when no dense branch was asked for.

@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "eval/calibration_file.hpp"
+
 namespace scout::cli {
 namespace {
 
@@ -163,6 +165,11 @@ OptionGroup index_option_group() {
               num(e.pair_weight),
               "weight of the query's adjacent word pairs, matched against the pairs of tool names "
               "and descriptions"},
+             {"calibration",
+              "FILE",
+              "",
+              "fusion settings fitted to the embedder by `scout calibrate` (stored in the index; "
+              "--fusion and --option given too override them); refused for another model"},
              {"option",
               "KEY=V,...",
               "",
@@ -177,6 +184,13 @@ OptionGroup index_option_group() {
 
 Result<CatalogOptions> index_options(const Args& args) {
     CatalogOptions options;
+    if (auto file = args.get("calibration")) {
+        auto calibration = eval::read_calibration(*file);
+        if (!calibration) {
+            return calibration.status();
+        }
+        options.fusion = calibration->fusion;
+    }
     if (auto spec = args.get("bm25")) {
         const Status s = set_pairs(options, "bm25", *spec, [](const std::string& key) {
             const std::string path =

@@ -65,6 +65,9 @@ int main(int argc, char** argv) {
         if (command == "index") {
             return scout::cli::run_index(argc, argv);
         }
+        if (command == "calibrate") {
+            return scout::cli::run_calibrate(argc, argv);
+        }
         if (command == "tokens") {
             return scout::cli::run_tokens(argc, argv);
         }

@@ -27,4 +27,11 @@ std::filesystem::path datasets_dir() {
     return (source_root() / ".." / "shared" / "datasets").lexically_normal();
 }
 
+std::filesystem::path training_dir() {
+    if (const char* dir = non_empty_env("SCOUT_TRAINING")) {
+        return dir;
+    }
+    return (source_root() / ".." / "shared" / "training").lexically_normal();
+}
+
 }  // namespace scout::eval

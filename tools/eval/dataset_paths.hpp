@@ -14,4 +14,8 @@ namespace scout::eval {
 /// checkout. The folder may be missing; callers skip what they cannot find.
 [[nodiscard]] std::filesystem::path datasets_dir();
 
+/// The labelled training sets (bfcl, metatool, seal_tools): $SCOUT_TRAINING when set, else
+/// `../shared/training` next to the checkout. Never the evaluation datasets.
+[[nodiscard]] std::filesystem::path training_dir();
+
 }  // namespace scout::eval
