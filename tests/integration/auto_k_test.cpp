@@ -9,7 +9,7 @@ using namespace scout;
 
 namespace {
 
-Catalog make() {
+Catalog auto_k_catalog() {
     auto catalog = Catalog::create({}, std::make_shared<HashingEmbedder>(128));
     REQUIRE(catalog.ok());
     REQUIRE(catalog->upsert_servers(testing::small_catalog()).ok());
@@ -21,7 +21,7 @@ Catalog make() {
 
 TEST_CASE("auto_k returns the leading hits within the ratio, in the order of a fixed-k search",
           "[search]") {
-    const Catalog c = make();
+    const Catalog c = auto_k_catalog();
     for (Mode mode : {Mode::bm25, Mode::hybrid}) {
         SearchOptions fixed;
         fixed.mode = mode;
@@ -60,7 +60,7 @@ TEST_CASE("auto_k returns the leading hits within the ratio, in the order of a f
 }
 
 TEST_CASE("auto_k returns just the tools a query names exactly", "[search]") {
-    const Catalog c = make();
+    const Catalog c = auto_k_catalog();
     SearchOptions automatic;
     automatic.auto_k = true;
     automatic.auto_k_ratio = 0.01;

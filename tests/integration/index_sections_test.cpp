@@ -32,12 +32,12 @@ fs::path temp_file(const std::string& name) {
     return dir / name;
 }
 
-std::vector<std::uint8_t> read_bytes(const fs::path& path) {
+std::vector<std::uint8_t> read_index_bytes(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-void write_bytes(const fs::path& path, const std::string& bytes) {
+void write_index_bytes(const fs::path& path, const std::string& bytes) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
@@ -162,7 +162,7 @@ TEST_CASE("an opened index takes its stored indexes and rebuilds nothing",
     // Saving the opened catalog writes the same bytes: graph, postings and keys round-trip.
     const fs::path again = file.parent_path() / "again.scoutidx";
     REQUIRE(opened->save(again).ok());
-    CHECK(read_bytes(again) == read_bytes(file));
+    CHECK(read_index_bytes(again) == read_index_bytes(file));
 
     // A commit after opening embeds only what is new: the stored vectors are reused.
     const std::size_t queries = embedder->texts_;  // the searches above embedded their queries
@@ -177,7 +177,7 @@ TEST_CASE("an opened catalog's state is shared with its snapshot until the first
     const fs::path file = temp_file("hnsw.scoutidx");
     auto built = hnsw_catalog(std::make_shared<FittingEmbedder>());
     REQUIRE(built.save(file).ok());
-    const std::vector<std::uint8_t> original = read_bytes(file);
+    const std::vector<std::uint8_t> original = read_index_bytes(file);
     auto opened = scout::Catalog::open(file, std::make_shared<FittingEmbedder>());
     REQUIRE(opened.ok());
     const fs::path copy = file.parent_path() / "copy.scoutidx";
@@ -188,7 +188,7 @@ TEST_CASE("an opened catalog's state is shared with its snapshot until the first
     REQUIRE(opened->commit().ok());
     REQUIRE(opened->save(copy).ok());
     // decode_index views its bytes: they must outlive the result.
-    const std::vector<std::uint8_t> unchanged_bytes = read_bytes(copy);
+    const std::vector<std::uint8_t> unchanged_bytes = read_index_bytes(copy);
     auto unchanged = scout::detail::decode_index(unchanged_bytes);
     REQUIRE(unchanged.ok());
     auto expected = scout::detail::decode_index(original);
@@ -210,7 +210,7 @@ TEST_CASE("an opened catalog's state is shared with its snapshot until the first
     REQUIRE(!hit->hits.empty());
     CHECK(hit->hits.front().server == "drive");
     REQUIRE(opened->save(copy).ok());
-    const std::vector<std::uint8_t> before_bytes = read_bytes(copy);
+    const std::vector<std::uint8_t> before_bytes = read_index_bytes(copy);
     auto before_commit = scout::detail::decode_index(before_bytes);
     REQUIRE(before_commit.ok());
     CHECK(before_commit->catalog.servers.size() == 3);
@@ -219,7 +219,7 @@ TEST_CASE("an opened catalog's state is shared with its snapshot until the first
     // The commit publishes them.
     REQUIRE(opened->commit().ok());
     REQUIRE(opened->save(copy).ok());
-    const std::vector<std::uint8_t> after_bytes = read_bytes(copy);
+    const std::vector<std::uint8_t> after_bytes = read_index_bytes(copy);
     auto after_commit = scout::detail::decode_index(after_bytes);
     REQUIRE(after_commit.ok());
     REQUIRE(after_commit->catalog.servers.size() == 2);
@@ -283,7 +283,7 @@ TEST_CASE("the stored HNSW graph and BM25 postings decode to the saved indexes",
     const fs::path file = temp_file("hnsw.scoutidx");
     auto built = hnsw_catalog(std::make_shared<FittingEmbedder>());
     REQUIRE(built.save(file).ok());
-    const std::vector<std::uint8_t> bytes = read_bytes(file);
+    const std::vector<std::uint8_t> bytes = read_index_bytes(file);
     auto stored = scout::detail::decode_index(bytes);
     REQUIRE(stored.ok());
     REQUIRE(stored->dense);
@@ -315,7 +315,7 @@ TEST_CASE("term ids follow the tools' order across the windows a commit renders 
     REQUIRE(c->commit().ok());
     const fs::path file = temp_file("windows.scoutidx");
     REQUIRE(c->save(file).ok());
-    const std::vector<std::uint8_t> bytes = read_bytes(file);
+    const std::vector<std::uint8_t> bytes = read_index_bytes(file);
     auto stored = scout::detail::decode_index(bytes);
     REQUIRE(stored.ok());
     REQUIRE(stored->bm25);
@@ -345,12 +345,12 @@ TEST_CASE("a file without the built indexes opens by rebuilding them", "[persist
     const std::vector<std::string> expected = results(built.searcher());
     // The catalog and the vectors only, as a writer of format 1.1 kept them.
     const std::string old =
-        rewrite(read_bytes(file), scout::kIndexFormatMinor, [](scout::detail::SectionOut& s) {
+        rewrite(read_index_bytes(file), scout::kIndexFormatMinor, [](scout::detail::SectionOut& s) {
             return s.kind == scout::detail::fourcc("META") ||
                    s.kind == scout::detail::fourcc("CATB") ||
                    s.kind == scout::detail::fourcc("VECS");
         });
-    write_bytes(file, old);
+    write_index_bytes(file, old);
     auto embedder = std::make_shared<FittingEmbedder>();
     auto opened = scout::Catalog::open(file, embedder);
     REQUIRE(opened.ok());
@@ -360,13 +360,14 @@ TEST_CASE("a file without the built indexes opens by rebuilding them", "[persist
 
     // A stored state the embedder refuses also falls back to the rebuild.
     REQUIRE(built.save(file).ok());
-    const std::string refused = rewrite(read_bytes(file), scout::kIndexFormatMinor, [](auto& s) {
-        if (s.kind == scout::detail::fourcc("EMBF")) {
-            s.bytes = "not a number";
-        }
-        return true;
-    });
-    write_bytes(file, refused);
+    const std::string refused =
+        rewrite(read_index_bytes(file), scout::kIndexFormatMinor, [](auto& s) {
+            if (s.kind == scout::detail::fourcc("EMBF")) {
+                s.bytes = "not a number";
+            }
+            return true;
+        });
+    write_index_bytes(file, refused);
     auto other = std::make_shared<FittingEmbedder>();
     auto reopened = scout::Catalog::open(file, other);
     REQUIRE(reopened.ok());
@@ -379,7 +380,7 @@ TEST_CASE("damaged postings or graph behind valid checksums are refused",
           "[persistence][sections]") {
     const fs::path file = temp_file("hnsw.scoutidx");
     REQUIRE(hnsw_catalog(std::make_shared<FittingEmbedder>()).save(file).ok());
-    const std::vector<std::uint8_t> good = read_bytes(file);
+    const std::vector<std::uint8_t> good = read_index_bytes(file);
     const auto damage = [&](const char(&kind)[5], std::size_t at, std::uint8_t value) {
         const std::string bad = rewrite(good, scout::kIndexFormatMinor, [&](auto& s) {
             if (s.kind == scout::detail::fourcc(kind)) {
@@ -408,7 +409,7 @@ TEST_CASE("damaged postings or graph behind valid checksums are refused",
     auto view = scout::detail::read_container(good, 1, scout::kIndexFormatMajor);
     REQUIRE(view.ok());
     // The view points into the bytes, so they must outlive it.
-    const std::vector<std::uint8_t> plain_bytes = read_bytes(file);
+    const std::vector<std::uint8_t> plain_bytes = read_index_bytes(file);
     auto plain = scout::detail::read_container(plain_bytes, 1, scout::kIndexFormatMajor);
     REQUIRE(plain.ok());
     std::vector<scout::detail::SectionOut> sections;
@@ -432,7 +433,7 @@ TEST_CASE("option keys of a newer minor version are reported, not silently dropp
     const fs::path file = temp_file("newer.scoutidx");
     REQUIRE(hnsw_catalog(std::make_shared<FittingEmbedder>()).save(file).ok());
     const auto with_key = [&](std::uint16_t minor) {
-        return rewrite(read_bytes(file), minor, [](auto& s) {
+        return rewrite(read_index_bytes(file), minor, [](auto& s) {
             if (s.kind == scout::detail::fourcc("META")) {
                 const std::string at = "\"fusion\":{";
                 const auto pos = s.bytes.find(at);
@@ -443,7 +444,7 @@ TEST_CASE("option keys of a newer minor version are reported, not silently dropp
         });
     };
     const fs::path newer = file.parent_path() / "newer2.scoutidx";
-    write_bytes(newer, with_key(scout::kIndexFormatMinor + 1));
+    write_index_bytes(newer, with_key(scout::kIndexFormatMinor + 1));
     auto info = scout::inspect_index_file(newer);
     REQUIRE(info.ok());
     REQUIRE(info->warnings.size() == 1);

@@ -25,7 +25,7 @@ namespace {
 using scout::testing::build;
 using scout::testing::catalog;
 
-double recall(const scout::Catalog& graph, const scout::Catalog& exact) {
+double parallel_graph_recall(const scout::Catalog& graph, const scout::Catalog& exact) {
     return scout::testing::dense_recall(graph, exact, 17, 29);
 }
 
@@ -35,8 +35,10 @@ TEST_CASE("an HNSW graph built in parallel finds what exact search finds",
           "[concurrency][catalog][parallel]") {
     const scout::CatalogSpec spec = catalog(150, 20, 21);  // 3,000 tools
     const scout::Catalog exact = build(spec, 1, scout::DenseIndexKind::flat);
-    const double sequential = recall(build(spec, 1, scout::DenseIndexKind::hnsw), exact);
-    const double parallel = recall(build(spec, 4, scout::DenseIndexKind::hnsw), exact);
+    const double sequential =
+        parallel_graph_recall(build(spec, 1, scout::DenseIndexKind::hnsw), exact);
+    const double parallel =
+        parallel_graph_recall(build(spec, 4, scout::DenseIndexKind::hnsw), exact);
     INFO("recall@10: sequential " << sequential << ", parallel " << parallel);
     CHECK(parallel >= 0.9);
     CHECK(parallel >= sequential - 0.02);

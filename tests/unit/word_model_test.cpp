@@ -57,7 +57,7 @@ scout::detail::PqWordModel tiny_pq_model() {
     return model;
 }
 
-std::vector<float> embed_one(StaticEmbedder& e, const std::string& text) {
+std::vector<float> embed_text(StaticEmbedder& e, const std::string& text) {
     const std::string texts[1] = {text};
     auto out = e.embed(texts);
     REQUIRE(out.ok());
@@ -273,7 +273,7 @@ TEST_CASE("learned weights pool the words and catalog IDF^p quiets shared words"
     auto plain = StaticEmbedder::load(dir.file("m.swm"), {.catalog_idf = false});
     REQUIRE(plain.ok());
     // Without IDF the learned weights decide: "common" (2) outweighs "file" (1) two to one.
-    const auto v = embed_one(*plain.value(), "common file");
+    const auto v = embed_text(*plain.value(), "common file");
     CHECK(v[0] == Approx(2.0f / std::sqrt(5.0f)).epsilon(0.01));
     CHECK(v[1] == Approx(1.0f / std::sqrt(5.0f)).epsilon(0.01));
 
@@ -284,7 +284,7 @@ TEST_CASE("learned weights pool the words and catalog IDF^p quiets shared words"
         auto e = StaticEmbedder::load(dir.file("m.swm"), {.idf_power = power});
         REQUIRE(e.ok());
         e.value()->fit(corpus);
-        const auto u = embed_one(*e.value(), "common file");
+        const auto u = embed_text(*e.value(), "common file");
         return u[0] / u[1];  // weight of "common" over "file"
     };
     const double idf_common = std::log(5.0 / 4.5);
@@ -315,7 +315,7 @@ TEST_CASE("the shipped static model is found without a network and loads", "[emb
     CHECK(e.value()->has_learned_weights());
     CHECK(e.value()->dim() == 256);
     CHECK(e.value()->vocabulary_size() > 30000);
-    const auto v = embed_one(*e.value(), "list the files in a directory");
+    const auto v = embed_text(*e.value(), "list the files in a directory");
     double norm = 0;
     for (float x : v) {
         norm += static_cast<double>(x) * static_cast<double>(x);

@@ -15,7 +15,7 @@
 namespace scout::cli {
 namespace {
 
-void print_text(const DoctorReport& report) {
+void print_doctor_text(const DoctorReport& report) {
     std::cout << doctor_summary(report) << "\n\nservers (score 0-100, self-retrieved/tools):\n";
     for (const ServerHealth& h : report.health) {
         std::cout << "  " << h.server << "  " << std::lround(h.score) << "  (" << h.self_retrieved
@@ -77,7 +77,7 @@ int run_doctor(int argc, char** argv) {
     if (args->has("json")) {
         std::cout << doctor_report_json(report.value()) << "\n";
     } else {
-        print_text(report.value());
+        print_doctor_text(report.value());
     }
     if (fail_on) {
         for (const Finding& f : report->findings) {

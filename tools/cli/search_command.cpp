@@ -14,9 +14,9 @@ std::string phrasing_label(const Hit& h) {
     return h.best_phrasing == 0 ? "query" : "alt " + std::to_string(h.best_phrasing);
 }
 
-void print_text(const std::string& query,
-                const SearchResult& result,
-                const std::vector<std::string>& alternatives) {
+void print_search_text(const std::string& query,
+                       const SearchResult& result,
+                       const std::vector<std::string>& alternatives) {
     std::cout << "query: " << query << "  (mode " << mode_name(result.mode) << ")\n";
     for (std::size_t i = 0; i < alternatives.size(); ++i) {
         std::cout << "alt " << i + 1 << ": " << alternatives[i] << "\n";
@@ -74,7 +74,7 @@ int run_search(int argc, char** argv) {
     if (args->has("json")) {
         std::cout << search_json(query, result.value(), options->alternatives);
     } else {
-        print_text(query, result.value(), options->alternatives);
+        print_search_text(query, result.value(), options->alternatives);
     }
     return kExitOk;
 }
