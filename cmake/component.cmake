@@ -8,10 +8,14 @@ function(scout_add_component name objects)
   if(SCOUT_SHARED)
     add_library(scout_${name} SHARED $<TARGET_OBJECTS:${objects}> $<TARGET_OBJECTS:scout_component_support>)
     if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
-      # Every symbol resolved at link time (a missing internal fails here, not in a consumer),
-      # and only scout's API exported, as for libscout.so.
-      target_link_options(scout_${name} PRIVATE "LINKER:--no-undefined"
+      # Only scout's API exported, as for libscout.so; and every symbol resolved at link time (a
+      # missing internal fails here, not in a consumer), but in sanitizer and fuzzing builds,
+      # whose runtime (__asan_*, __sanitizer_cov_*) comes with the program, not the library.
+      target_link_options(scout_${name} PRIVATE
         "LINKER:--version-script=${PROJECT_SOURCE_DIR}/cmake/scout.map")
+      if(NOT SCOUT_SANITIZE AND NOT SCOUT_FUZZ)
+        target_link_options(scout_${name} PRIVATE "LINKER:--no-undefined")
+      endif()
       set_target_properties(scout_${name} PROPERTIES LINK_DEPENDS ${PROJECT_SOURCE_DIR}/cmake/scout.map)
     endif()
   else()
