@@ -22,6 +22,7 @@
 namespace {
 
 using scout::Outcome;
+using scout::testing::twin_catalog;
 
 std::string source_file(const std::string& name) {
     const char* dir = std::getenv("SCOUT_SOURCE_DIR");
@@ -60,20 +61,6 @@ const std::vector<std::string> kQueries = {"create a pull request",
                                            "run a SQL query on the warehouse",
                                            "open an incident",
                                            "list the open tickets"};
-
-/// Two tools the query words fit equally; which one wins is up to the outcomes.
-scout::CatalogSpec twin_catalog() {
-    scout::CatalogSpec spec;
-    spec.servers.push_back({"chat",
-                            "Team chat.",
-                            "",
-                            "",
-                            scout::ServerStatus::active,
-                            {{"post_note", "", "Post a note to a channel.", "", ""},
-                             {"post_memo", "", "Post a memo to a channel.", "", ""},
-                             {"list_users", "", "List the users of the workspace.", "", ""}}});
-    return spec;
-}
 
 }  // namespace
 

@@ -21,12 +21,14 @@
 #include "registry/schema.hpp"
 #include "support/fixture_skip.hpp"
 #include "support/pg_server.hpp"
+#include "support/test_catalogs.hpp"
 
 namespace {
 
 using scout::Errc;
 using scout::Outcome;
 using scout::test::PgServer;
+using scout::testing::twin_catalog;
 namespace reg = scout::registry;
 namespace fs = std::filesystem;
 
@@ -53,20 +55,6 @@ std::unique_ptr<reg::Replica> replica_of(const PgServer& server,
 }
 
 const std::string kQuery = "post to the channel";
-
-/// Two tools the query fits equally well, and one it does not.
-scout::CatalogSpec twin_catalog() {
-    scout::CatalogSpec spec;
-    spec.servers.push_back({"chat",
-                            "Team chat.",
-                            "",
-                            "",
-                            scout::ServerStatus::active,
-                            {{"post_note", "", "Post a note to a channel.", "", ""},
-                             {"post_memo", "", "Post a memo to a channel.", "", ""},
-                             {"list_users", "", "List the users of the workspace.", "", ""}}});
-    return spec;
-}
 
 /// The outcome-prior ranking of kQuery: "server/tool score" lines, scores exact.
 std::vector<std::string> ranked(const reg::Replica& replica) {

@@ -8,6 +8,21 @@
 
 namespace scout::testing {
 
+/// Two tools a query about posting to a channel fits equally well (which one wins is up to
+/// learned outcomes), and one it does not.
+inline CatalogSpec twin_catalog() {
+    CatalogSpec spec;
+    spec.servers.push_back({"chat",
+                            "Team chat.",
+                            "",
+                            "",
+                            ServerStatus::active,
+                            {{"post_note", "", "Post a note to a channel.", "", ""},
+                             {"post_memo", "", "Post a memo to a channel.", "", ""},
+                             {"list_users", "", "List the users of the workspace.", "", ""}}});
+    return spec;
+}
+
 /// A hand-made catalog with a few recognisable tools across four servers.
 inline CatalogSpec small_catalog() {
     CatalogSpec spec;
