@@ -2,6 +2,7 @@
 #include "bench_args.hpp"
 
 #include <iostream>
+#include <utility>
 
 namespace scout::bench {
 
@@ -39,6 +40,20 @@ std::function<std::string(const std::string&)> embedder_into(std::string& out) {
         }
         return "must be none, static, hashing or hashing:DIM (DIM 1..65536)";
     };
+}
+
+args::OptionSpec embedder_option(std::string& spec) {
+    return {
+        "embedder", "none|static|hashing[:DIM]", spec, "the embedder", false, embedder_into(spec)};
+}
+
+args::OptionSpec datasets_option(std::filesystem::path& dir, std::string help) {
+    return {"datasets",
+            "DIR",
+            "$SCOUT_DATASETS, else ../shared/datasets",
+            std::move(help),
+            false,
+            [&dir](const std::string& value) { return (dir = value, std::string()); }};
 }
 
 Result<std::shared_ptr<Embedder>> make_embedder(const std::string& spec) {

@@ -4,6 +4,7 @@
 // the nearest option for a typo, values checked before anything runs, and --help from the table.
 #pragma once
 
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
@@ -33,6 +34,14 @@ auto whole_into(Int& out, std::uint64_t min, std::uint64_t max) {
 /// An option's `apply` that takes "none", "static", "hashing" or "hashing:DIM" (DIM 1..65536)
 /// into `out`.
 [[nodiscard]] std::function<std::string(const std::string&)> embedder_into(std::string& out);
+
+/// `--embedder none|static|hashing[:DIM]` into `spec` (its current value is the default shown).
+[[nodiscard]] args::OptionSpec embedder_option(std::string& spec);
+
+/// `--datasets DIR`, the public datasets (default $SCOUT_DATASETS, else ../shared/datasets),
+/// into `dir`.
+[[nodiscard]] args::OptionSpec datasets_option(std::filesystem::path& dir,
+                                               std::string help = "the public datasets");
 
 /// The embedder an embedder_into() spec names: nullptr for "none", the shipped static model for
 /// "static" (an error when it is missing), else a HashingEmbedder (256 dimensions by default).

@@ -356,12 +356,7 @@ int run(int argc, char** argv) {
             "check every public dataset's hits, base + feed against a fresh build",
             false,
             set_flag(f.equivalence)},
-           {"datasets",
-            "DIR",
-            "$SCOUT_DATASETS, else ../shared/datasets",
-            "the public datasets (--equivalence)",
-            false,
-            [&](const std::string& v) { return (f.datasets = v, std::string()); }}}}},
+           scout::bench::datasets_option(f.datasets, "the public datasets (--equivalence)")}}},
         "libpq reads the password from PGPASSWORD or PGPASSFILE.\n"};
     int exit_code = 0;
     if (!scout::bench::parse_args(argc, argv, command, exit_code)) {

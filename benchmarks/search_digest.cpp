@@ -76,12 +76,7 @@ std::optional<Config> parse_config(int argc, char** argv, int& exit_code) {
         "A digest of every hit of every query of the public datasets, per mode and top_k; or, "
         "with --time, the time of the same searches.",
         {{"options",
-          {{"datasets",
-            "DIR",
-            "$SCOUT_DATASETS, else ../shared/datasets",
-            "the public datasets",
-            false,
-            [&](const std::string& v) { return (cfg.datasets = v, std::string()); }},
+          {bench::datasets_option(cfg.datasets),
            {"only",
             "a,b",
             "mcpzero,merged,azure_mcp,livemcpbench,mcptoolbench_pp,enterprise",
