@@ -143,6 +143,12 @@ case "$mode" in
                 echo "consumer_test: $file names the source or build tree" >&2
                 exit 1
             fi
+            # A short path can hide from grep: the compiler may build it from immediates in the
+            # code. The one function that records the checkout must not be in an installed file.
+            if nm -C "$file" 2>/dev/null | grep -qF "scout::eval::source_root"; then
+                echo "consumer_test: $file links scout_checkout_paths (the build tree's path)" >&2
+                exit 1
+            fi
         done
         test -f "$prefix/share/scout/scout-static-256d.swm" || {
             echo "consumer_test: the static model is not installed in $prefix/share/scout" >&2

@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <numeric>
 #include <random>
 #include <sstream>
+#include <string>
 
 #include "scout/embedder.hpp"
 
@@ -19,7 +21,6 @@
 #include "cli/progress.hpp"
 #include "eval/calibration_file.hpp"
 #include "eval/calibration_fit.hpp"
-#include "eval/dataset_paths.hpp"
 #include "util/file_io.hpp"
 
 namespace scout::cli {
@@ -28,6 +29,13 @@ namespace {
 namespace fs = std::filesystem;
 
 /// Every sub-folder of `dir` with a catalog.json and a queries.json, by name.
+// An installed program must not know the tree it was built in, so the default is found from the
+// working directory (a checkout's root), not from a path recorded at build time.
+std::string default_training_dir() {
+    const char* env = std::getenv("SCOUT_TRAINING");
+    return env != nullptr && *env != '\0' ? std::string(env) : std::string("../shared/training");
+}
+
 std::vector<fs::path> training_sources(const fs::path& dir) {
     std::vector<fs::path> out;
     std::error_code ec;
@@ -115,7 +123,7 @@ int run_calibrate(int argc, char** argv) {
             return fail("--seed " + e);
         }
     }
-    const fs::path dir = args.get("training").value_or(eval::training_dir().string());
+    const fs::path dir = args.get("training").value_or(default_training_dir());
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) {
         return fail("training folder " + dir.string() +

@@ -248,7 +248,7 @@ const CommandSpec& calibrate_spec() {
             {{"calibration",
               {{"training",
                 "DIR",
-                "$SCOUT_TRAINING, else ../shared/training next to the checkout",
+                "$SCOUT_TRAINING, else ../shared/training from the working directory",
                 "the training sets: every sub-folder with catalog.json and queries.json"},
                {"queries-per-source",
                 "N",
