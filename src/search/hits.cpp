@@ -6,9 +6,12 @@
 
 namespace scout::detail {
 
-Hit make_hit(const Snapshot& snap, ToolId id) {
+namespace {
+
+/// Copies the tool's record into `hit`, in place in the result: no Hit is moved afterwards.
+/// (Each string is built at its size and moved in; assign() costs more instructions.)
+void copy_record(const Snapshot& snap, ToolId id, Hit& hit) {
     const ToolRecord& t = snap.tools[id];
-    Hit hit;
     hit.id = id;
     hit.name = std::string(t.enhanced_name);
     hit.server = std::string(t.server);
@@ -17,6 +20,13 @@ Hit make_hit(const Snapshot& snap, ToolId id) {
     hit.description = std::string(t.description);
     hit.input_schema = std::string(t.input_schema);
     hit.annotations = std::string(t.annotations);
+}
+
+}  // namespace
+
+Hit make_hit(const Snapshot& snap, ToolId id) {
+    Hit hit;
+    copy_record(snap, id, hit);
     return hit;
 }
 
@@ -38,13 +48,13 @@ std::vector<Hit> fused_hits(const Snapshot& snap,
     std::vector<Hit> hits;
     hits.reserve(rows.size());
     for (const FusedRow& f : rows) {
-        Hit hit = make_hit(snap, f.id);
+        Hit& hit = hits.emplace_back();
+        copy_record(snap, f.id, hit);
         hit.score = static_cast<float>(f.score);
         hit.bm25_rank = f.ranks[0];
         hit.dense_rank = f.ranks[1];
         hit.bm25_score = f.scores[0];
         hit.dense_score = f.scores[1];
-        hits.push_back(std::move(hit));
     }
     return hits;
 }
@@ -54,7 +64,8 @@ std::vector<Hit> single_branch_hits(const Snapshot& snap, const BranchLists& b, 
     std::vector<Hit> hits;
     hits.reserve(std::min(k, list.size()));
     for (std::size_t r = 0; r < list.size() && r < k; ++r) {
-        Hit hit = make_hit(snap, list[r].id);
+        Hit& hit = hits.emplace_back();
+        copy_record(snap, list[r].id, hit);
         hit.score = list[r].score;
         const auto rank = static_cast<std::uint32_t>(r + 1);
         if (b.ran_bm25) {
@@ -64,7 +75,6 @@ std::vector<Hit> single_branch_hits(const Snapshot& snap, const BranchLists& b, 
             hit.dense_rank = rank;
             hit.dense_score = list[r].score;
         }
-        hits.push_back(std::move(hit));
     }
     return hits;
 }
