@@ -160,8 +160,10 @@ private:
 /// large index opens without parsing or copying its texts (docs/FORMAT.md). Format 1 (its
 /// minors: 1, the `gated` fusion options; 2, `overlap_power`, recorded outcomes and the built
 /// indexes; 3, `int8_min_tools`; 4, `hnsw_int8`; 5, `hnsw_ef_base_tools`) is still read.
+/// Minor 1 of major 2: the BM25 weighted tfs and document lengths (BMTF), so the first commit
+/// after an open patches the postings instead of analyzing every tool again.
 inline constexpr std::uint16_t kIndexFormatMajor = 2;
-inline constexpr std::uint16_t kIndexFormatMinor = 0;
+inline constexpr std::uint16_t kIndexFormatMinor = 1;
 inline constexpr std::uint16_t kOldestIndexFormatMajor = 1;
 
 /// What an index file holds, from its META section (after full verification).

@@ -7,6 +7,7 @@
 #include "document/validate.hpp"
 #include "search/lexicon.hpp"
 #include "search/pinned.hpp"
+#include "snapshot/seed_documents.hpp"
 #include "util/printable.hpp"
 
 namespace scout {
@@ -133,6 +134,10 @@ Result<CommitInfo> Catalog::Impl::commit_locked(const ProgressCallback& progress
         auto source =
             unedited ? unedited.get() : std::make_shared<const detail::StagedCatalog>(staged);
         const std::shared_ptr<const detail::Snapshot> previous = slot.load();
+        if (seed_pending && previous) {
+            seed_pending = false;
+            (void)detail::seed_documents(*previous, documents);  // false: render them all
+        }
         auto built = detail::build_snapshot(std::move(source),
                                             options,
                                             embedder.get(),

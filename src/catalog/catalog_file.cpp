@@ -138,6 +138,7 @@ bool Catalog::Impl::open_directly(detail::StoredIndex& stored) {
     // The snapshot's source is also the writer's state until its first edit (edit_staged).
     unedited = snap->source;
     generation = stored.info.generation;
+    seed_pending = true;
     slot.publish(std::move(snap));
     return true;
 }

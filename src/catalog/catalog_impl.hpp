@@ -53,6 +53,9 @@ struct [[gnu::visibility("hidden")]] Catalog::Impl {
     detail::EmbeddingCache cache;  ///< document vectors by model and text
     detail::DocumentCache documents;
     std::uint64_t generation = 0;
+    /// Set by open_directly: the next commit first seeds `documents` from the opened snapshot
+    /// (detail::seed_documents), so it renders only what changed since the file.
+    bool seed_pending = false;
 
     /// `parameters`: what validate_server rendered for each tool, in order (may be empty).
     static std::shared_ptr<const detail::StagedServer> stage(

@@ -36,6 +36,8 @@ constexpr std::uint32_t kCatalogBinary = fourcc("CATB");  // format 2: read in p
 constexpr std::uint32_t kVectors = fourcc("VECS");
 constexpr std::uint32_t kOutcomes = fourcc("OUTC");
 constexpr std::uint32_t kBm25 = fourcc("BM25");
+constexpr std::uint32_t kBm25Weights = fourcc("BMTF");  // what a BM25 patch needs
+constexpr std::uint32_t kBm25WeightsVersion = 1;
 constexpr std::uint32_t kEmbedKeys = fourcc("EKEY");
 constexpr std::uint32_t kGraph = fourcc("HNSW");
 constexpr std::uint32_t kEmbedderState = fourcc("EMBF");
@@ -260,6 +262,46 @@ std::string encode_bm25(const Bm25Index& bm25) {
         out.append(term);
     }
     return out;
+}
+
+/// BMTF section: u64 documents, u64 postings, then f32 weighted tfs (postings, in the BM25
+/// section's order) and f32 document lengths (documents).
+std::string encode_bm25_weights(const Bm25Index& bm25) {
+    std::string out;
+    put_bytes<std::uint64_t>(out, bm25.num_docs());
+    put_bytes<std::uint64_t>(out, bm25.num_postings());
+    append_raw(out, bm25.tfs().data(), bm25.tfs().size());
+    append_raw(out, bm25.lengths().data(), bm25.lengths().size());
+    return out;
+}
+
+/// Reads a BMTF section into `bm25`, which it must agree with (Bm25Index::adopt_weights).
+Status decode_bm25_weights(std::span<const std::uint8_t> bytes,
+                           const Bm25Options& options,
+                           Bm25Index& bm25) {
+    Cursor in(bytes);
+    const auto docs = in.one<std::uint64_t>("BMTF header");
+    const auto postings = in.one<std::uint64_t>("BMTF header");
+    if (Status failed = in.status(); !failed.ok()) {
+        return failed;
+    }
+    if (docs != bm25.num_docs() || postings != bm25.num_postings()) {
+        return corrupt_index("BMTF section counts (" + std::to_string(docs) + " documents, " +
+                             std::to_string(postings) + " postings) differ from the BM25 index's");
+    }
+    auto tfs = in.take<float, PodVector<float>>(postings, "BMTF tfs");
+    auto lengths = in.take<float, PodVector<float>>(docs, "BMTF lengths");
+    if (Status failed = in.status(); !failed.ok()) {
+        return failed;
+    }
+    if (!in.done()) {
+        return corrupt_index("BMTF section has trailing bytes");
+    }
+    if (std::string why = bm25.adopt_weights(std::move(tfs), std::move(lengths), options);
+        !why.empty()) {
+        return corrupt_index("BMTF section disagrees with the BM25 index: " + why);
+    }
+    return {};
 }
 
 Result<std::unique_ptr<Bm25Index>> decode_bm25(std::span<const std::uint8_t> bytes,
@@ -535,6 +577,10 @@ std::string encode_index(const IndexImage& image) {
     }
     if (image.bm25 != nullptr) {
         sections.push_back({kBm25, 1, encode_bm25(*image.bm25)});
+        if (image.bm25->has_weights()) {
+            sections.push_back(
+                {kBm25Weights, kBm25WeightsVersion, encode_bm25_weights(*image.bm25)});
+        }
     }
     if (image.outcomes != nullptr && !image.outcomes->empty()) {
         sections.push_back({kOutcomes, kOutcomeSectionVersion, encode_outcomes(*image.outcomes)});
@@ -597,6 +643,20 @@ Result<StoredIndex> decode_index(std::span<const std::uint8_t> bytes,
                 return decoded.status();
             }
             out.bm25 = std::move(decoded.value());
+        }
+        // A newer layout of BMTF is skipped like an unknown section: it only saves work.
+        if (const SectionView* weights = view->find(kBm25Weights);
+            weights != nullptr && weights->version == kBm25WeightsVersion) {
+            if (out.bm25 == nullptr) {
+                return corrupt_index("BMTF section without a BM25 section");
+            }
+            if (Status failed = check_section(*weights); !failed.ok()) {
+                return failed;
+            }
+            if (Status failed = decode_bm25_weights(weights->bytes, out.options.bm25, *out.bm25);
+                !failed.ok()) {
+                return failed;
+            }
         }
         if (dense.valid()) {
             if (Status failed = dense.get(); !failed.ok()) {

@@ -276,17 +276,18 @@ TermId DocumentCache::intern(const std::string& term, std::size_t hash) {
     if (auto it = vocabulary_->find(PrehashedTerm{term, hash}); it != vocabulary_->end()) {
         return it->second;
     }
-    if (vocabulary_shared_) {
-        vocabulary_ = std::make_shared<Bm25Vocabulary>(*vocabulary_);
-        vocabulary_shared_ = false;
+    if (writable_ == nullptr) {
+        auto copy = std::make_shared<Bm25Vocabulary>(*vocabulary_);
+        writable_ = copy.get();
+        vocabulary_ = std::move(copy);
     }
-    const auto id = static_cast<TermId>(vocabulary_->size());
-    vocabulary_->emplace(term, id);
+    const auto id = static_cast<TermId>(writable_->size());
+    writable_->emplace(term, id);
     return id;
 }
 
 std::shared_ptr<const Bm25Vocabulary> DocumentCache::vocabulary() {
-    vocabulary_shared_ = true;
+    writable_ = nullptr;
     return vocabulary_;
 }
 
@@ -331,8 +332,29 @@ void DocumentCache::clear() {
     corpus_.clear();
     corpus_keys_.clear();
     entries_.clear();
-    vocabulary_ = std::make_shared<Bm25Vocabulary>();
-    vocabulary_shared_ = false;
+    auto fresh = std::make_shared<Bm25Vocabulary>();
+    writable_ = fresh.get();
+    vocabulary_ = std::move(fresh);
+}
+
+void DocumentCache::seed(std::uint64_t generation,
+                         std::shared_ptr<const Bm25Vocabulary> vocabulary,
+                         std::vector<std::uint64_t> keys,
+                         std::vector<CachedDocument> docs) {
+    clear();
+    vocabulary_ = std::move(vocabulary);
+    writable_ = nullptr;  // the index's own: copied before a term is added
+    entries_.reserve(docs.size());
+    std::vector<CachedDocument*> pointers;
+    std::vector<Bm25DocumentTerms> terms;
+    pointers.reserve(docs.size());
+    terms.reserve(docs.size());
+    for (std::size_t i = 0; i < docs.size(); ++i) {
+        CachedDocument* doc = &entries_.try_emplace(keys[i], std::move(docs[i])).first->second;
+        pointers.push_back(doc);
+        terms.push_back({doc->term_ids, doc->length});
+    }
+    remember(generation, std::move(pointers), std::move(keys), std::move(terms));
 }
 
 void DocumentCache::retain(const std::vector<std::uint64_t>& live) {

@@ -80,6 +80,13 @@ public:
     /// Forgets every document and term, so the next build renders and interns afresh (drops the
     /// terms no document uses any more).
     void clear();
+    /// Replaces the cache with the documents of build `generation` as an index file stored them
+    /// (ToolId order, `keys` their keys, their term ids those of `vocabulary`), remembered like
+    /// a build's, so the next build renders only the tools that changed.
+    void seed(std::uint64_t generation,
+              std::shared_ptr<const Bm25Vocabulary> vocabulary,
+              std::vector<std::uint64_t> keys,
+              std::vector<CachedDocument> docs);
 
     /// The documents of build `generation`, their keys and their terms (which view the
     /// documents), in ToolId order, kept so that the next build takes the documents of servers
@@ -115,8 +122,10 @@ private:
     TermId intern(const std::string& term, std::size_t hash);
 
     std::unordered_map<std::uint64_t, CachedDocument> entries_;
-    std::shared_ptr<Bm25Vocabulary> vocabulary_ = std::make_shared<Bm25Vocabulary>();
-    bool vocabulary_shared_ = false;  ///< vocabulary() handed it out: copy before adding
+    std::shared_ptr<const Bm25Vocabulary> vocabulary_ = std::make_shared<Bm25Vocabulary>();
+    /// vocabulary_ while this cache alone holds it; null once vocabulary() handed it out or it
+    /// came from an index: copy before adding.
+    Bm25Vocabulary* writable_ = nullptr;
     std::uint64_t last_generation_ = 0;
     std::vector<CachedDocument*> last_docs_;
     std::vector<std::uint64_t> last_keys_;

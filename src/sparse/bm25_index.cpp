@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 namespace scout::detail {
 
@@ -53,6 +54,7 @@ Bm25Index Bm25Index::Builder::build(const Bm25Options& options) && {
         offsets.push_back(static_cast<std::uint32_t>(docids.size()));
     }
     index.compute_impacts(doc_length_, options);
+    index.lengths_.assign(doc_length_.begin(), doc_length_.end());
     index.vocabulary_ = std::make_shared<const Bm25Vocabulary>(std::move(vocabulary_));
     return index;
 }
@@ -88,6 +90,7 @@ Bm25Index Bm25Index::from_documents(std::shared_ptr<const Bm25Vocabulary> vocabu
         }
     }
     index.compute_impacts(doc_length, options);
+    index.lengths_.assign(doc_length.begin(), doc_length.end());
     index.vocabulary_ = std::move(vocabulary);
     return index;
 }
@@ -192,6 +195,7 @@ std::unique_ptr<Bm25Index> Bm25Index::patched(const Bm25Index& previous,
     new_docids.resize(out);
     index->tfs_.resize(out);
     index->impacts_.owned().resize(out);
+    index->lengths_.assign(doc_length.begin(), doc_length.end());
     index->vocabulary_ = std::move(vocabulary);
     return index;
 }
@@ -228,9 +232,56 @@ void Bm25Index::term_impacts(std::size_t t,
     const ToolId* docids = docids_.data();
     float* impacts = impacts_.owned().data();
     for (std::uint32_t p = offsets[t]; p < offsets[t + 1]; ++p) {
-        const auto tf = static_cast<double>(tfs_[p]);
-        impacts[p] = static_cast<float>(idf * tf * (k1 + 1.0) / (tf + norm[docids[p]]));
+        impacts[p] = impact(idf, tfs_[p], k1, norm[docids[p]]);
     }
+}
+
+std::string Bm25Index::adopt_weights(PodVector<float> tfs,
+                                     PodVector<float> lengths,
+                                     const Bm25Options& options) {
+    if (tfs.size() != docids_.size()) {
+        return "it has " + std::to_string(tfs.size()) + " weighted tfs for " +
+               std::to_string(docids_.size()) + " postings";
+    }
+    if (lengths.size() != num_docs_) {
+        return "it has " + std::to_string(lengths.size()) + " lengths for " +
+               std::to_string(num_docs_) + " documents";
+    }
+    std::vector<double> summed(num_docs_, 0.0);
+    const ToolId* docids = docids_.data();
+    for (std::size_t p = 0; p < tfs.size(); ++p) {
+        if (!std::isfinite(tfs[p]) || tfs[p] <= 0.0f) {
+            return "a weighted tf is not a positive number";
+        }
+        summed[docids[p]] += static_cast<double>(tfs[p]);  // docids checked on decoding
+    }
+    std::vector<float> doc_length(lengths.begin(), lengths.end());
+    for (std::size_t d = 0; d < num_docs_; ++d) {
+        // Summed in another order than the build's: equal up to rounding.
+        if (!std::isfinite(doc_length[d]) ||
+            std::abs(summed[d] - static_cast<double>(doc_length[d])) >
+                1e-4 * std::max(1.0, summed[d])) {
+            return "the length of document " + std::to_string(d) + " is not the sum of its tfs";
+        }
+    }
+    const std::vector<double> norm = length_norms(doc_length, options);
+    const std::uint32_t* offsets = offsets_.data();
+    const float* stored = impacts_.data();
+    const double n = static_cast<double>(num_docs_);
+    const auto k1 = static_cast<double>(options.k1);
+    for (std::size_t t = 0; t + 1 < offsets_.size(); ++t) {
+        const double df = static_cast<double>(offsets[t + 1] - offsets[t]);
+        const double idf = std::log(1.0 + (n - df + 0.5) / (df + 0.5));
+        for (std::uint32_t p = offsets[t]; p < offsets[t + 1]; ++p) {
+            const float expected = impact(idf, tfs[p], k1, norm[docids[p]]);
+            if (std::abs(expected - stored[p]) > 1e-5f * std::max(1.0f, std::abs(expected))) {
+                return "its tfs do not give the stored impacts";
+            }
+        }
+    }
+    tfs_ = std::move(tfs);
+    lengths_ = std::move(lengths);
+    return {};
 }
 
 void Bm25Index::compute_impacts(const std::vector<float>& doc_length, const Bm25Options& options) {

@@ -159,6 +159,25 @@ public:
     }
     [[nodiscard]] std::span<const ToolId> docids() const noexcept { return docids_.span(); }
     [[nodiscard]] std::span<const float> impacts() const noexcept { return impacts_.span(); }
+    /// The weighted tf of each posting and each document's length, which patched() needs; both
+    /// empty in an index read from a file that did not store them.
+    [[nodiscard]] std::span<const float> tfs() const noexcept { return tfs_; }
+    [[nodiscard]] std::span<const float> lengths() const noexcept { return lengths_; }
+    [[nodiscard]] bool has_weights() const noexcept {
+        return tfs_.size() == docids_.size() && lengths_.size() == num_docs_;
+    }
+    /// Gives an index read from a file the weighted tfs and lengths it was built from (an
+    /// index file's BMTF section), so a later build can patch it. Checked against the stored
+    /// postings: one tf per posting and one length per document, all finite, tfs positive,
+    /// each length the sum of its document's tfs, and the impacts they give equal to the stored
+    /// ones (to float rounding). Empty when adopted; otherwise why not, changing nothing.
+    [[nodiscard]] std::string adopt_weights(PodVector<float> tfs,
+                                            PodVector<float> lengths,
+                                            const Bm25Options& options);
+    /// The term ids this index was built over (shared with the build's document cache).
+    [[nodiscard]] const std::shared_ptr<const Bm25Vocabulary>& vocabulary() const noexcept {
+        return vocabulary_;
+    }
 
     [[nodiscard]] std::size_t num_docs() const noexcept { return num_docs_; }
     [[nodiscard]] std::size_t num_terms() const noexcept {
@@ -175,6 +194,11 @@ private:
     /// for all its postings.
     [[nodiscard]] static std::vector<double> length_norms(const std::vector<float>& doc_length,
                                                           const Bm25Options& options);
+    /// One posting's impact from its term's idf, its weighted tf and its document's norm.
+    [[nodiscard]] static float impact(double idf, float tf, double k1, double norm) noexcept {
+        const auto f = static_cast<double>(tf);
+        return static_cast<float>(idf * f * (k1 + 1.0) / (f + norm));
+    }
     /// impacts_ of term t's postings from their docids_ and tfs_ (impacts_ already sized).
     void term_impacts(std::size_t t, const std::vector<double>& norm, const Bm25Options& options);
     /// impacts_ from docids_, tfs_ and the documents' lengths.
@@ -195,6 +219,9 @@ private:
     /// The weighted tf of each posting, which patched() recomputes impacts from; empty in an
     /// index read from a file (its next commit lays out the postings in full).
     PodVector<float> tfs_;
+    /// Each document's length (the sum of its weighted tfs, in its terms' order); empty with
+    /// tfs_.
+    PodVector<float> lengths_;
     std::size_t num_docs_ = 0;
 
     [[nodiscard]] static std::shared_ptr<const Bm25Vocabulary> empty_vocabulary();

@@ -1,8 +1,9 @@
 // index_reader_fuzz.cpp: libFuzzer target for the index file reader. Any byte string must give
 // a clean Status (corrupt, version_unsupported) or a verified index, never a crash, a leak or
-// undefined behaviour; and the BM25 postings and HNSW graph of a verified index must be safe to
-// search. Built with -DSCOUT_FUZZ=ON and clang (scripts/fuzz.sh); the target skips checksum
-// comparisons so mutations reach the JSON, postings, graph and vector parsers behind them.
+// undefined behaviour; and the BM25 postings (with their weights, BMTF) and HNSW graph of a
+// verified index must be safe to search. Built with -DSCOUT_FUZZ=ON and clang
+// (scripts/fuzz.sh); the target skips checksum comparisons so mutations reach the JSON,
+// postings, weights, graph and vector parsers behind them.
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -41,6 +42,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             terms.emplace_back(t);
         }
         stored->bm25->search(std::span<const std::string>(terms), 10, nullptr, hits);
+        // Adopted BM25 weights (BMTF) are what a patch reads: one per posting and per document.
+        const scout::detail::Bm25Index& bm25 = *stored->bm25;
+        if (!bm25.tfs().empty() && !bm25.has_weights()) {
+            __builtin_trap();
+        }
     }
     if (stored->dense && stored->vectors && stored->vectors->size() > 0) {
         // Each stored row as the query: the graph walk starts from the entry point and reaches

@@ -1,12 +1,16 @@
 // registry_base_test.cpp: base + feed start-up against a real PostgreSQL of each case's own:
 // a replica that opens a published base and replays the log from its sequence serves exactly
 // what a fresh build serves (a public dataset's every query), embeds nothing, a stale builder
-// cannot publish, a damaged or missing base is refused for a read from sequence 0, and a
-// version 1 registry migrates to the base tables.
+// cannot publish, a damaged or missing base (or one whose BM25 weights disagree with its
+// postings) is refused for a read from sequence 0, and a version 1 registry migrates to the
+// base tables.
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <span>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -18,6 +22,7 @@
 #include "scout/catalog_loader.hpp"
 #include "scout/registry/registry.hpp"
 
+#include "persist/container.hpp"
 #include "registry/base_file.hpp"
 #include "registry/pg_connection.hpp"
 #include "registry/schema.hpp"
@@ -330,6 +335,40 @@ TEST_CASE("registry base: a damaged or missing base is refused and the replica r
         REQUIRE(conn.ok());
         REQUIRE(conn->run("UPDATE scout_bases SET digest = repeat('0', 64)").ok());
         CHECK_THAT(check_fallback("digest"), Catch::Contains("the registry recorded"));
+    }
+    SECTION("BM25 weights that disagree with the postings, under a matching digest") {
+        const std::ifstream in(file, std::ios::binary);
+        std::stringstream read;
+        read << in.rdbuf();
+        const std::string bytes = read.str();
+        auto view = scout::detail::read_container(
+            std::span(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()),
+            1,
+            scout::kIndexFormatMajor);
+        REQUIRE(view.ok());
+        std::vector<scout::detail::SectionOut> sections;
+        bool damaged = false;
+        for (const auto& s : view->sections) {
+            sections.push_back({s.kind, s.version, std::string(s.bytes.begin(), s.bytes.end())});
+            if (s.kind == scout::detail::fourcc("BMTF")) {
+                float tf = 0;  // the first posting's weighted tf, after the two counts
+                std::memcpy(&tf, sections.back().bytes.data() + 16, sizeof tf);
+                tf *= 2;
+                std::memcpy(sections.back().bytes.data() + 16, &tf, sizeof tf);
+                damaged = true;
+            }
+        }
+        REQUIRE(damaged);
+        {
+            std::ofstream out(file, std::ios::binary | std::ios::trunc);
+            out << scout::detail::write_container(view->major, scout::kIndexFormatMinor, sections);
+        }
+        auto digest = scout::detail::file_sha256_hex(file);
+        REQUIRE(digest.ok());
+        auto conn = scout::detail::PgConnection::connect(connect_to(*server));
+        REQUIRE(conn.ok());
+        REQUIRE(conn->run("UPDATE scout_bases SET digest = '" + *digest + "'").ok());
+        CHECK_THAT(check_fallback("weights"), Catch::Contains("BMTF section disagrees"));
     }
     SECTION("a file name leaving the directory") {
         auto conn = scout::detail::PgConnection::connect(connect_to(*server));

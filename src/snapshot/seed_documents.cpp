@@ -1,0 +1,68 @@
+// seed_documents.cpp: see seed_documents.hpp.
+#include "snapshot/seed_documents.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "analysis/tool_action.hpp"
+#include "document/tool_document.hpp"
+
+namespace scout::detail {
+
+bool seed_documents(const Snapshot& opened, DocumentCache& documents) {
+    const Bm25Index& bm25 = opened.bm25;
+    const std::size_t n = bm25.num_docs();
+    if (!bm25.has_weights() || opened.tools.size() != n || !opened.source) {
+        return false;
+    }
+    const std::shared_ptr<const StagedCatalog> staged = opened.source.get();
+    std::vector<CachedDocument> docs(n);
+    std::vector<std::uint64_t> keys;
+    keys.reserve(n);
+    // ToolId order: the ACTIVE servers by name, their tools by name (collect_tools' order).
+    for (const auto& [server_name, server] : *staged) {
+        if (server->meta.status != ServerStatus::active) {
+            continue;
+        }
+        for (const auto& [tool_name, tool] : server->tools) {
+            const std::size_t id = keys.size();
+            if (id == n) {
+                return false;
+            }
+            auto rendered = make_tool_document(
+                server->meta, *tool, tool->parameters ? &*tool->parameters : nullptr);
+            if (!rendered) {
+                return false;
+            }
+            docs[id].text = rendered->text();
+            docs[id].action = action_of_tool(server->meta.name, tool->name);
+            docs[id].length = bm25.lengths()[id];
+            keys.push_back(DocumentCache::key(server->meta, *tool));
+        }
+    }
+    if (keys.size() != n) {
+        return false;
+    }
+    // The postings by document: each document's terms in TermId order (a build's are in
+    // first-occurrence order; only the stored length depends on that order).
+    const std::span<const std::uint32_t> offsets = bm25.offsets();
+    const std::span<const ToolId> docids = bm25.docids();
+    const std::span<const float> tfs = bm25.tfs();
+    std::vector<std::uint32_t> counts(n, 0);
+    for (const ToolId d : docids) {
+        ++counts[d];
+    }
+    for (std::size_t d = 0; d < n; ++d) {
+        docs[d].term_ids.reserve(counts[d]);
+    }
+    for (std::size_t t = 0; t + 1 < offsets.size(); ++t) {
+        for (std::uint32_t p = offsets[t]; p < offsets[t + 1]; ++p) {
+            docs[docids[p]].term_ids.emplace_back(static_cast<TermId>(t), tfs[p]);
+        }
+    }
+    documents.seed(opened.generation, bm25.vocabulary(), std::move(keys), std::move(docs));
+    return true;
+}
+
+}  // namespace scout::detail

@@ -1,0 +1,17 @@
+// seed_documents.hpp: the document cache of an opened index file's snapshot, made from what the
+// file stores (postings, weighted tfs, lengths) instead of rendering and analyzing every tool, so
+// the first commit after an open renders only the tools that changed.
+#pragma once
+
+#include "snapshot/document_cache.hpp"
+#include "snapshot/snapshot.hpp"
+
+namespace scout::detail {
+
+/// Seeds `documents` with `opened`'s documents (DocumentCache::seed): their terms from the
+/// BM25 postings, their texts rendered without analysis. False, leaving `documents` as it is,
+/// when the snapshot's BM25 index keeps no weighted tfs (a file without a BMTF section) or its
+/// documents are not the staged catalog's ACTIVE tools.
+bool seed_documents(const Snapshot& opened, DocumentCache& documents);
+
+}  // namespace scout::detail
