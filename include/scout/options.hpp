@@ -128,8 +128,8 @@ enum class FusionMethod : std::uint8_t {
     /// gated_dense_weight x a per-query gate: 1 when the dense top-1 is among BM25's first
     /// agreement_depth candidates, else disagreement_gate; times the dense list's confidence to
     /// gated_confidence_power; times the share of candidates the two lists have in common to
-    /// overlap_power. Unlike `anchored` nothing is pinned, so a dense list that agrees with
-    /// BM25 can settle its near-ties, including the first place.
+    /// overlap_power. Unlike `anchored` nothing is pinned, so with a dense weight above 0 a
+    /// dense list that agrees with BM25 can settle its near-ties, including the first place.
     gated,
 };
 
