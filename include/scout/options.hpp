@@ -128,8 +128,8 @@ enum class FusionMethod : std::uint8_t {
     /// gated_dense_weight x a per-query gate: 1 when the dense top-1 is among BM25's first
     /// agreement_depth candidates, else disagreement_gate; times the dense list's confidence to
     /// gated_confidence_power; times the share of candidates the two lists have in common to
-    /// overlap_power. Unlike `anchored` nothing is pinned, so a dense list that agrees with
-    /// BM25 can settle its near-ties, including the first place.
+    /// overlap_power. Unlike `anchored` nothing is pinned, so with a dense weight above 0 a
+    /// dense list that agrees with BM25 can settle its near-ties, including the first place.
     gated,
 };
 
@@ -146,13 +146,12 @@ inline constexpr FusionMethod kFusionMethods[] = {FusionMethod::rrf,
 [[nodiscard]] SCOUT_API std::optional<FusionMethod> parse_fusion_method(
     std::string_view name) noexcept;
 
-/// Defaults chosen by measurement on the four public datasets and their union (docs/quality.md):
-/// with the offline static model the dense branch is weaker than BM25, and plain RRF (the
-/// paper's method) loses Hit@1 to BM25 alone on every dataset. `gated` (BM25 relative to its
-/// top, dense weight 0.2 times the squared share of candidates both branches fetched, no
-/// disagreement penalty, no confidence power) was >= BM25 on Hit@1, Hit@5 and MRR on all of
-/// them with the trained model and with GloVe, and above it on Hit@1 on all four with the
-/// trained model.
+/// Defaults (docs/quality.md): `gated` with dense weight 0, the setting `scout calibrate` fits
+/// to the offline static model on the training sets (../shared/training, leave-one-source-out):
+/// no dense weight above 0 kept the training sets' mean Hit@1, Hit@5 and MRR at or above BM25's.
+/// The fused ranking is then BM25's by construction: the dense list only settles BM25's exact
+/// ties and fills the list after BM25's candidates, so the hybrid is never below BM25 alone.
+/// Plain RRF (the paper's method) loses Hit@1 to BM25 alone on every dataset.
 struct FusionOptions {
     FusionMethod method = FusionMethod::gated;
     double rrf_k = 60.0;
@@ -163,8 +162,8 @@ struct FusionOptions {
     /// anchored: the dense gate is also multiplied by the dense list's own confidence raised to
     /// this power, so a flat, uncertain dense list moves the ranking less; 0 ignores it.
     double dense_confidence_power = 0.3;
-    /// gated: weight of the dense list (before its gate).
-    double gated_dense_weight = 0.2;
+    /// gated: weight of the dense list (before its gate); 0 keeps BM25's order (see above).
+    double gated_dense_weight = 0.0;
     /// gated: the dense top-1 "agrees" when it is among this many of BM25's first candidates.
     std::size_t agreement_depth = 3;
     /// gated: gate of a dense list whose top-1 does not agree (1 = no penalty, 0 = ignored).

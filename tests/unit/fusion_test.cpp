@@ -336,21 +336,62 @@ TEST_CASE("default fusion keeps BM25's ranking when the dense list is noise", "[
     }
 }
 
-TEST_CASE("default fusion lifts BM25's runner-up when both branches agree on it", "[fusion]") {
-    const scout::FusionOptions defaults;
-    const std::vector<double> weights = {defaults.bm25_weight, defaults.dense_weight};
-    // BM25 ranks tool 2 a close second; the dense branch fetched the same candidates and puts 2
-    // clearly first.
-    std::vector<ScoredDoc> bm25 = even_bm25_list(15);
-    bm25[1].score = 9.6f;
+/// A dense list that fetched BM25's candidates and puts tool 2 clearly first.
+std::vector<ScoredDoc> dense_preferring_2() {
     std::vector<ScoredDoc> agreeing = {{2, .9f}};
     for (scout::ToolId id = 1; id <= 15; ++id) {
         if (id != 2) {
             agreeing.push_back({id, .6f - .02f * static_cast<float>(id)});
         }
     }
-    const std::vector<std::vector<ScoredDoc>> agree_lists = {bm25, agreeing};
-    const auto lifted = scout::detail::fuse(agree_lists, weights, defaults, 10);
+    return agreeing;
+}
+
+TEST_CASE("default fusion keeps BM25's order, the dense list settling exact ties and filling",
+          "[fusion]") {
+    const scout::FusionOptions defaults;
+    const std::vector<double> weights = {defaults.bm25_weight, defaults.dense_weight};
+    // An agreeing dense list that prefers BM25's close runner-up does not lift it.
+    std::vector<ScoredDoc> bm25 = even_bm25_list(15);
+    bm25[1].score = 9.6f;
+    const std::vector<std::vector<ScoredDoc>> close = {bm25, dense_preferring_2()};
+    const auto kept = scout::detail::fuse(close, weights, defaults, 20);
+    for (std::size_t r = 1; r <= bm25.size(); ++r) {
+        INFO("BM25 rank " << r);
+        CHECK(rank_of(kept, bm25[r - 1].id) == r);
+    }
+    // Tools BM25 scores exactly alike go by the best rank either branch gave them: the dense
+    // list's first (tool 3) before BM25's second (tool 2).
+    bm25 = even_bm25_list(15);
+    bm25[2].score = bm25[1].score;
+    const std::vector<ScoredDoc> preferring_3 = {{3, .9f}, {2, .8f}, {1, .7f}};
+    const std::vector<std::vector<ScoredDoc>> tied = {bm25, preferring_3};
+    const auto settled = scout::detail::fuse(tied, weights, defaults, 20);
+    CHECK(rank_of(settled, 1) == 1);
+    CHECK(rank_of(settled, 3) == 2);
+    CHECK(rank_of(settled, 2) == 3);
+    // Tools only the dense list fetched come after every BM25 candidate, in the dense order.
+    const std::vector<ScoredDoc> elsewhere = {{201, .9f}, {202, .8f}, {3, .7f}};
+    const std::vector<std::vector<ScoredDoc>> filled = {even_bm25_list(3), elsewhere};
+    const auto appended = scout::detail::fuse(filled, weights, defaults, 5);
+    REQUIRE(appended.size() == 5);
+    CHECK(rank_of(appended, 1) == 1);
+    CHECK(rank_of(appended, 3) == 3);
+    CHECK(rank_of(appended, 201) == 4);
+    CHECK(rank_of(appended, 202) == 5);
+}
+
+TEST_CASE("the overlap gate lifts BM25's runner-up only when both branches agree on it",
+          "[fusion]") {
+    scout::FusionOptions blended;  // the previous default: dense weight 0.2
+    blended.gated_dense_weight = 0.2;
+    const std::vector<double> weights = {blended.bm25_weight, blended.dense_weight};
+    // BM25 ranks tool 2 a close second; the dense branch fetched the same candidates and puts 2
+    // clearly first.
+    std::vector<ScoredDoc> bm25 = even_bm25_list(15);
+    bm25[1].score = 9.6f;
+    const std::vector<std::vector<ScoredDoc>> agree_lists = {bm25, dense_preferring_2()};
+    const auto lifted = scout::detail::fuse(agree_lists, weights, blended, 10);
     CHECK(rank_of(lifted, 2) == 1);
     CHECK(rank_of(lifted, 1) == 2);
 
@@ -361,7 +402,7 @@ TEST_CASE("default fusion lifts BM25's runner-up when both branches agree on it"
         apart.push_back({id, .6f - .02f * static_cast<float>(id - 100)});
     }
     const std::vector<std::vector<ScoredDoc>> apart_lists = {bm25, apart};
-    const auto kept = scout::detail::fuse(apart_lists, weights, defaults, 10);
+    const auto kept = scout::detail::fuse(apart_lists, weights, blended, 10);
     CHECK(rank_of(kept, 1) == 1);
     CHECK(rank_of(kept, 2) == 2);
 }
