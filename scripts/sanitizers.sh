@@ -9,7 +9,8 @@
 # build's do not: GCC's (115 MB) costs about what it saves there (8 test files: 49.8 CPU s
 # without, about the same with).
 # Both builds are unity builds (SCOUT_UNITY_BUILD, on by default: the library, scout_mcp,
-# scout_registry, the gateway's parts and the tools in batches of 8 files), like the Release build.
+# scout_registry, the gateway's parts, the tools and the test programs in batches of 8 files),
+# like the Release build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs="$(nproc)"

@@ -2,6 +2,8 @@
 // OpenSSL 3, their JWKS, and tokens signed with them (or deliberately signed wrongly).
 #pragma once
 
+#include <cstdint>
+#include <ctime>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -19,6 +21,15 @@
 #include "base64url.hpp"
 
 namespace scout::test {
+
+/// The issuer and audience the tests' tokens name and their gateways expect.
+inline constexpr const char* kIssuer = "https://id.example.test/";
+inline constexpr const char* kAudience = "scout-gateway";
+
+/// Seconds since the epoch, for tokens a running gateway checks against its clock.
+inline std::int64_t unix_now() {
+    return static_cast<std::int64_t>(std::time(nullptr));
+}
 
 struct PkeyDeleter {
     void operator()(EVP_PKEY* p) const { EVP_PKEY_free(p); }

@@ -30,14 +30,11 @@ using namespace scout::gateway;
 using Json = nlohmann::json;
 using scout::test::Pkey;
 
+using scout::test::kAudience;
+using scout::test::kIssuer;
+using scout::test::unix_now;
+
 namespace {
-
-constexpr const char* kIssuer = "https://id.example.test/";
-constexpr const char* kAudience = "scout-gateway";
-
-std::int64_t now() {
-    return static_cast<std::int64_t>(std::time(nullptr));
-}
 
 /// What the key server answers at /jwks.
 enum class Answer { keys, hang, garbage, error, huge };
@@ -134,12 +131,12 @@ std::string token(EVP_PKEY* key, const std::string& kid) {
                                  Json{{"iss", kIssuer},
                                       {"aud", kAudience},
                                       {"sub", "alice"},
-                                      {"exp", now() + 600},
+                                      {"exp", unix_now() + 600},
                                       {"scope", "server:*"}});
 }
 
 bool accepted(const AuthTable& table, const std::string& jwt) {
-    return table.identify("Bearer " + jwt, now()).has_value();
+    return table.identify("Bearer " + jwt, unix_now()).has_value();
 }
 
 /// Waits (at most 20 s, a bound against a hang, not a speed check) until `done` holds.

@@ -27,22 +27,20 @@ using namespace scout::gateway;
 using Json = nlohmann::json;
 using scout::test::Pkey;
 
+using scout::test::kAudience;
+using scout::test::kIssuer;
+using scout::test::unix_now;
+
 namespace {
 
-constexpr const char* kIssuer = "https://id.example.test/";
-constexpr const char* kAudience = "scout-gateway";
 constexpr const char* kAdminToken = "admin-token-0123456789";
-
-std::int64_t now() {
-    return static_cast<std::int64_t>(std::time(nullptr));
-}
 
 Json claims(const std::string& sub, const std::string& scope) {
     return Json{{"iss", kIssuer},
                 {"aud", kAudience},
                 {"sub", sub},
-                {"iat", now()},
-                {"exp", now() + 600},
+                {"iat", unix_now()},
+                {"exp", unix_now() + 600},
                 {"scope", scope}};
 }
 
@@ -199,7 +197,7 @@ TEST_CASE("over HTTP a JWT caller sees only its servers, and hostile JWTs get 40
     const std::string payload =
         alice.substr(alice.find('.') + 1, good_input.size() - alice.find('.') - 1);
     Json expired = claims("alice", "server:*");
-    expired["exp"] = now() - 3600;
+    expired["exp"] = unix_now() - 3600;
     Json admin_claims = claims("alice", "server:*");
     const std::string hs_input =
         scout::test::signing_input(R"({"alg":"HS256","kid":"r1"})", admin_claims.dump());

@@ -24,11 +24,12 @@ using scout::test::public_jwk;
 using scout::test::sign_jwt;
 using Json = nlohmann::json;
 
+using scout::test::kAudience;
+using scout::test::kIssuer;
+
 namespace {
 
 constexpr std::int64_t kNow = 1'800'000'000;
-constexpr const char* kIssuer = "https://id.example.test/";
-constexpr const char* kAudience = "scout-gateway";
 
 /// One identity provider's keys, made once (RSA key generation takes a moment).
 struct Idp {

@@ -11,12 +11,12 @@
 #include "analysis/analyzer.hpp"
 #include "analysis/term.hpp"
 
-using Terms = std::vector<std::string>;
+using TermList = std::vector<std::string>;
 
 namespace {
 
-Terms pairs(std::string_view text) {
-    Terms out;
+TermList pairs(std::string_view text) {
+    TermList out;
     scout::detail::append_word_pairs(text, out);
     for (std::string& t : out) {
         REQUIRE_FALSE(t.empty());
@@ -29,17 +29,17 @@ Terms pairs(std::string_view text) {
 }  // namespace
 
 TEST_CASE("pairs of neighbouring words, stemmed, without stop words", "[pairs]") {
-    CHECK(pairs("Convert speech to text") == Terms{"convert speech", "speech text"});
-    CHECK(pairs("Convert text to speech") == Terms{"convert text", "text speech"});
-    CHECK(pairs("getImportErrorDetails") == Terms{"get import", "import error", "error detail"});
-    CHECK(pairs("list_pull_requests") == Terms{"list pull", "pull request"});
+    CHECK(pairs("Convert speech to text") == TermList{"convert speech", "speech text"});
+    CHECK(pairs("Convert text to speech") == TermList{"convert text", "text speech"});
+    CHECK(pairs("getImportErrorDetails") == TermList{"get import", "import error", "error detail"});
+    CHECK(pairs("list_pull_requests") == TermList{"list pull", "pull request"});
     CHECK(pairs("one").empty());
     CHECK(pairs("").empty());
     CHECK(pairs("the of a").empty());
 }
 
 TEST_CASE("pairs are appended and hostile text is harmless", "[pairs]") {
-    Terms out{"kept"};
+    TermList out{"kept"};
     scout::detail::append_word_pairs("read file", out);
     REQUIRE(out.size() == 2);
     CHECK(out[0] == "kept");
