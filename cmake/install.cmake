@@ -1,7 +1,9 @@
 # install.cmake: `cmake --install` puts the libraries, their headers, a CMake package
 # (find_package(scout CONFIG [COMPONENTS http transformer mcp]): scout::scout, scout::http,
 # scout::transformer, scout::mcp) and pkg-config files (scout.pc, scout-http.pc,
-# scout-transformer.pc) under the prefix; with the tools built, the `scout` command too.
+# scout-transformer.pc) under the prefix; with the tools built, the `scout` command too. A
+# component left out (cmake/optional_components.cmake) installs nothing, and scoutConfig.cmake
+# says so when it is asked for.
 include(CMakePackageConfigHelpers)
 
 set(SCOUT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/scout)
@@ -23,6 +25,9 @@ install(EXPORT scoutTargets NAMESPACE scout:: DESTINATION ${SCOUT_CMAKE_DIR})
 # Each component has its own export file, which scoutConfig.cmake reads only when the component
 # is asked for: a core-only consumer never looks for libcurl.
 foreach(component http transformer)
+  if(component IN_LIST SCOUT_LEFT_OUT_COMPONENTS)
+    continue()
+  endif()
   install(TARGETS scout_${component} EXPORT scout_${component}Targets
     LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -53,17 +58,24 @@ string(REGEX REPLACE "[^/]+" ".." SCOUT_PC_UP "${CMAKE_INSTALL_LIBDIR}/pkgconfig
 # What a static libscout.a needs from the linker when the consumer links with a C compiler.
 set(SCOUT_PC_PRIVATE_LIBS "-lstdc++ -lm -pthread")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/scout.pc.in ${PROJECT_BINARY_DIR}/scout.pc @ONLY)
-# The components' modules require scout; a static libscout_http.a also needs libcurl.
-set(SCOUT_PC_COMPONENT http)
-set(SCOUT_PC_COMPONENT_DESCRIPTION "scout's HTTP embedder (an OpenAI-compatible service, over libcurl)")
-set(SCOUT_PC_COMPONENT_PRIVATE_LIBS "-lcurl")
-configure_file(${PROJECT_SOURCE_DIR}/cmake/scout-component.pc.in ${PROJECT_BINARY_DIR}/scout-http.pc @ONLY)
-set(SCOUT_PC_COMPONENT transformer)
-set(SCOUT_PC_COMPONENT_DESCRIPTION "scout's transformer embedder (a BERT-family encoder run in process)")
-set(SCOUT_PC_COMPONENT_PRIVATE_LIBS "")
-configure_file(${PROJECT_SOURCE_DIR}/cmake/scout-component.pc.in ${PROJECT_BINARY_DIR}/scout-transformer.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/scout.pc ${PROJECT_BINARY_DIR}/scout-http.pc
-  ${PROJECT_BINARY_DIR}/scout-transformer.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+install(FILES ${PROJECT_BINARY_DIR}/scout.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+# The components' modules, of those built, require scout; a static libscout_http.a also needs
+# libcurl.
+set(scout_pc_http_description "scout's HTTP embedder (an OpenAI-compatible service, over libcurl)")
+set(scout_pc_http_private_libs "-lcurl")
+set(scout_pc_transformer_description "scout's transformer embedder (a BERT-family encoder run in process)")
+set(scout_pc_transformer_private_libs "")
+foreach(component http transformer)
+  if(NOT component IN_LIST SCOUT_LEFT_OUT_COMPONENTS)
+    set(SCOUT_PC_COMPONENT ${component})
+    set(SCOUT_PC_COMPONENT_DESCRIPTION "${scout_pc_${component}_description}")
+    set(SCOUT_PC_COMPONENT_PRIVATE_LIBS "${scout_pc_${component}_private_libs}")
+    configure_file(${PROJECT_SOURCE_DIR}/cmake/scout-component.pc.in
+      ${PROJECT_BINARY_DIR}/scout-${component}.pc @ONLY)
+    install(FILES ${PROJECT_BINARY_DIR}/scout-${component}.pc
+      DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+  endif()
+endforeach()
 
 if(TARGET scout_cli)
   install(TARGETS scout_cli scout_convert_vectors RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

@@ -4,8 +4,8 @@
 // library looks. A package folder the CMake build laid out (or a tarball of it) already has
 // them; the source folder bindings/node of a checkout gets them in build/Release/, one of:
 //   1. the addon the checkout's CMake build made (SCOUT_BUILD_DIR, default <checkout>/build);
-//   2. scout_node.c compiled against an installed scout found by `pkg-config scout` (with its
-//      components scout-http and scout-transformer);
+//   2. scout_node.c compiled against an installed scout found by `pkg-config scout` (with those
+//      of its components scout-http and scout-transformer that are installed);
 //   3. the checkout's CMake build run now (the library and the addon, into SCOUT_BUILD_DIR).
 // Plain Node and the system's compiler: no node-gyp, nothing downloaded.
 const fs = require('node:fs');
@@ -99,8 +99,14 @@ function nodeIncludeDir() {
 /** 2: scout_node.c compiled against the scout that pkg-config finds. */
 function fromPkgConfig(why) {
   const pc = (...args) => run('pkg-config', [...args, 'scout']);
-  // The addon offers every embedder: it links the components too (scout-http, scout-transformer).
-  const pcAll = (...args) => run('pkg-config', [...args, 'scout-http', 'scout-transformer', 'scout']);
+  // The addon offers every embedder: it links the components too (scout-http, scout-transformer),
+  // those installed; one that scout was built without is left out, and its embedder refused.
+  const components = ['http', 'transformer'];
+  const installedComponents = components.filter((c) => run('pkg-config', ['--exists', `scout-${c}`]).ok);
+  const pcAll = (...args) =>
+    run('pkg-config', [...args, ...installedComponents.map((c) => `scout-${c}`), 'scout']);
+  const without = components.filter((c) => !installedComponents.includes(c))
+    .map((c) => `-DSCOUT_NODE_WITHOUT_${c.toUpperCase()}`);
   const installed = pc('--modversion');
   if (!installed.ok) {
     why.push('pkg-config does not find scout (PKG_CONFIG_PATH=<prefix>/lib/pkgconfig)');
@@ -131,7 +137,7 @@ function fromPkgConfig(why) {
   fs.mkdirSync(out, { recursive: true });
   const addon = path.join(out, 'scout.node');
   const args = ['-std=c99', '-O2', '-shared', '-fPIC', '-fvisibility=hidden',
-    '-DNODE_GYP_MODULE_NAME=scout', '-isystem', include, path.join(here, 'scout_node.c'),
+    '-DNODE_GYP_MODULE_NAME=scout', ...without, '-isystem', include, path.join(here, 'scout_node.c'),
     '-o', addon, ...flags, ...(shared ? [`-Wl,-rpath,${libdir}`] : ['-lstdc++', '-lm'])];
   log(`compiling the addon against scout ${version} in ${prefix}`);
   const compiled = run(cc, args);

@@ -382,9 +382,16 @@ static napi_value doctor(napi_env env, napi_callback_info info) {
 }
 
 static napi_value init(napi_env env, napi_value exports) {
-    /* The addon offers every embedder: the components are linked in, and registered here. */
+    /* The addon offers every embedder: the components are linked in, and registered here. In
+     * the CMake build a component left out registers a stand-in that refuses its embedder with
+     * the reason; compiled against an installed scout without it (install.js), the addon defines
+     * SCOUT_NODE_WITHOUT_<COMPONENT> and the core's own refusal names the component. */
+#ifndef SCOUT_NODE_WITHOUT_HTTP
     scout_http_register();
+#endif
+#ifndef SCOUT_NODE_WITHOUT_TRANSFORMER
     scout_transformer_register();
+#endif
     const napi_property_descriptor functions[] = {
         {"version", NULL, version, NULL, NULL, NULL, napi_default, NULL},
         {"create", NULL, create, NULL, NULL, NULL, napi_default, NULL},

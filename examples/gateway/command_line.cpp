@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "args/values.hpp"
+#include "built_components.hpp"
 #include "embedder_options.hpp"
 #include "log.hpp"
 
@@ -285,12 +286,13 @@ std::vector<OptionSpec> general_options(CommandLine& c) {
 
 std::vector<OptionSpec> embedder_options(CommandLine& c) {
     return {
-        embedder_option(c,
-                        "embedder",
-                        "SPEC",
-                        "static[:PATH], glove, transformer:DIR, http, hashing[:DIM] or none: the "
-                        "dense branch's embedder (default static; BM25 only when the static model "
-                        "is not installed); also the config's \"embedder\""),
+        embedder_option(
+            c,
+            "embedder",
+            "SPEC",
+            "static[:PATH], glove, transformer:DIR, http, hashing[:DIM] or none: the "
+            "dense branch's embedder (default static; BM25 only when the static model "
+            "is not installed); also the config's \"embedder\"" SCOUT_LEFT_OUT_HELP_NOTE),
         embedder_option(c,
                         "embedder-url",
                         "URL",

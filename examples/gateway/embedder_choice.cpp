@@ -8,8 +8,14 @@
 #include <thread>
 
 #include "scout/embedder.hpp"
+
+#include "built_components.hpp"
+#if SCOUT_WITH_HTTP
 #include "scout/http/http_embedder.hpp"
+#endif
+#if SCOUT_WITH_TRANSFORMER
 #include "scout/transformer/transformer_embedder.hpp"
+#endif
 
 #include "log.hpp"
 
@@ -23,8 +29,13 @@ std::shared_ptr<Embedder> cached(std::shared_ptr<Embedder> inner) {
     return std::make_shared<CachingEmbedder>(std::move(inner), kQueryCache);
 }
 
-/// The http settings' own faults, found without contacting the service.
+/// The http settings' own faults, found without contacting the service; or that this build has
+/// no http embedder (built_components.hpp).
 Status check_http(const HttpEmbedderOptions& options) {
+#if !SCOUT_WITH_HTTP
+    (void)options;
+    return Status{Errc::invalid_argument, SCOUT_HTTP_LEFT_OUT};
+#else
     if (options.base_url.empty() || (options.model.empty() && options.api_version.empty())) {
         return Status{Errc::invalid_argument,
                       "--embedder http needs --embedder-url URL and --embedder-model NAME (or "
@@ -36,6 +47,7 @@ Status check_http(const HttpEmbedderOptions& options) {
                       "that is not loopback; use https://, or --embedder-allow-cleartext-key"};
     }
     return {};
+#endif
 }
 
 /// The dimension of a "hashing[:DIM]" spec, or 0 when it is malformed.
@@ -71,6 +83,7 @@ Status unknown_spec(const std::string& spec) {
             "' (expected static[:PATH], glove, transformer:DIR, http, hashing[:DIM] or none)"};
 }
 
+#if SCOUT_WITH_HTTP
 Result<std::shared_ptr<Embedder>> http_embedder(HttpEmbedderOptions options) {
     if (Status s = check_http(options); !s.ok()) {
         return s;
@@ -86,6 +99,12 @@ Result<std::shared_ptr<Embedder>> http_embedder(HttpEmbedderOptions options) {
     }
     return cached(std::move(made.value()));
 }
+#else
+/// A build without scout::http: check_http refuses every http setting, saying why.
+Result<std::shared_ptr<Embedder>> http_embedder(const HttpEmbedderOptions& options) {
+    return check_http(options);
+}
+#endif
 
 }  // namespace
 
@@ -119,6 +138,7 @@ Result<std::shared_ptr<Embedder>> make_embedder(const EmbedderSettings& settings
         return cached(std::move(loaded.value()));
     }
     if (spec.rfind("transformer:", 0) == 0) {
+#if SCOUT_WITH_TRANSFORMER
         TransformerEmbedderOptions options;
         options.threads = std::max(1U, std::thread::hardware_concurrency());
         auto loaded = TransformerEmbedder::load(spec.substr(12), options);
@@ -126,6 +146,9 @@ Result<std::shared_ptr<Embedder>> make_embedder(const EmbedderSettings& settings
             return loaded.status();  // an explicit model that cannot load is a configuration error
         }
         return cached(std::move(loaded.value()));
+#else
+        return Status{Errc::invalid_argument, SCOUT_TRANSFORMER_LEFT_OUT};
+#endif
     }
     if (spec.rfind("hashing", 0) == 0) {
         const std::size_t dim = hashing_dimension(spec);
@@ -149,6 +172,9 @@ Status check_embedder_settings(const EmbedderSettings& settings) {
         return {};  // a missing static model is BM25 alone at start, not an error
     }
     if (spec.rfind("transformer:", 0) == 0) {
+#if !SCOUT_WITH_TRANSFORMER
+        return Status{Errc::invalid_argument, SCOUT_TRANSFORMER_LEFT_OUT};
+#endif
         std::error_code ec;
         if (!std::filesystem::is_directory(spec.substr(12), ec)) {
             return Status{Errc::invalid_argument,

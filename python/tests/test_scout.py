@@ -20,6 +20,12 @@ import scout
 
 SOURCE = pathlib.Path(os.environ.get("SCOUT_SOURCE_DIR", pathlib.Path(__file__).parents[2]))
 ENTERPRISE = SOURCE / "data" / "enterprise_catalog.json"
+# The components the module was built without (SCOUT_WITH_HTTP, SCOUT_WITH_TRANSFORMER OFF):
+# their embedders are refused, which test_left_out_component_is_refused checks instead.
+LEFT_OUT = os.environ.get("SCOUT_LEFT_OUT", "").split()
+needs_http = pytest.mark.skipif("http" in LEFT_OUT, reason="built without scout::http")
+needs_transformer = pytest.mark.skipif("transformer" in LEFT_OUT,
+                                       reason="built without scout::transformer")
 MATCH_KEYS = {"name", "server", "tool", "description", "inputSchema", "score", "bm25_rank",
               "dense_rank"}
 
@@ -187,12 +193,25 @@ def test_default_embedder_is_the_shipped_model():
     assert any(m["dense_rank"] > 0 for m in results)
 
 
+@pytest.mark.parametrize("component, embedder", [
+    ("http", {"kind": "http", "url": "https://127.0.0.1:1/v1", "model": "m", "dimensions": 4}),
+    ("transformer", {"kind": "transformer", "dir": str(SOURCE / "tests" / "fixtures")}),
+])
+def test_left_out_component_is_refused(component, embedder):
+    """A component the build left out: its embedder is refused, saying why."""
+    if component not in LEFT_OUT:
+        pytest.skip(f"built with scout::{component}")
+    with pytest.raises(scout.InvalidArgument, match=f"SCOUT_WITH_{component.upper()}=OFF"):
+        scout.Catalog(embedder=embedder)
+
+
 def dead_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]  # closed again: nothing listens there
 
 
+@needs_transformer
 def test_transformer_embedder():
     """The in-process encoder, chosen by name or object, on the tiny BERT of the test fixtures."""
     model = SOURCE / "tests" / "fixtures" / "transformer" / "tiny-bert"
@@ -204,6 +223,7 @@ def test_transformer_embedder():
         scout.Catalog(embedder={"kind": "transformer", "dir": str(model / "missing")})
 
 
+@needs_http
 def test_degraded_with_a_dead_embedder():
     embedder = {"kind": "http", "url": f"http://127.0.0.1:{dead_port()}/v1", "model": "m",
                 "dimensions": 8, "timeout_ms": 2000}
@@ -255,6 +275,7 @@ class EmbeddingService(http.server.ThreadingHTTPServer):
         self.server_close()
 
 
+@needs_http
 def test_gil_is_released_during_commit_and_search():
     # The embedding service runs on a Python thread of this interpreter: a commit or a search
     # that kept the GIL while waiting for it would time out and degrade.

@@ -12,6 +12,9 @@
 #   add_subdirectory  builds scout from source inside a parent project (tests/consumer/...)
 #                   (a unity build of the library, scout's default, as every build of it is);
 #                   the core-only program links no libcurl
+#   (with SCOUT_LEFT_OUT naming components the build left out: their files must not be
+#   installed, find_package must fail naming them and pkg-config must not know them; the
+#   components program, which needs both, is then not built)
 #   relocated       runs the installed `scout` and libscout.so from a folder, with an environment
 #                   (HOME, no SCOUT_* variable, no cache) that cannot see SOURCE or BUILD: hybrid
 #                   search must not be degraded and token counts must work, from the data under
@@ -59,6 +62,14 @@ core_only() {
 }
 
 components_model="$source/tests/fixtures/transformer/tiny-bert"
+# The components the build left out (cmake/optional_components.cmake) and those it has.
+read -ra left_out <<<"${SCOUT_LEFT_OUT:-}"
+components=()
+for component in http transformer; do
+    if [[ " ${left_out[*]} " != *" $component "* ]]; then
+        components+=("$component")
+    fi
+done
 
 case "$mode" in
     install)
@@ -66,10 +77,19 @@ case "$mode" in
         cmake --install "$build" --prefix "$prefix" >/dev/null
         test -f "$prefix/include/scout/scout.h"
         test -f "$prefix/include/scout/export.hpp"
-        ls "$prefix"/lib*/cmake/scout/scoutConfig.cmake "$prefix"/lib*/pkgconfig/scout.pc \
-            "$prefix"/lib*/pkgconfig/scout-http.pc "$prefix"/lib*/pkgconfig/scout-transformer.pc \
-            "$prefix"/lib*/cmake/scout/scout_httpTargets.cmake \
-            "$prefix"/lib*/cmake/scout/scout_transformerTargets.cmake
+        ls "$prefix"/lib*/cmake/scout/scoutConfig.cmake "$prefix"/lib*/pkgconfig/scout.pc
+        for component in "${components[@]}"; do
+            ls "$prefix"/lib*/pkgconfig/scout-"$component".pc \
+                "$prefix"/lib*/cmake/scout/scout_"$component"Targets.cmake
+        done
+        for component in "${left_out[@]}"; do
+            if ls "$prefix"/lib*/pkgconfig/scout-"$component".pc \
+                "$prefix"/lib*/cmake/scout/scout_"$component"Targets.cmake \
+                "$prefix"/lib*/libscout_"$component".* 2>/dev/null; then
+                echo "consumer_test: the left-out component $component was installed" >&2
+                exit 1
+            fi
+        done
         if grep -rniE '#[[:space:]]*include[[:space:]]*[<"](eigen|Eigen|curl)' "$prefix/include/scout"; then
             echo "consumer_test: an installed header includes Eigen or curl" >&2
             exit 1
@@ -83,23 +103,31 @@ case "$mode" in
         check_quickstart "$work/find_package/scout-quickstart"
         core_only "$work/find_package/scout-quickstart" \
             "$work/find_package/CMakeFiles/scout-quickstart.dir/link.txt"
+        # A REQUIRED component scout does not have, or that this build left out, fails
+        # find_package, naming it.
+        for missing in nosuch "${left_out[@]}"; do
+            log="$work/components-missing-$missing.log"
+            rm -rf "$work/components-missing"
+            if cmake -S "$source/tests/consumer/components" -B "$work/components-missing" \
+                -DCMAKE_PREFIX_PATH="$prefix" -DSCOUT_CONSUMER_REQUIRE_MISSING=ON \
+                -DSCOUT_CONSUMER_MISSING="$missing" >"$log" 2>&1; then
+                echo "consumer_test: find_package(scout REQUIRED COMPONENTS $missing) succeeded" >&2
+                exit 1
+            fi
+            grep -q "component '$missing'" "$log" || {
+                cat "$log" >&2
+                echo "consumer_test: the failed find_package did not name the missing component" >&2
+                exit 1
+            }
+        done
+        if [ "${#left_out[@]}" -gt 0 ]; then
+            exit 0
+        fi
         rm -rf "$work/components"
         cmake -S "$source/tests/consumer/components" -B "$work/components" -DCMAKE_BUILD_TYPE=Release \
             -DCMAKE_PREFIX_PATH="$prefix" "${launcher[@]}" >/dev/null
         cmake --build "$work/components" >/dev/null
         "$work/components/components" "$components_model"
-        # A REQUIRED component scout does not have fails find_package, naming it.
-        if cmake -S "$source/tests/consumer/components" -B "$work/components-missing" \
-            -DCMAKE_PREFIX_PATH="$prefix" -DSCOUT_CONSUMER_REQUIRE_MISSING=ON \
-            >"$work/components-missing.log" 2>&1; then
-            echo "consumer_test: find_package(scout REQUIRED COMPONENTS nosuch) succeeded" >&2
-            exit 1
-        fi
-        grep -q "no component 'nosuch'" "$work/components-missing.log" || {
-            cat "$work/components-missing.log" >&2
-            echo "consumer_test: the failed find_package did not name the missing component" >&2
-            exit 1
-        }
         ;;
     pkg-config)
         pcdir="$(dirname "$(ls "$prefix"/lib*/pkgconfig/scout.pc)")"
@@ -119,6 +147,15 @@ case "$mode" in
             exit 1
         fi
         core_only "$work/pkg-config/quickstart"
+        for component in "${left_out[@]}"; do
+            if pkg-config --exists scout-"$component"; then
+                echo "consumer_test: pkg-config knows the left-out component $component" >&2
+                exit 1
+            fi
+        done
+        if [ "${#left_out[@]}" -gt 0 ]; then
+            exit 0
+        fi
         # shellcheck disable=SC2046
         ${CXX:-c++} -std=c++20 -O1 "$source/tests/consumer/components/main.cpp" \
             -o "$work/pkg-config/components" $(pkg-config --cflags --libs scout-http scout-transformer) \

@@ -7,6 +7,7 @@
 
 #include "scout/http/http_embedder.hpp"
 
+#include "built_components.hpp"
 #include "embedder_options.hpp"
 #include "fuzz_check.hpp"
 
@@ -25,12 +26,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const auto& header : settings.http.headers) {
         check(header.find(": ") != std::string::npos);
     }
-    if (settings.spec == "http" && !settings.http.base_url.empty()) {
+    // (A build without scout::http has no embedder to hand them to.)
+    if (SCOUT_WITH_HTTP && settings.spec == "http" && !settings.http.base_url.empty()) {
         // The embedder validates what the parser let through; it must not crash on it either.
         auto options = settings.http;
         options.dimensions = options.dimensions == 0 ? 4 : options.dimensions;  // never probe
         options.base_url = "https://127.0.0.1:1/v1";  // never leave the machine
+#if SCOUT_WITH_HTTP
         (void)scout::HttpEmbedder::create(options);
+#endif
     }
     return 0;
 }

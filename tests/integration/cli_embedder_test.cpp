@@ -1,6 +1,7 @@
 // cli_embedder_test.cpp: the --embedder choices of the scout binary: a static model by path, a
 // missing model (BM25 only, with a note on stderr), http option checking, https with and without
-// the service's CA (then BM25 answers and degraded_reason says why), eval's embedding line.
+// the service's CA (then BM25 answers and degraded_reason says why), eval's embedding line; in a
+// build without scout::http or scout::transformer, the refusal of their specs and its reason.
 #include <sys/wait.h>
 
 #include <array>
@@ -11,6 +12,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "built_components.hpp"
 #include "support/http_embedder_fixtures.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
@@ -80,6 +82,7 @@ TEST_CASE("a missing static model leaves BM25 answering, with a note on stderr",
     CHECK(shipped.err.find("unavailable") == std::string::npos);
 }
 
+#if SCOUT_WITH_HTTP
 TEST_CASE("scout --embedder http checks its options", "[cli]") {
     scout::test::TempDir dir;
     const std::string catalog = dir.write("catalog.json", kCatalog);
@@ -141,6 +144,7 @@ TEST_CASE("scout --embedder http over https: --embedder-ca trusts the service, e
     REQUIRE_FALSE(u["matches"].empty());
     CHECK(u["matches"][0]["tool"] == "get_forecast");
 }
+#endif
 
 TEST_CASE("scout eval reports how many texts were embedded and how long it took", "[cli]") {
     scout::test::TempDir dir;
@@ -157,6 +161,7 @@ TEST_CASE("scout eval reports how many texts were embedded and how long it took"
     CHECK(r.out.find("4 texts embedded in") != std::string::npos);
 }
 
+#if SCOUT_WITH_TRANSFORMER
 TEST_CASE("scout search --embedder transformer:DIR runs the in-process encoder",
           "[cli][transformer]") {
     scout::test::TempDir dir;
@@ -180,3 +185,45 @@ TEST_CASE("scout search --embedder transformer:DIR runs the in-process encoder",
     CHECK(bad.code == 2);
     CHECK(bad.err.find("not a model directory") != std::string::npos);
 }
+#endif
+
+#if !SCOUT_WITH_HTTP || !SCOUT_WITH_TRANSFORMER
+namespace {
+
+/// The text with each run of whitespace as one space (the help wraps its lines).
+std::string squashed(const std::string& text) {
+    std::string out;
+    for (const char c : text) {
+        const bool space = c == ' ' || c == '\n';
+        if (!space || (!out.empty() && out.back() != ' ')) {
+            out += space ? ' ' : c;
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("a build without a component refuses its embedder spec and its help says why", "[cli]") {
+    scout::test::TempDir dir;
+    const std::string catalog = dir.write("catalog.json", kCatalog);
+    const std::string help = squashed(run(dir, "search --help").out);
+    if (!SCOUT_WITH_HTTP) {
+        CHECK(help.find(SCOUT_HTTP_HELP_NOTE) != std::string::npos);
+        const Run r = run(dir,
+                          "search --catalog " + catalog +
+                              " --embedder http --embedder-url https://127.0.0.1:1/v1 "
+                              "--embedder-model m forecast");
+        CHECK(r.code == 2);
+        CHECK(r.err.find("SCOUT_WITH_HTTP=OFF") != std::string::npos);
+    }
+    if (!SCOUT_WITH_TRANSFORMER) {
+        CHECK(help.find(SCOUT_TRANSFORMER_HELP_NOTE) != std::string::npos);
+        const Run r = run(dir,
+                          "search --catalog " + catalog +
+                              " --embedder transformer:" + dir.file("model") + " forecast");
+        CHECK(r.code == 2);
+        CHECK(r.err.find("SCOUT_WITH_TRANSFORMER=OFF") != std::string::npos);
+    }
+}
+#endif

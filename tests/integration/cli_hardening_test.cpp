@@ -13,6 +13,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "built_components.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
 
@@ -182,7 +183,10 @@ TEST_CASE("every file flag refuses a FIFO and a device at once, never reading or
                                " --embedder-model m --embedder-ca " +
                                odd + " forecast");
         CHECK(ca.code == 2);
-        CHECK(ca.err.find(odd + ": not a regular file") != std::string::npos);
+        // (A build without scout::http refuses the embedder before reading its CA file.)
+        CHECK(ca.err.find(SCOUT_WITH_HTTP
+                              ? odd + ": not a regular file"
+                              : std::string("SCOUT_WITH_HTTP=OFF")) != std::string::npos);
 
         const Run queries =
             run(dir, "eval --catalog " + catalog + " --embedder none --queries " + odd);
@@ -215,11 +219,17 @@ TEST_CASE("search --embedder none is not degraded, a failed service probe is and
     REQUIRE(dense.code == 0);
     CHECK(nlohmann::json::parse(dense.out)["degraded"] == true);
 
-    // Nothing listens on port 1: the probe fails (after its bounded retries).
+    // Nothing listens on port 1: the probe fails (after its bounded retries). A build without
+    // scout::http refuses the embedder instead, saying why.
     const Run http = run(dir,
                          "search --catalog " + catalog +
                              " --embedder http --embedder-url http://127.0.0.1:1 "
                              "--embedder-model m --json forecast");
+    if (!SCOUT_WITH_HTTP) {
+        CHECK(http.code == 2);
+        CHECK(http.err.find("SCOUT_WITH_HTTP=OFF") != std::string::npos);
+        return;
+    }
     REQUIRE(http.code == 0);
     const auto h = nlohmann::json::parse(http.out);
     CHECK(h["degraded"] == true);

@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "built_components.hpp"
 #include "embedder_options.hpp"
 #include "support/gateway_process.hpp"
 #include "support/http_embedder_fixtures.hpp"
@@ -79,6 +80,7 @@ struct RecordingService {
     }
 };
 
+#if SCOUT_WITH_HTTP
 TEST_CASE("scout-gateway --embedder http embeds the catalog and the queries", "[gateway][http]") {
     RecordingService recording;
     LoopbackServer& service = recording.server;
@@ -121,6 +123,7 @@ TEST_CASE("scout-gateway --embedder http embeds the catalog and the queries", "[
     }
     CHECK(service.requests() >= 2);  // the catalog's tools and the query at least
 }
+#endif
 
 TEST_CASE("the command line's embedder wins over the config's", "[gateway][http]") {
     LoopbackServer service([](const Request& r) { return scout::test::vectors_for(r); });
@@ -136,9 +139,13 @@ TEST_CASE("the command line's embedder wins over the config's", "[gateway][http]
 
 TEST_CASE("scout-gateway embedder option errors are exit code 2 naming the option",
           "[gateway][http]") {
+    // A build without scout::http refuses every http setting with the reason instead.
+    const std::string no_url = SCOUT_WITH_HTTP ? "--embedder-url" : "SCOUT_WITH_HTTP=OFF";
+    const std::string not_https = SCOUT_WITH_HTTP ? "https://" : "SCOUT_WITH_HTTP=OFF";
+    const std::string cleartext = SCOUT_WITH_HTTP ? "cleartext" : "SCOUT_WITH_HTTP=OFF";
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
-        {{"--embedder", "http"}, "--embedder-url"},
-        {{"--embedder", "http", "--embedder-url", "ftp://x", "--embedder-model", "m"}, "https://"},
+        {{"--embedder", "http"}, no_url},
+        {{"--embedder", "http", "--embedder-url", "ftp://x", "--embedder-model", "m"}, not_https},
         {{"--embedder", "bogus"}, "http"},
         {{"--embedder-dimensions", "0"}, "--embedder-dimensions"},
         {{"--embedder", "none", "--embedder-api-version", "2024-02-01"}, "http only"},
@@ -150,7 +157,9 @@ TEST_CASE("scout-gateway embedder option errors are exit code 2 naming the optio
           "m",
           "--embedder-header",
           "Authorization: Bearer k"},
-         "cleartext"}};
+         cleartext},
+        {{"--embedder", "transformer:/nonexistent/model"},
+         SCOUT_WITH_TRANSFORMER ? "not a" : "SCOUT_WITH_TRANSFORMER=OFF"}};
     for (const auto& [flags, message] : cases) {
         TempDir dir;
         auto gw = start(dir, config_with(nullptr), flags);

@@ -19,7 +19,11 @@
 #include "scout/embedder.hpp"
 #include "scout/http/http_embedder.hpp"
 
+#include "built_components.hpp"
+
+#if SCOUT_WITH_HTTP
 #include "http/embeddings_response.hpp"
+#endif
 #include "support/temp_dir.hpp"
 #include "util/file_io.hpp"
 
@@ -194,6 +198,8 @@ TEST_CASE("a hung embedder holds a few helper threads, not one per search (concu
     CHECK_FALSE(healthy->degraded);
 }
 
+// The HTTP embedder's cases, when this build has scout::http.
+#if SCOUT_WITH_HTTP
 TEST_CASE("the HTTP embedder refuses an over-wide probe vector", "[hardening]") {
     const auto body = [](std::size_t dim) {
         std::string out = R"({"data":[{"index":0,"embedding":[)";
@@ -243,6 +249,7 @@ TEST_CASE("an API key bound for a remote plain-http host is flagged", "[hardenin
     CHECK(HttpEmbedder::sends_key_in_cleartext(o));
     ::unsetenv("OPENAI_API_KEY");
 }
+#endif
 
 TEST_CASE("an enhanced name never moves to another server's tool", "[hardening]") {
     auto catalog = Catalog::create();

@@ -18,6 +18,7 @@
 #include "scout/doctor.hpp"
 #include "scout/mcp/meta_tools.hpp"
 
+#include "built_components.hpp"
 #include "call_pool.hpp"
 #include "cancel_token.hpp"
 #include "config.hpp"
@@ -409,6 +410,7 @@ TEST_CASE("without an embedder the gateway searches BM25 and reports nothing deg
     CHECK(catalog->stats().fallbacks == before + 1);
 }
 
+#if SCOUT_WITH_TRANSFORMER
 TEST_CASE("the gateway's embedder choice loads a transformer model directory",
           "[gateway][transformer]") {
     const char* source = std::getenv("SCOUT_SOURCE_DIR");
@@ -423,6 +425,13 @@ TEST_CASE("the gateway's embedder choice loads a transformer model directory",
     REQUIRE_FALSE(missing.ok());
     CHECK(missing.status().message().find("not a model directory") != std::string::npos);
 }
+#else
+TEST_CASE("a gateway built without scout::transformer refuses its spec, saying why", "[gateway]") {
+    auto refused = scout::gateway::make_embedder("transformer:/some/model");
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.status().message() == SCOUT_TRANSFORMER_LEFT_OUT);
+}
+#endif
 
 TEST_CASE("/metrics scoped to some servers names no other server or tool", "[gateway]") {
     auto catalog = scout::Catalog::create({}, nullptr);

@@ -6,6 +6,7 @@
 
 #include "scout/types.hpp"
 
+#include "built_components.hpp"
 #include "cli/index_options.hpp"
 #include "eval/synthetic_catalog.hpp"
 
@@ -32,7 +33,7 @@ OptionGroup embedder_group() {
               "note, when the model is missing), glove (100-d GloVe in ~/.cache/scout), "
               "transformer:DIR (a BERT-family sentence encoder run in process, see "
               "scripts/fetch-model.sh), http (an OpenAI-compatible service), hashing[:DIM] "
-              "(tests) or none (BM25 only)"},
+              "(tests) or none (BM25 only)" SCOUT_LEFT_OUT_HELP_NOTE},
              {"idf-power",
               "P",
               "the model's own (0.5 for scout's model, 1 for plain vectors)",

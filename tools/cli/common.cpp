@@ -13,9 +13,15 @@
 
 #include "scout/catalog_loader.hpp"
 #include "scout/embedder.hpp"
-#include "scout/http/http_embedder.hpp"
 #include "scout/reranker.hpp"
+
+#include "built_components.hpp"
+#if SCOUT_WITH_HTTP
+#include "scout/http/http_embedder.hpp"
+#endif
+#if SCOUT_WITH_TRANSFORMER
 #include "scout/transformer/transformer_embedder.hpp"
+#endif
 
 #include "args/values.hpp"
 #include "cli/command_specs.hpp"
@@ -65,6 +71,11 @@ Result<std::shared_ptr<Embedder>> static_or_none(const std::string& spec,
 
 Result<std::shared_ptr<Embedder>> make_http_embedder(const Args& args,
                                                      std::string& why_unavailable) {
+#if !SCOUT_WITH_HTTP
+    (void)args;
+    (void)why_unavailable;
+    return Status{Errc::invalid_argument, SCOUT_HTTP_LEFT_OUT};
+#else
     HttpEmbedderOptions options;
     auto url = args.get("embedder-url");
     auto model = args.get("embedder-model");
@@ -104,10 +115,12 @@ Result<std::shared_ptr<Embedder>> make_http_embedder(const Args& args,
         return embedder.status();
     }
     return std::shared_ptr<Embedder>(embedder.value());
+#endif
 }
 
 Result<std::shared_ptr<Embedder>> make_other_embedder(const std::string& spec) {
     if (spec.rfind("transformer:", 0) == 0) {
+#if SCOUT_WITH_TRANSFORMER
         TransformerEmbedderOptions options;
         options.threads = std::max(1U, std::thread::hardware_concurrency());
         auto loaded = TransformerEmbedder::load(spec.substr(12), options);
@@ -115,6 +128,9 @@ Result<std::shared_ptr<Embedder>> make_other_embedder(const std::string& spec) {
             return loaded.status();
         }
         return std::shared_ptr<Embedder>(loaded.value());
+#else
+        return Status{Errc::invalid_argument, SCOUT_TRANSFORMER_LEFT_OUT};
+#endif
     }
     if (spec.rfind("hashing", 0) == 0) {
         std::size_t dim = 256;

@@ -75,7 +75,17 @@ function httpCatalog(service) {
 
 const servers = (result) => new Set(result.matches.map((m) => m.server));
 
-test('searches answer from the last published catalog while a commit is in flight', async () => {
+// A build without scout::http (SCOUT_LEFT_OUT, cmake/optional_components.cmake) refuses the
+// embedder these tests need, saying why; the last test checks that instead.
+const leftOut = (process.env.SCOUT_LEFT_OUT || '').split(/\s+/).filter(Boolean);
+const needsHttp = { skip: leftOut.includes('http') && 'built without scout::http' };
+
+test('a build without scout::http refuses the http embedder, saying why',
+  { skip: !leftOut.includes('http') && 'built with scout::http' }, () => {
+    assert.throws(() => httpCatalog({ url: 'https://127.0.0.1:1/v1' }), /SCOUT_WITH_HTTP=OFF/);
+  });
+
+test('searches answer from the last published catalog while a commit is in flight', needsHttp, async () => {
   const service = await embeddingService();
   try {
     const catalog = httpCatalog(service);
@@ -113,7 +123,7 @@ test('searches answer from the last published catalog while a commit is in fligh
   }
 });
 
-test('close() during a commit: later calls refuse at once, the commit still ends', async () => {
+test('close() during a commit: later calls refuse at once, the commit still ends', needsHttp, async () => {
   const service = await embeddingService();
   try {
     const catalog = httpCatalog(service);
@@ -133,7 +143,7 @@ test('close() during a commit: later calls refuse at once, the commit still ends
   }
 });
 
-test('commitAsync resolves to what commit() returns', async () => {
+test('commitAsync resolves to what commit() returns', needsHttp, async () => {
   const catalog = new scout.Catalog({ embedder: 'none' });
   catalog.upsertServers([GITHUB]);
   const info = await catalog.commitAsync();
