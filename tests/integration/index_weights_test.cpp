@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path temp_dir() {
+fs::path weights_temp_dir() {
     static std::atomic<int> n{0};
     const fs::path dir =
         fs::temp_directory_path() /
@@ -32,17 +32,17 @@ fs::path temp_dir() {
     return dir;
 }
 
-std::vector<std::uint8_t> read_bytes(const fs::path& path) {
+std::vector<std::uint8_t> weights_read_bytes(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-void write_bytes(const fs::path& path, const std::string& bytes) {
+void weights_write_bytes(const fs::path& path, const std::string& bytes) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
-scout::ServerSpec server(const std::string& name, std::size_t tools) {
+scout::ServerSpec weights_server(const std::string& name, std::size_t tools) {
     static const char* verbs[] = {"create", "delete", "list", "update", "search", "read"};
     static const char* things[] = {"issue", "file", "user", "message", "page", "invoice"};
     scout::ServerSpec s{name, name + " service", "", "", scout::ServerStatus::active, {}};
@@ -60,7 +60,8 @@ scout::ServerSpec server(const std::string& name, std::size_t tools) {
 
 scout::CatalogSpec first_spec() {
     scout::CatalogSpec spec;
-    spec.servers = {server("drive", 30), server("jira", 40), server("wiki", 12)};
+    spec.servers = {
+        weights_server("drive", 30), weights_server("jira", 40), weights_server("wiki", 12)};
     return spec;
 }
 
@@ -112,7 +113,7 @@ bool is_weights(const scout::detail::SectionOut& s) {
 
 TEST_CASE("the first commit after opening an index renders only the tools that changed",
           "[persistence][bm25-weights]") {
-    const fs::path dir = temp_dir();
+    const fs::path dir = weights_temp_dir();
     REQUIRE(build(first_spec()).save(dir / "base.scoutidx").ok());
 
     scout::CatalogSpec last = first_spec();
@@ -122,7 +123,7 @@ TEST_CASE("the first commit after opening an index renders only the tools that c
     std::size_t changed = 1;
     if (!same_layout) {  // a server described anew and a server added
         last.servers[2].description = "the team's wiki pages";
-        last.servers.push_back(server("mail", 5));
+        last.servers.push_back(weights_server("mail", 5));
         changed += last.servers[2].tools.size() + 5;
     }
     auto opened =
@@ -147,18 +148,18 @@ TEST_CASE("the first commit after opening an index renders only the tools that c
 
 TEST_CASE("an index file without BM25 weights opens and its first commit renders every tool",
           "[persistence][bm25-weights]") {
-    const fs::path dir = temp_dir();
+    const fs::path dir = weights_temp_dir();
     REQUIRE(build(first_spec()).save(dir / "base.scoutidx").ok());
-    const std::vector<std::uint8_t> good = read_bytes(dir / "base.scoutidx");
+    const std::vector<std::uint8_t> good = weights_read_bytes(dir / "base.scoutidx");
     // Dropped (a file of an older version), or of a newer layout (skipped like an unknown
     // section).
     const bool dropped = GENERATE(true, false);
-    write_bytes(dir / "old.scoutidx", rewrite(good, [&](auto& s) {
-                    if (is_weights(s) && !dropped) {
-                        s.version = 2;
-                    }
-                    return !(is_weights(s) && dropped);
-                }));
+    weights_write_bytes(dir / "old.scoutidx", rewrite(good, [&](auto& s) {
+                            if (is_weights(s) && !dropped) {
+                                s.version = 2;
+                            }
+                            return !(is_weights(s) && dropped);
+                        }));
     auto opened =
         scout::Catalog::open(dir / "old.scoutidx", std::make_shared<scout::HashingEmbedder>(32));
     REQUIRE(opened.ok());
@@ -175,16 +176,16 @@ TEST_CASE("an index file without BM25 weights opens and its first commit renders
 
 TEST_CASE("a BMTF section cut short, miscounted or disagreeing with the postings is refused",
           "[persistence][bm25-weights]") {
-    const fs::path dir = temp_dir();
+    const fs::path dir = weights_temp_dir();
     REQUIRE(build(first_spec()).save(dir / "base.scoutidx").ok());
-    const std::vector<std::uint8_t> good = read_bytes(dir / "base.scoutidx");
+    const std::vector<std::uint8_t> good = weights_read_bytes(dir / "base.scoutidx");
     const auto open_with = [&](const std::function<void(std::string&)>& damage) {
-        write_bytes(dir / "bad.scoutidx", rewrite(good, [&](auto& s) {
-                        if (is_weights(s)) {
-                            damage(s.bytes);
-                        }
-                        return true;
-                    }));
+        weights_write_bytes(dir / "bad.scoutidx", rewrite(good, [&](auto& s) {
+                                if (is_weights(s)) {
+                                    damage(s.bytes);
+                                }
+                                return true;
+                            }));
         return scout::Catalog::open(dir / "bad.scoutidx",
                                     std::make_shared<scout::HashingEmbedder>(32));
     };
@@ -216,8 +217,9 @@ TEST_CASE("a BMTF section cut short, miscounted or disagreeing with the postings
     refused([&](std::string& b) { set_float(b, 16, -1.0f); }, "positive");
     refused([&](std::string& b) { set_float(b, b.size() - 4, 1e6f); }, "sum of its tfs");
     // Weights with no BM25 section to belong to.
-    write_bytes(dir / "bad.scoutidx",
-                rewrite(good, [](auto& s) { return s.kind != scout::detail::fourcc("BM25"); }));
+    weights_write_bytes(dir / "bad.scoutidx", rewrite(good, [](auto& s) {
+                            return s.kind != scout::detail::fourcc("BM25");
+                        }));
     auto orphan =
         scout::Catalog::open(dir / "bad.scoutidx", std::make_shared<scout::HashingEmbedder>(32));
     REQUIRE_FALSE(orphan.ok());
