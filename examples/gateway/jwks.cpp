@@ -19,8 +19,6 @@
 namespace scout::gateway {
 namespace {
 
-using Json = nlohmann::json;
-
 constexpr int kMinRsaBits = 2048;
 constexpr int kMaxRsaBits = 8192;
 /// A key set is a flat list of flat objects; deeper nesting is not a key set.
@@ -54,7 +52,7 @@ std::shared_ptr<EVP_PKEY> key_from_params(const char* type, OSSL_PARAM_BLD& bld)
 }
 
 /// A base64url member `name` of key `k`, decoded; empty with `status` set when it is not.
-std::string member_bytes(const Json& k,
+std::string member_bytes(const nlohmann::json& k,
                          const std::string& where,
                          const char* name,
                          Status& status) {
@@ -72,7 +70,7 @@ std::string member_bytes(const Json& k,
     return std::move(*bytes);
 }
 
-Result<std::shared_ptr<EVP_PKEY>> rsa_key(const Json& k, const std::string& where) {
+Result<std::shared_ptr<EVP_PKEY>> rsa_key(const nlohmann::json& k, const std::string& where) {
     Status status;
     const std::string n = member_bytes(k, where, "n", status);
     if (!status.ok()) {
@@ -116,7 +114,7 @@ Result<std::shared_ptr<EVP_PKEY>> rsa_key(const Json& k, const std::string& wher
     return key;
 }
 
-Result<std::shared_ptr<EVP_PKEY>> p256_key(const Json& k, const std::string& where) {
+Result<std::shared_ptr<EVP_PKEY>> p256_key(const nlohmann::json& k, const std::string& where) {
     Status status;
     const std::string x = member_bytes(k, where, "x", status);
     if (!status.ok()) {
@@ -223,7 +221,7 @@ Result<KeySet> KeySet::parse(std::string_view json_text) {
     KeySet set;
     std::set<std::string> kids;
     std::size_t index = 0;
-    for (const Json& k : *keys) {
+    for (const nlohmann::json& k : *keys) {
         const std::string where = "keys[" + std::to_string(index++) + "]";
         if (!k.is_object()) {
             return config_error(where, "must be an object");

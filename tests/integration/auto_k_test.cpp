@@ -38,8 +38,8 @@ TEST_CASE("auto_k returns the leading hits within the ratio, in the order of a f
             auto cut = c.searcher().search("open a new pull request", automatic);
             REQUIRE(cut.ok());
             REQUIRE_FALSE(cut->hits.empty());
-            const double top = all->hits.front().score;
-            const double last = all->hits.back().score;
+            const double top = static_cast<double>(all->hits.front().score);
+            const double last = static_cast<double>(all->hits.back().score);
             std::size_t expected = 1;
             while (expected < all->hits.size() && top > last &&
                    (static_cast<double>(all->hits[expected].score) - last) / (top - last) >=

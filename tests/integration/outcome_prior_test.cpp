@@ -106,7 +106,7 @@ TEST_CASE("successes lift a tool the query fits as well as another", "[outcomes]
     REQUIRE(after.ok());
     CHECK(after->hits.front().tool == runner_up.tool);
     // The boost is capped: at most kMaxOutcomeBoost of the top score.
-    const double top = second->hits[0].score;
+    const double top = static_cast<double>(second->hits[0].score);
     CHECK(static_cast<double>(after->hits.front().score) <=
           top * (1 + scout::SearchOptions::kMaxOutcomeBoost) + 1e-6);
     // Off: unchanged.
