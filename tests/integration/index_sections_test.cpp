@@ -16,6 +16,7 @@
 
 #include "persist/container.hpp"
 #include "persist/index_codec.hpp"
+#include "support/section_rewrite.hpp"
 #include "support/test_catalogs.hpp"
 
 namespace fs = std::filesystem;
@@ -121,23 +122,6 @@ std::vector<std::string> results(const scout::Searcher& searcher) {
         out.emplace_back("|");
     }
     return out;
-}
-
-/// The file's sections, with `edit` applied, written again at format `minor`.
-std::string rewrite(const std::vector<std::uint8_t>& file,
-                    std::uint16_t minor,
-                    const std::function<bool(scout::detail::SectionOut&)>& keep) {
-    auto view = scout::detail::read_container(file, 1, scout::kIndexFormatMajor);
-    REQUIRE(view.ok());
-    std::vector<scout::detail::SectionOut> sections;
-    for (const auto& s : view->sections) {
-        scout::detail::SectionOut out{
-            s.kind, s.version, std::string(s.bytes.begin(), s.bytes.end())};
-        if (keep(out)) {
-            sections.push_back(std::move(out));
-        }
-    }
-    return scout::detail::write_container(scout::kIndexFormatMajor, minor, sections);
 }
 
 }  // namespace
@@ -344,8 +328,8 @@ TEST_CASE("a file without the built indexes opens by rebuilding them", "[persist
     REQUIRE(built.save(file).ok());
     const std::vector<std::string> expected = results(built.searcher());
     // The catalog and the vectors only, as a writer of format 1.1 kept them.
-    const std::string old =
-        rewrite(read_index_bytes(file), scout::kIndexFormatMinor, [](scout::detail::SectionOut& s) {
+    const std::string old = scout::test::rewrite_sections(
+        read_index_bytes(file), scout::kIndexFormatMinor, [](scout::detail::SectionOut& s) {
             return s.kind == scout::detail::fourcc("META") ||
                    s.kind == scout::detail::fourcc("CATB") ||
                    s.kind == scout::detail::fourcc("VECS");
@@ -360,8 +344,8 @@ TEST_CASE("a file without the built indexes opens by rebuilding them", "[persist
 
     // A stored state the embedder refuses also falls back to the rebuild.
     REQUIRE(built.save(file).ok());
-    const std::string refused =
-        rewrite(read_index_bytes(file), scout::kIndexFormatMinor, [](auto& s) {
+    const std::string refused = scout::test::rewrite_sections(
+        read_index_bytes(file), scout::kIndexFormatMinor, [](auto& s) {
             if (s.kind == scout::detail::fourcc("EMBF")) {
                 s.bytes = "not a number";
             }
@@ -382,13 +366,14 @@ TEST_CASE("damaged postings or graph behind valid checksums are refused",
     REQUIRE(hnsw_catalog(std::make_shared<FittingEmbedder>()).save(file).ok());
     const std::vector<std::uint8_t> good = read_index_bytes(file);
     const auto damage = [&](const char(&kind)[5], std::size_t at, std::uint8_t value) {
-        const std::string bad = rewrite(good, scout::kIndexFormatMinor, [&](auto& s) {
-            if (s.kind == scout::detail::fourcc(kind)) {
-                REQUIRE(at < s.bytes.size());
-                s.bytes[at] = static_cast<char>(value);
-            }
-            return true;
-        });
+        const std::string bad =
+            scout::test::rewrite_sections(good, scout::kIndexFormatMinor, [&](auto& s) {
+                if (s.kind == scout::detail::fourcc(kind)) {
+                    REQUIRE(at < s.bytes.size());
+                    s.bytes[at] = static_cast<char>(value);
+                }
+                return true;
+            });
         return scout::inspect_index(std::span<const std::uint8_t>(
             reinterpret_cast<const std::uint8_t*>(bad.data()), bad.size()));
     };
@@ -433,7 +418,7 @@ TEST_CASE("option keys of a newer minor version are reported, not silently dropp
     const fs::path file = temp_file("newer.scoutidx");
     REQUIRE(hnsw_catalog(std::make_shared<FittingEmbedder>()).save(file).ok());
     const auto with_key = [&](std::uint16_t minor) {
-        return rewrite(read_index_bytes(file), minor, [](auto& s) {
+        return scout::test::rewrite_sections(read_index_bytes(file), minor, [](auto& s) {
             if (s.kind == scout::detail::fourcc("META")) {
                 const std::string at = "\"fusion\":{";
                 const auto pos = s.bytes.find(at);

@@ -17,6 +17,7 @@
 #include "scout/scout.hpp"
 
 #include "persist/container.hpp"
+#include "support/section_rewrite.hpp"
 
 namespace fs = std::filesystem;
 
@@ -88,23 +89,6 @@ std::vector<std::string> hits(const scout::Searcher& searcher) {
     return out;
 }
 
-/// The file's sections written again, each passed through `edit` (false drops it).
-std::string rewrite(const std::vector<std::uint8_t>& file,
-                    const std::function<bool(scout::detail::SectionOut&)>& edit) {
-    auto view = scout::detail::read_container(file, 1, scout::kIndexFormatMajor);
-    REQUIRE(view.ok());
-    std::vector<scout::detail::SectionOut> sections;
-    for (const auto& s : view->sections) {
-        scout::detail::SectionOut out{
-            s.kind, s.version, std::string(s.bytes.begin(), s.bytes.end())};
-        if (edit(out)) {
-            sections.push_back(std::move(out));
-        }
-    }
-    return scout::detail::write_container(
-        scout::kIndexFormatMajor, scout::kIndexFormatMinor, sections);
-}
-
 bool is_weights(const scout::detail::SectionOut& s) {
     return s.kind == scout::detail::fourcc("BMTF");
 }
@@ -154,7 +138,8 @@ TEST_CASE("an index file without BM25 weights opens and its first commit renders
     // Dropped (a file of an older version), or of a newer layout (skipped like an unknown
     // section).
     const bool dropped = GENERATE(true, false);
-    weights_write_bytes(dir / "old.scoutidx", rewrite(good, [&](auto& s) {
+    weights_write_bytes(dir / "old.scoutidx",
+                        scout::test::rewrite_sections(good, scout::kIndexFormatMinor, [&](auto& s) {
                             if (is_weights(s) && !dropped) {
                                 s.version = 2;
                             }
@@ -180,12 +165,14 @@ TEST_CASE("a BMTF section cut short, miscounted or disagreeing with the postings
     REQUIRE(build(first_spec()).save(dir / "base.scoutidx").ok());
     const std::vector<std::uint8_t> good = weights_read_bytes(dir / "base.scoutidx");
     const auto open_with = [&](const std::function<void(std::string&)>& damage) {
-        weights_write_bytes(dir / "bad.scoutidx", rewrite(good, [&](auto& s) {
-                                if (is_weights(s)) {
-                                    damage(s.bytes);
-                                }
-                                return true;
-                            }));
+        weights_write_bytes(
+            dir / "bad.scoutidx",
+            scout::test::rewrite_sections(good, scout::kIndexFormatMinor, [&](auto& s) {
+                if (is_weights(s)) {
+                    damage(s.bytes);
+                }
+                return true;
+            }));
         return scout::Catalog::open(dir / "bad.scoutidx",
                                     std::make_shared<scout::HashingEmbedder>(32));
     };
@@ -217,7 +204,8 @@ TEST_CASE("a BMTF section cut short, miscounted or disagreeing with the postings
     refused([&](std::string& b) { set_float(b, 16, -1.0f); }, "positive");
     refused([&](std::string& b) { set_float(b, b.size() - 4, 1e6f); }, "sum of its tfs");
     // Weights with no BM25 section to belong to.
-    weights_write_bytes(dir / "bad.scoutidx", rewrite(good, [](auto& s) {
+    weights_write_bytes(dir / "bad.scoutidx",
+                        scout::test::rewrite_sections(good, scout::kIndexFormatMinor, [](auto& s) {
                             return s.kind != scout::detail::fourcc("BM25");
                         }));
     auto orphan =
