@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "scout/options.hpp"
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view bytes(reinterpret_cast<const char*>(data), size);
     auto calibration = scout::parse_calibration(bytes);
