@@ -19,7 +19,6 @@
 #include "scout/catalog.hpp"
 #include "scout/catalog_loader.hpp"
 
-#include "eval/calibration_file.hpp"
 #include "eval/calibration_fit.hpp"
 #include "eval/dataset_paths.hpp"
 #include "eval/evaluation.hpp"
@@ -171,7 +170,7 @@ int main(int argc, char** argv) {
     }
     if (!out_path.empty()) {
         const std::string model = testing::LabelAwareEmbedder({}, {}, keep, 1).model_id();
-        std::ofstream(out_path) << eval::format_calibration({model, fit.fusion, ""});
+        std::ofstream(out_path) << format_calibration({model, fit.fusion, ""});
     }
     // 2. Evaluate on every evaluation dataset with a stand-in built from its own labels.
     std::vector<Loaded> datasets;

@@ -138,7 +138,6 @@ tools/cli/synth_command.cpp util/data_dir.hpp
 tools/cli/synth_command.cpp util/file_io.hpp
 tools/cli/tokens_command.cpp capi/json_bridge.hpp
 tools/cli/tokens_command.cpp util/file_io.hpp
-tools/eval/calibration_file.cpp util/file_io.hpp
 tools/eval/evaluation.cpp util/file_io.hpp
 tools/eval/evaluation.cpp util/json_limits.hpp
 tools/eval/synthetic_catalog.cpp util/split_mix.hpp

@@ -111,8 +111,8 @@ std::vector<OptionSpec> general_options(CommandLine& c) {
         {"check-config",
          "",
          "",
-         "check the config, auth file, templates and embedder settings given, start nothing, "
-         "print \"config ok\" (exit 0) or every error (exit 2)",
+         "check the config, auth file, templates, calibration and embedder settings given, start "
+         "nothing, print \"config ok\" (exit 0) or every error (exit 2)",
          false,
          [&c](const std::string&) {
              c.check_only = true;
@@ -142,6 +142,14 @@ std::vector<OptionSpec> general_options(CommandLine& c) {
          "JSON file overriding the meta-tool description templates",
          false,
          text(c.templates_path)},
+        {"calibration",
+         "FILE",
+         "",
+         "fusion settings fitted to the embedder by `scout calibrate`, applied to the catalog "
+         "(refused for another model); also the config's \"calibration\"; SIGHUP rechecks it, "
+         "a change needs a restart",
+         false,
+         text(c.calibration_path)},
         {"startup-timeout-ms",
          "N",
          "30000",

@@ -25,6 +25,8 @@ struct CommandLine {
     /// The embedder options given (name with its dashes, value), applied over the config's.
     std::vector<std::pair<std::string, std::string>> embedder_args;
     std::string templates_path;
+    /// --calibration: the fusion calibration file, over the config's "calibration".
+    std::string calibration_path;
     mcp::Connector connector;
     BackendTimings timings;
     std::chrono::milliseconds startup_timeout{30000};

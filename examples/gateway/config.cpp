@@ -4,6 +4,7 @@
 #include "config.hpp"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "scout/catalog.hpp"
 #include "scout/catalog_loader.hpp"
@@ -216,7 +217,7 @@ Result<GatewayConfig> parse_gateway_config(std::string_view json_text) {
     if (!doc->is_object()) {
         return config_error("config", "not a JSON object");
     }
-    static const char* const kTopKeys[] = {"mcpServers", "pinned", "embedder"};
+    static const char* const kTopKeys[] = {"mcpServers", "pinned", "embedder", "calibration"};
     if (Status s = unknown_keys("", *doc, kTopKeys); !s.ok()) {
         return s;
     }
@@ -242,14 +243,37 @@ Result<GatewayConfig> parse_gateway_config(std::string_view json_text) {
         if (auto embedder = doc->find("embedder"); embedder != doc->end()) {
             out.embedder_json = embedder->dump();
         }
+        if (auto calibration = doc->find("calibration"); calibration != doc->end()) {
+            if (!calibration->is_string() || calibration->get_ref<const std::string&>().empty() ||
+                has_nul(calibration->get_ref<const std::string&>())) {
+                return config_error("calibration",
+                                    "must be the path of a calibration file (`scout calibrate "
+                                    "--out FILE`), a non-empty string without NUL" +
+                                        (calibration->is_string() ? "" : got_type(*calibration)));
+            }
+            out.calibration_path = calibration->get<std::string>();
+        }
     } catch (const std::exception& e) {  // every access above is checked; a slip is still no crash
         return config_error("config", std::string("unreadable: ") + e.what());
     }
     return out;
 }
 
+void resolve_config_paths(GatewayConfig& config, const std::string& config_path) {
+    const std::filesystem::path file(config.calibration_path);
+    if (!config.calibration_path.empty() && file.is_relative()) {
+        config.calibration_path =
+            (std::filesystem::path(config_path).parent_path() / file).lexically_normal().string();
+    }
+}
+
 Result<GatewayConfig> load_gateway_config(const std::string& path) {
-    return load_config_file(path, [](std::string_view text) { return parse_gateway_config(text); });
+    auto config =
+        load_config_file(path, [](std::string_view text) { return parse_gateway_config(text); });
+    if (config) {
+        resolve_config_paths(*config, path);
+    }
+    return config;
 }
 
 Result<std::vector<BackendSpec>> parse_config(std::string_view json_text) {

@@ -23,26 +23,31 @@ std::string names(const std::vector<std::string>& servers) {
 Result<GatewayConfig> load_reloadable_config(
     const std::string& path,
     const std::vector<std::pair<std::string, std::string>>& embedder_args) {
-    return load_config_file(path, [&embedder_args](std::string_view text) -> Result<GatewayConfig> {
-        auto config = parse_gateway_config(text);
-        if (!config) {
-            return config.status();
-        }
-        EmbedderSettings embedder;
-        Status s = parse_embedder_config(text, embedder);
-        for (const auto& [name, value] : embedder_args) {
-            if (s.ok()) {
-                s = apply_embedder_option(name, value, embedder);
+    auto loaded =
+        load_config_file(path, [&embedder_args](std::string_view text) -> Result<GatewayConfig> {
+            auto config = parse_gateway_config(text);
+            if (!config) {
+                return config.status();
             }
-        }
-        if (s.ok()) {
-            s = check_embedder_settings(embedder);
-        }
-        if (!s.ok()) {
-            return s;
-        }
-        return config;
-    });
+            EmbedderSettings embedder;
+            Status s = parse_embedder_config(text, embedder);
+            for (const auto& [name, value] : embedder_args) {
+                if (s.ok()) {
+                    s = apply_embedder_option(name, value, embedder);
+                }
+            }
+            if (s.ok()) {
+                s = check_embedder_settings(embedder);
+            }
+            if (!s.ok()) {
+                return s;
+            }
+            return config;
+        });
+    if (loaded) {
+        resolve_config_paths(*loaded, path);
+    }
+    return loaded;
 }
 
 std::string describe_reload(const ReloadReport& report) {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -27,6 +28,7 @@
 #include "config.hpp"
 #include "config_reload.hpp"
 #include "embedder_choice.hpp"
+#include "fusion_calibration.hpp"
 #include "gateway.hpp"
 #include "http_transport.hpp"
 #include "line_reader.hpp"
@@ -102,6 +104,7 @@ int usage_error(const std::string& message) {
 int check_configuration(const std::string& config_path,
                         const std::string& auth_path,
                         const std::string& templates_path,
+                        const std::string& calibration_flag,
                         const std::vector<std::pair<std::string, std::string>>& embedder_args) {
     using namespace scout;
     std::vector<std::string> errors;
@@ -122,6 +125,13 @@ int check_configuration(const std::string& config_path,
         }
         if (!s.ok()) {
             errors.push_back(s.message());
+        }
+        // The file and the embedder's kind; its model is known only once the embedder is made.
+        if (const std::string calibration = gateway::calibration_path(calibration_flag, *config);
+            !calibration.empty()) {
+            if (Status c = gateway::check_calibration_file(calibration, embedder.spec); !c.ok()) {
+                errors.push_back(c.message());
+            }
         }
     }
     std::string callers = "no auth file";
@@ -226,6 +236,10 @@ struct ReloadedFiles {
     std::string auth_path;
     std::vector<std::pair<std::string, std::string>> embedder_args;  ///< over the config's
     std::string running_embedder_json;  ///< the "embedder" section the embedder was made from
+    std::string calibration_flag;       ///< --calibration, over the config's "calibration"
+    std::string running_embedder_spec;  ///< the spec the running embedder was made from
+    std::string running_model_id;       ///< its model id as created ("": BM25 alone)
+    std::optional<scout::gateway::CalibrationFile> running_calibration;  ///< in force, if any
 };
 
 /// SIGHUP: reads the config file and the auth file again, and checks both before applying
@@ -244,6 +258,17 @@ void reload_files(const ReloadedFiles& files,
     auto config = gateway::load_reloadable_config(files.config_path, files.embedder_args);
     if (!config) {
         refuse(config.status().message());
+        return;
+    }
+    std::string calibration_change;
+    if (Status s = gateway::check_reloaded_calibration(
+            gateway::calibration_path(files.calibration_flag, *config),
+            files.running_embedder_spec,
+            files.running_model_id,
+            files.running_calibration,
+            calibration_change);
+        !s.ok()) {
+        refuse(s.message());
         return;
     }
     std::shared_ptr<const gateway::AuthTable> auth;
@@ -273,6 +298,9 @@ void reload_files(const ReloadedFiles& files,
             gateway::embedder_change(files.running_embedder_json, config->embedder_json);
         !why.empty()) {
         gateway::log_line(gateway::LogLevel::warn, "SIGHUP: " + why);
+    }
+    if (!calibration_change.empty()) {
+        gateway::log_line(gateway::LogLevel::warn, "SIGHUP: " + calibration_change);
     }
 }
 
@@ -356,7 +384,7 @@ int main(int argc, char** argv) {
     }
     if (cl.check_only) {
         return check_configuration(
-            cl.config_path, cl.auth_path, cl.templates_path, cl.embedder_args);
+            cl.config_path, cl.auth_path, cl.templates_path, cl.calibration_path, cl.embedder_args);
     }
     auto config = gateway::load_gateway_config(cl.config_path);
     if (!config) {
@@ -424,7 +452,25 @@ int main(int argc, char** argv) {
     }
     cl.connector.mode = gateway::search_mode(embedder.value());
     gateway::log_line(gateway::describe_embedder(embedder_settings.spec, embedder.value()));
-    auto catalog = Catalog::create({}, embedder.value());
+    // The model as created, before the catalog fits it: what a calibration names.
+    const std::string model_id = embedder.value() ? embedder.value()->model_id() : std::string();
+    std::string calibration_note;
+    auto calibration =
+        gateway::start_calibration(gateway::calibration_path(cl.calibration_path, *config),
+                                   embedder_settings.spec,
+                                   embedder.value(),
+                                   calibration_note);
+    if (!calibration) {
+        return usage_error(calibration.status().message());
+    }
+    if (!calibration_note.empty()) {
+        gateway::log_line(gateway::LogLevel::warn, calibration_note);
+    }
+    CatalogOptions catalog_options;
+    if (calibration->has_value()) {
+        catalog_options.fusion = calibration.value()->calibration.fusion;
+    }
+    auto catalog = Catalog::create(catalog_options, embedder.value());
     if (!catalog) {
         return usage_error(catalog.status().to_string());
     }
@@ -437,6 +483,7 @@ int main(int argc, char** argv) {
         registry_connect.password_file = cl.registry_password_file;
         registry::ReplicaOptions replica_options;
         replica_options.connect = registry_connect;
+        replica_options.catalog = catalog_options;
         if (cl.registry_degraded_ttl) {
             replica_options.degraded_ttl = *cl.registry_degraded_ttl;
         }
@@ -460,6 +507,11 @@ int main(int argc, char** argv) {
         return usage_error("--registry: this scout-gateway was built without libpq");
     }
 #endif
+
+    if (calibration->has_value()) {
+        // The settings the searched catalog holds (a registry base opened by now brings its own).
+        gateway::log_line(gateway::describe_calibration(**calibration, searched->options()));
+    }
 
     ::signal(SIGPIPE, SIG_IGN);  // a dead backend's pipe must not kill the gateway
     // Responses go through a writer thread: a client slow to read holds back the threads that
@@ -515,8 +567,14 @@ int main(int argc, char** argv) {
     }
 #endif
     // The signals wait (blocked) until this thread takes them: the gateway is built by then.
-    const ReloadedFiles reloaded{
-        cl.config_path, cl.auth_path, cl.embedder_args, running_embedder_json};
+    const ReloadedFiles reloaded{cl.config_path,
+                                 cl.auth_path,
+                                 cl.embedder_args,
+                                 running_embedder_json,
+                                 cl.calibration_path,
+                                 embedder_settings.spec,
+                                 model_id,
+                                 *calibration};
     std::atomic<bool> exiting{false};
     std::thread signals([&] {
         for (;;) {

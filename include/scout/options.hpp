@@ -283,4 +283,42 @@ struct OptionField {
 /// otherwise invalid_argument naming the first that is not. Catalog::create calls it.
 [[nodiscard]] SCOUT_API Status check_options(const CatalogOptions& options);
 
+/// The first line of every fusion calibration file (`scout calibrate`); the number is the format
+/// version.
+inline constexpr std::string_view kCalibrationHeader = "scout-calibration 1";
+
+/// What a calibration file holds: the model the fusion was fitted for, and the fusion settings.
+struct Calibration {
+    /// Embedder::model_id() of the embedder as created, before it saw any catalog.
+    std::string model_id;
+    FusionOptions fusion;
+    /// Free text written as `#` comment lines (how the settings were chosen); not read back.
+    std::string notes;
+
+    friend bool operator==(const Calibration& a, const Calibration& b) {
+        return a.model_id == b.model_id && a.fusion == b.fusion;
+    }
+};
+
+/// A calibration file's text: the header, `model ID`, one `fusion.KEY VALUE` line per fusion
+/// setting of the option table, and `end` (so a truncated file is told apart from a complete one).
+[[nodiscard]] SCOUT_API std::string format_calibration(const Calibration& calibration);
+
+/// Reads format_calibration's text. invalid_argument naming the line for a missing or other
+/// header (version_unsupported for another version), an unknown or repeated key, a value out of
+/// the option's bounds or not finite, a missing `model` line, or no `end` line (truncated).
+/// Blank lines and lines starting with `#` are skipped; settings not listed keep their defaults.
+[[nodiscard]] SCOUT_API Result<Calibration> parse_calibration(std::string_view text);
+
+/// parse_calibration of a file's bytes (a regular file of at most 64 KiB), its errors starting
+/// with "calibration file PATH"; io_error when it cannot be read.
+[[nodiscard]] SCOUT_API Result<Calibration> read_calibration(const std::string& path);
+
+/// OK when `calibration` was fitted for `model_id` (Embedder::model_id() of the embedder as
+/// created; "" for none); embedder_mismatch naming both models otherwise. `file` names the
+/// calibration in the message.
+[[nodiscard]] SCOUT_API Status check_calibration_model(const Calibration& calibration,
+                                                       std::string_view model_id,
+                                                       std::string_view file);
+
 }  // namespace scout

@@ -30,6 +30,12 @@
                           (docs/FORMAT.md), e.g. {"fusion": {"method": "rrf"}}, and
                           "threads": N, the threads a commit uses (0 = every core, the
                           default; not stored in index files); create only.
+       "calibration": PATH  a fusion calibration file (`scout calibrate --out PATH`): its
+                          fusion settings, under any "options" given too; refused, naming
+                          the file, when it cannot be read (SCOUT_NOT_FOUND, SCOUT_IO_ERROR),
+                          is truncated or malformed (SCOUT_INVALID_ARGUMENT, with the line)
+                          or was fitted for another model than the embedder's
+                          (SCOUT_EMBEDDER_MISMATCH); create only.
    - servers (scout_catalog_upsert_servers): the catalog file format,
        {"servers": [{"name", "description", "category"?, "environment"?, "status"?,
                      "tools": [{"name", "title"?, "description"?, "inputSchema"?,

@@ -203,8 +203,11 @@ PathLike = Union[str, bytes, "_os.PathLike[str]", "_os.PathLike[bytes]"]
 
 
 def _config_json(embedder: Optional[Embedder], query_cache: Optional[int],
-                 options: Optional[Dict[str, Any]]) -> str:
+                 options: Optional[Dict[str, Any]],
+                 calibration: Optional[PathLike] = None) -> str:
     config: Dict[str, Any] = {}
+    if calibration is not None:
+        config["calibration"] = _os.fsdecode(calibration)
     if embedder is not None:
         config["embedder"] = embedder
     if query_cache is not None:
@@ -228,12 +231,17 @@ class Catalog(_scout.Catalog):
       e.g. {"fusion": {"method": "rrf"}}, and "threads": the threads a commit uses (0, the
       default, = every core; not stored in index files).
     query_cache: query vectors kept in an LRU cache (default 1024; 0 turns it off).
+    calibration: a fusion calibration file written by `scout calibrate --out FILE` for this
+      embedder: its fusion settings, under any given in `options`. EmbedderMismatch when it was
+      fitted for another model; InvalidArgument (naming the file and line) when it is truncated
+      or malformed; NotFound when it is missing.
     """
 
     @_keywords_checked
     def __init__(self, embedder: Embedder = "static", options: Optional[Dict[str, Any]] = None,
-                 query_cache: Optional[int] = None) -> None:
-        super().__init__(_config_json(embedder, query_cache, options))
+                 query_cache: Optional[int] = None,
+                 calibration: Optional[PathLike] = None) -> None:
+        super().__init__(_config_json(embedder, query_cache, options, calibration))
 
     @classmethod
     @_keywords_checked

@@ -140,3 +140,38 @@ def test_max_tokens_omits_what_does_not_fit(bm25_only):
 def test_max_tokens_invalid_is_refused(bm25_only, budget):
     with pytest.raises(scout.InvalidArgument, match=r"max_tokens must be a whole number in 1\.\."):
         bm25_only.search(QUERY, max_tokens=budget)
+
+
+def _calibration(path, model, weight):
+    path.write_text(f"scout-calibration 1\nmodel {model}\nfusion.method gated\n"
+                    f"fusion.gated_dense_weight {weight}\nfusion.overlap_power 0\nend\n")
+    return path
+
+
+def _scores(catalog):
+    catalog.upsert_servers(ENTERPRISE)
+    catalog.commit()
+    return [(m["server"], m["tool"], m["score"]) for m in catalog.search(QUERY, top_k=10)]
+
+
+def test_calibration_sets_the_fusion(tmp_path):
+    good = _calibration(tmp_path / "good.txt", "scout-hashing-v1-16", 3)
+    plain = _scores(scout.Catalog(embedder="hashing:16"))
+    calibrated = _scores(scout.Catalog(embedder="hashing:16", calibration=good))
+    # The dense branch weighs in: the fused scores (and so possibly the order) move.
+    assert calibrated != plain
+    # "options" given too win over the file's settings (here, back to the defaults).
+    back = {"fusion": {"gated_dense_weight": 0, "overlap_power": 2}}
+    assert _scores(scout.Catalog(embedder="hashing:16", calibration=str(good), options=back)) == plain
+
+
+def test_calibration_refusals_name_the_file(tmp_path):
+    other = _calibration(tmp_path / "other.txt", "scout-hashing-v1-32", 3)
+    with pytest.raises(scout.EmbedderMismatch, match=re.escape(str(other))):
+        scout.Catalog(embedder="hashing:16", calibration=other)
+    truncated = tmp_path / "truncated.txt"
+    truncated.write_text("scout-calibration 1\nmodel scout-hashing-v1-16\n")
+    with pytest.raises(scout.InvalidArgument, match="truncated"):
+        scout.Catalog(embedder="hashing:16", calibration=truncated)
+    with pytest.raises(scout.NotFound, match="missing.txt"):
+        scout.Catalog(embedder="hashing:16", calibration=tmp_path / "missing.txt")

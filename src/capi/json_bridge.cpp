@@ -232,9 +232,10 @@ Result<std::shared_ptr<Embedder>> embedder_from_name(const std::string& name) {
                      "object)");
 }
 
-Result<CatalogOptions> catalog_options_from(json overrides) {
+/// `base` with the settings of `overrides` (an "options" object) over it.
+Result<CatalogOptions> catalog_options_from(json overrides, const CatalogOptions& base) {
     // "threads" is a setting of this process, not of the index: index files do not store it.
-    std::size_t threads = CatalogOptions{}.threads;
+    std::size_t threads = base.threads;
     if (auto it = overrides.is_object() ? overrides.find("threads") : overrides.end();
         it != overrides.end()) {
         const auto most = static_cast<std::uint64_t>(find_option("threads")->max);
@@ -245,7 +246,7 @@ Result<CatalogOptions> catalog_options_from(json overrides) {
         threads = it->get<std::size_t>();
         overrides.erase(it);
     }
-    json merged = options_to_json(CatalogOptions{});
+    json merged = options_to_json(base);
     if (Status s = check_keys(overrides, merged, "options"); !s.ok()) {
         return s;
     }
@@ -327,12 +328,35 @@ Result<CatalogConfig> catalog_config_from_json(std::string_view text_in, bool al
         return parsed.status();
     }
     const json& j = parsed.value();
-    static const json known = {
-        {"embedder", nullptr}, {"query_cache", nullptr}, {"options", nullptr}};
+    static const json known = {{"embedder", nullptr},
+                               {"query_cache", nullptr},
+                               {"options", nullptr},
+                               {"calibration", nullptr}};
     if (Status s = check_keys(j, known, "catalog options"); !s.ok()) {
         return s;
     }
     CatalogConfig config;
+    std::optional<Calibration> calibration;
+    std::string calibration_path;
+    if (auto it = j.find("calibration"); it != j.end()) {
+        if (!allow_options) {
+            return bad_input(
+                "catalog options: an index file keeps its own fusion settings; give the "
+                "\"calibration\" when the index is built");
+        }
+        if (!it->is_string() || it->get_ref<const std::string&>().empty()) {
+            return bad_input(
+                "catalog options: \"calibration\" must be the path of a calibration file");
+        }
+        calibration_path = it->get<std::string>();
+        auto read = read_calibration(calibration_path);
+        if (!read) {
+            return read.status();
+        }
+        calibration = std::move(read.value());
+        // The calibrated settings first: "options" given too override them, as on the CLI.
+        config.options.fusion = calibration->fusion;
+    }
     if (auto it = j.find("options"); it != j.end()) {
         if (!allow_options) {
             return bad_input(
@@ -342,7 +366,7 @@ Result<CatalogConfig> catalog_config_from_json(std::string_view text_in, bool al
         if (!it->is_object()) {
             return bad_input("catalog options: \"options\" must be an object");
         }
-        auto options = catalog_options_from(*it);
+        auto options = catalog_options_from(*it, config.options);
         if (!options) {
             return options.status();
         }
@@ -357,6 +381,13 @@ Result<CatalogConfig> catalog_config_from_json(std::string_view text_in, bool al
         return embedder.status();
     }
     config.embedder = std::move(embedder.value());
+    if (calibration) {
+        // Fitted to one model: the embedder as created must be it.
+        const std::string model = config.embedder ? config.embedder->model_id() : "none";
+        if (Status s = check_calibration_model(*calibration, model, calibration_path); !s.ok()) {
+            return s;
+        }
+    }
     if (config.embedder && cache.value() > 0) {
         config.embedder = std::make_shared<CachingEmbedder>(
             std::move(config.embedder), static_cast<std::size_t>(cache.value()));

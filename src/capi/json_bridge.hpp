@@ -26,9 +26,11 @@ struct CatalogConfig {
     std::shared_ptr<Embedder> embedder;
 };
 
-/// Reads {"embedder", "query_cache", "options"} (every key optional; scout.h documents them).
-/// Empty text means the defaults. With `allow_options` false (opening an index file, whose
-/// settings are stored in it), an "options" key is invalid_argument. Loads the embedder: a
+/// Reads {"embedder", "query_cache", "options", "calibration"} (every key optional; scout.h
+/// documents them). Empty text means the defaults. With `allow_options` false (opening an index
+/// file, whose settings are stored in it), an "options" or "calibration" key is
+/// invalid_argument. A calibration file's fusion settings go under "options", and must have been
+/// fitted for the embedder's model (embedder_mismatch otherwise). Loads the embedder: a
 /// missing static model is not_found, an unreachable HTTP service unavailable.
 [[nodiscard]] Result<CatalogConfig> catalog_config_from_json(std::string_view text,
                                                              bool allow_options);

@@ -1,8 +1,9 @@
 /* scout_c_test.c: the C ABI (scout/scout.h) driven from a C99 program: a catalog from JSON,
    commit, search with scope, a pinned searcher across commits, save and open, and every kind of
    bad input (NULL pointers, malformed JSON, unknown keys, empty queries) answered with a status
-   code and a message, never a crash. Run with the folder for its index file as argv[1]. Prints
-   "N passed, N failed" and exits non-zero on any failure. */
+   code and a message, never a crash; a catalog made with a fusion calibration file. Run with the
+   folder for its index file as argv[1]. Prints "N passed, N failed" and exits non-zero on any
+   failure. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -387,6 +388,106 @@ static void test_token_budget(void) {
     scout_catalog_free(catalog);
 }
 
+/* Writes `text` to FOLDER/NAME; the path is in `path` (of `size` bytes). */
+static void write_text(
+    const char* folder, const char* name, const char* text, char* path, size_t size) {
+    FILE* f = NULL;
+    snprintf(path, size, "%s/%s", folder, name);
+    f = fopen(path, "wb");
+    if (f != NULL) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+/* The search result of a query on a hashing:16 catalog of kServers made with `options`. */
+static char* calibrated_search(const char* options) {
+    scout_catalog* catalog = NULL;
+    char* out = NULL;
+    if (scout_catalog_create(options, &catalog) != SCOUT_OK) {
+        return NULL;
+    }
+    if (scout_catalog_upsert_servers(catalog, kServers) == SCOUT_OK &&
+        scout_catalog_commit(catalog, NULL) == SCOUT_OK) {
+        (void)scout_catalog_search(catalog, "open a pull request", NULL, &out);
+    }
+    scout_catalog_free(catalog);
+    return out;
+}
+
+/* "calibration": a `scout calibrate` file's fusion settings for the catalog's embedder. */
+static void test_calibration(const char* folder) {
+    char good[1024];
+    char other[1024];
+    char truncated[1024];
+    char options[2200];
+    char* plain = NULL;
+    char* calibrated = NULL;
+    char* overridden = NULL;
+    scout_catalog* catalog = NULL;
+    write_text(folder,
+               "c-test-good.calibration",
+               "scout-calibration 1\nmodel scout-hashing-v1-16\nfusion.method gated\n"
+               "fusion.gated_dense_weight 3\nfusion.overlap_power 0\nend\n",
+               good,
+               sizeof good);
+    write_text(folder,
+               "c-test-other.calibration",
+               "scout-calibration 1\nmodel scout-hashing-v1-32\nfusion.gated_dense_weight 3\nend\n",
+               other,
+               sizeof other);
+    write_text(folder,
+               "c-test-truncated.calibration",
+               "scout-calibration 1\nmodel scout-hashing-v1-16\nfusion.gated_dense_weight 3\n",
+               truncated,
+               sizeof truncated);
+    plain = calibrated_search("{\"embedder\": \"hashing:16\"}");
+    snprintf(
+        options, sizeof options, "{\"embedder\": \"hashing:16\", \"calibration\": \"%s\"}", good);
+    calibrated = calibrated_search(options);
+    /* The calibrated dense weight changes the fused scores. */
+    CHECK(plain != NULL && calibrated != NULL && strcmp(plain, calibrated) != 0);
+    /* "options" given too override the file's settings: here back to the defaults. */
+    snprintf(options,
+             sizeof options,
+             "{\"embedder\": \"hashing:16\", \"calibration\": \"%s\", \"options\": {\"fusion\": "
+             "{\"gated_dense_weight\": 0, \"overlap_power\": 2}}}",
+             good);
+    overridden = calibrated_search(options);
+    CHECK(plain != NULL && overridden != NULL && strcmp(plain, overridden) == 0);
+    scout_string_free(plain);
+    scout_string_free(calibrated);
+    scout_string_free(overridden);
+
+    snprintf(
+        options, sizeof options, "{\"embedder\": \"hashing:16\", \"calibration\": \"%s\"}", other);
+    CHECK(scout_catalog_create(options, &catalog) == SCOUT_EMBEDDER_MISMATCH);
+    CHECK(catalog == NULL);
+    CHECK(contains(scout_last_error(), other) &&
+          contains(scout_last_error(), "scout-hashing-v1-32"));
+    snprintf(options,
+             sizeof options,
+             "{\"embedder\": \"hashing:16\", \"calibration\": \"%s\"}",
+             truncated);
+    CHECK(scout_catalog_create(options, &catalog) == SCOUT_INVALID_ARGUMENT);
+    CHECK(contains(scout_last_error(), truncated) && contains(scout_last_error(), "truncated"));
+    snprintf(options,
+             sizeof options,
+             "{\"embedder\": \"hashing:16\", \"calibration\": \"%s/c-test-missing\"}",
+             folder);
+    CHECK(scout_catalog_create(options, &catalog) == SCOUT_NOT_FOUND);
+    CHECK(contains(scout_last_error(), "c-test-missing"));
+    CHECK(scout_catalog_create("{\"embedder\": \"none\", \"calibration\": 7}", &catalog) ==
+          SCOUT_INVALID_ARGUMENT);
+    snprintf(options, sizeof options, "{\"embedder\": \"none\", \"calibration\": \"%s\"}", good);
+    CHECK(scout_catalog_create(options, &catalog) == SCOUT_EMBEDDER_MISMATCH);
+    CHECK(scout_catalog_open("x.idx", options, &catalog) == SCOUT_INVALID_ARGUMENT);
+    CHECK(contains(scout_last_error(), "calibration"));
+    remove(good);
+    remove(other);
+    remove(truncated);
+}
+
 int main(int argc, char** argv) {
     const char* folder = argc > 1 ? argv[1] : ".";
     CHECK(strlen(scout_version()) >= 5);
@@ -396,6 +497,7 @@ int main(int argc, char** argv) {
     test_search_and_persist(folder);
     test_degraded();
     test_token_budget();
+    test_calibration(folder);
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -5,18 +5,18 @@
 #include <cstdint>
 #include <string_view>
 
-#include "eval/calibration_file.hpp"
+#include "scout/options.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view bytes(reinterpret_cast<const char*>(data), size);
-    auto calibration = scout::eval::parse_calibration(bytes);
+    auto calibration = scout::parse_calibration(bytes);
     if (calibration.ok()) {
         scout::CatalogOptions options;
         options.fusion = calibration->fusion;
         if (!scout::check_options(options).ok()) {
             __builtin_trap();
         }
-        auto again = scout::eval::parse_calibration(scout::eval::format_calibration(*calibration));
+        auto again = scout::parse_calibration(scout::format_calibration(*calibration));
         if (!again.ok() || !(again.value() == calibration.value())) {
             __builtin_trap();
         }

@@ -1,7 +1,9 @@
 // gateway_config_fuzz.cpp: libFuzzer target for scout-gateway's config parser. Any bytes must
-// give a clean invalid_argument or a list of servers the gateway can start safely.
+// give a clean invalid_argument or a list of servers the gateway can start safely (and a
+// calibration path it can open: non-empty, without NUL).
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "scout/catalog.hpp"
@@ -26,14 +28,15 @@ bool clean(std::string_view s) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    auto parsed =
-        scout::gateway::parse_config(std::string_view(reinterpret_cast<const char*>(data), size));
+    auto parsed = scout::gateway::parse_gateway_config(
+        std::string_view(reinterpret_cast<const char*>(data), size));
     if (!parsed) {
         check(parsed.status().code() == scout::Errc::invalid_argument);
         check(!parsed.status().message().empty());
         return 0;
     }
-    for (const auto& spec : *parsed) {
+    check(parsed->calibration_path.find('\0') == std::string::npos);
+    for (const auto& spec : parsed->backends) {
         check(!spec.name.empty() && spec.name.size() <= scout::kMaxNameBytes && clean(spec.name));
         // Exactly one of a command (stdio) and a URL (remote).
         check(spec.url.empty() != spec.command.empty());

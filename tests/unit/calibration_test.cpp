@@ -8,14 +8,13 @@
 
 #include "scout/catalog.hpp"
 
-#include "eval/calibration_file.hpp"
 #include "eval/calibration_fit.hpp"
 #include "support/label_aware_embedder.hpp"
 #include "support/temp_dir.hpp"
 
 namespace {
 
-using scout::eval::Calibration;
+using scout::Calibration;
 
 Calibration sample_calibration() {
     Calibration c;
@@ -105,8 +104,8 @@ std::string top_tool(const scout::Searcher& s,
 
 TEST_CASE("a calibration file reads back to the same settings", "[calibration]") {
     const Calibration c = sample_calibration();
-    const std::string text = scout::eval::format_calibration(c);
-    auto back = scout::eval::parse_calibration(text);
+    const std::string text = scout::format_calibration(c);
+    auto back = scout::parse_calibration(text);
     REQUIRE(back.ok());
     CHECK(back.value() == c);
     CHECK(back->fusion.gated_dense_weight == 0.75);
@@ -114,9 +113,9 @@ TEST_CASE("a calibration file reads back to the same settings", "[calibration]")
 }
 
 TEST_CASE("a truncated, mismatched or malformed calibration file is refused", "[calibration]") {
-    const std::string text = scout::eval::format_calibration(sample_calibration());
+    const std::string text = scout::format_calibration(sample_calibration());
     const auto refused = [](const std::string& bytes, const std::string& says) {
-        auto r = scout::eval::parse_calibration(bytes);
+        auto r = scout::parse_calibration(bytes);
         REQUIRE_FALSE(r.ok());
         INFO(r.status().message());
         CHECK(r.status().message().find(says) != std::string::npos);
@@ -128,8 +127,8 @@ TEST_CASE("a truncated, mismatched or malformed calibration file is refused", "[
     }
     SECTION("another version or no header") {
         std::string other = text;
-        other.replace(0, scout::eval::kCalibrationHeader.size(), "scout-calibration 2");
-        auto r = scout::eval::parse_calibration(other);
+        other.replace(0, scout::kCalibrationHeader.size(), "scout-calibration 2");
+        auto r = scout::parse_calibration(other);
         REQUIRE_FALSE(r.ok());
         CHECK(r.status().code() == scout::Errc::version_unsupported);
         refused(text.substr(text.find('\n') + 1), "not a calibration file");

@@ -19,7 +19,6 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/progress.hpp"
-#include "eval/calibration_file.hpp"
 #include "eval/calibration_fit.hpp"
 #include "util/file_io.hpp"
 
@@ -196,8 +195,8 @@ int run_calibrate(int argc, char** argv) {
     }
     const eval::FitResult fit = eval::fit_fusion(sources, fit_options);
     const std::string report = report_text(fit, sources);
-    eval::Calibration calibration{model_id, fit.fusion, report};
-    const std::string text = eval::format_calibration(calibration);
+    Calibration calibration{model_id, fit.fusion, report};
+    const std::string text = format_calibration(calibration);
     if (auto out = args.get("out")) {
         if (Status s = detail::write_file_atomically(*out, text); !s.ok()) {
             return fail(s.message());

@@ -28,7 +28,6 @@
 #include "cli/index_options.hpp"
 #include "cli/progress.hpp"
 #include "document/catalog_parse.hpp"
-#include "eval/calibration_file.hpp"
 #include "util/file_io.hpp"
 
 namespace scout::cli {
@@ -277,16 +276,13 @@ Result<LoadedCatalog> load_catalog(const Args& args, Progress* progress) {
     }
     if (auto file = args.get("calibration"); file && !index_path) {
         // The fusion was fitted to one model; another would be fused by the wrong settings.
-        auto calibration = eval::read_calibration(*file);
+        auto calibration = read_calibration(*file);
         if (!calibration) {
             return calibration.status();
         }
         const std::string model = embedder.value() ? embedder.value()->model_id() : "none";
-        if (calibration->model_id != model) {
-            return Status{Errc::embedder_mismatch,
-                          "calibration file " + *file + " was fitted for model '" +
-                              calibration->model_id + "', not '" + model +
-                              "'; run `scout calibrate` with this embedder"};
+        if (Status s = check_calibration_model(*calibration, model, *file); !s.ok()) {
+            return s;
         }
     }
     std::shared_ptr<MeteredEmbedder> meter;

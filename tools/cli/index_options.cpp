@@ -7,8 +7,6 @@
 #include <string>
 #include <utility>
 
-#include "eval/calibration_file.hpp"
-
 namespace scout::cli {
 namespace {
 
@@ -185,7 +183,7 @@ OptionGroup index_option_group() {
 Result<CatalogOptions> index_options(const Args& args) {
     CatalogOptions options;
     if (auto file = args.get("calibration")) {
-        auto calibration = eval::read_calibration(*file);
+        auto calibration = read_calibration(*file);
         if (!calibration) {
             return calibration.status();
         }

@@ -1,22 +1,24 @@
-// calibration_file.cpp: see calibration_file.hpp.
-#include "eval/calibration_file.hpp"
+// calibration_file.cpp: the fusion calibration file of `scout calibrate` (Calibration in
+// scout/options.hpp): its text, its strict reader, and the check that it fits an embedder.
 
 #include <cmath>
 #include <cstdlib>
 #include <set>
 #include <sstream>
 
+#include "scout/options.hpp"
+
 #include "util/file_io.hpp"
 
-namespace scout::eval {
+namespace scout {
 namespace {
 
-constexpr std::string_view kFusionPrefix = "fusion.";
+constexpr std::string_view kCalibrationFusionPrefix = "fusion.";
 /// A calibration file is a few hundred bytes; anything far larger is not one.
-constexpr std::size_t kMaxFileBytes = std::size_t{64} * 1024;
+constexpr std::size_t kMaxCalibrationBytes = std::size_t{64} * 1024;
 
 bool is_fusion_key(std::string_view key) {
-    return key.substr(0, kFusionPrefix.size()) == kFusionPrefix;
+    return key.substr(0, kCalibrationFusionPrefix.size()) == kCalibrationFusionPrefix;
 }
 
 Status line_error(std::size_t line, const std::string& what) {
@@ -143,12 +145,29 @@ Result<Calibration> parse_calibration(std::string_view text) {
 }
 
 Result<Calibration> read_calibration(const std::string& path) {
-    auto bytes = detail::read_text_file(path, kMaxFileBytes);
+    auto bytes = detail::read_text_file(path, kMaxCalibrationBytes);
     if (!bytes) {
         return Status{bytes.status().code(),
                       "calibration file " + path + ": " + bytes.status().message()};
     }
-    return parse_calibration(bytes.value());
+    auto calibration = parse_calibration(bytes.value());
+    if (!calibration) {
+        return Status{calibration.status().code(), path + ": " + calibration.status().message()};
+    }
+    return calibration;
 }
 
-}  // namespace scout::eval
+Status check_calibration_model(const Calibration& calibration,
+                               std::string_view model_id,
+                               std::string_view file) {
+    if (calibration.model_id == model_id) {
+        return {};
+    }
+    const std::string model = model_id.empty() ? std::string("none") : std::string(model_id);
+    return Status{Errc::embedder_mismatch,
+                  "calibration file " + std::string(file) + " was fitted for model '" +
+                      calibration.model_id + "', not '" + model +
+                      "'; run `scout calibrate` with this embedder"};
+}
+
+}  // namespace scout
