@@ -32,14 +32,22 @@ std::unique_ptr<Bm25Vocabulary> Bm25Vocabulary::of_terms(std::span<const std::st
     out->chars_.reserve(bytes);
     out->ends_.reserve(terms.size());
     out->slots_.assign(slots_for(terms.size()), 0);
+    std::vector<std::uint64_t>& slots = out->slots_;
+    const std::size_t mask = slots.size() - 1;
     for (std::string_view t : terms) {
+        // One probe sequence both checks that the term is new and finds its slot.
         const auto hash = static_cast<std::size_t>(word_hash(t));
-        if (out->find_own(t, hash)) {
-            return nullptr;
+        const std::uint64_t tag = tag_of(hash);
+        std::size_t s = hash & mask;
+        for (; slots[s] != 0; s = (s + 1) & mask) {
+            if ((slots[s] & 0xFFFFFFFF00000000ULL) == tag &&
+                out->own_term(static_cast<std::size_t>(slots[s] & 0xFFFFFFFFULL) - 1) == t) {
+                return nullptr;
+            }
         }
         out->chars_.append(t);
         out->ends_.push_back(out->chars_.size());
-        out->insert_slot(hash, out->ends_.size() - 1);
+        slots[s] = tag | static_cast<std::uint64_t>(out->ends_.size());
     }
     return out;
 }
