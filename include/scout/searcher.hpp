@@ -41,6 +41,9 @@ public:
     /// Every indexed tool allowed by the scope fields of `options` (servers, environment), in
     /// (server, tool) order: the full list a gateway serves when tool search is off.
     [[nodiscard]] std::vector<Hit> list_tools(const SearchOptions& options = {}) const;
+    /// The names of the indexed (ACTIVE) servers, in name order. O(servers), unlike
+    /// list_tools.
+    [[nodiscard]] std::vector<std::string> server_names() const;
 
     /// Approximate memory held by the pinned snapshot, by part. O(tools).
     [[nodiscard]] MemoryUsage memory_usage() const noexcept;

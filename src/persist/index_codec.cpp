@@ -323,7 +323,7 @@ Result<std::unique_ptr<Bm25Index>> decode_bm25(std::span<const std::uint8_t> byt
     if (Status failed = in.status(); !failed.ok()) {
         return failed;
     }
-    std::vector<std::string> words;
+    std::vector<std::string_view> words;  // view `bytes`: copied into the vocabulary
     words.reserve(static_cast<std::size_t>(terms));
     for (std::uint64_t t = 0; t < terms; ++t) {
         const auto size = in.one<std::uint32_t>("BM25 term");
@@ -336,7 +336,7 @@ Result<std::unique_ptr<Bm25Index>> decode_bm25(std::span<const std::uint8_t> byt
         return corrupt_index("BM25 section has trailing bytes");
     }
     auto index = Bm25Index::from_parts(static_cast<std::size_t>(docs),
-                                       std::move(words),
+                                       words,
                                        std::move(offsets),
                                        std::move(docids),
                                        std::move(impacts));

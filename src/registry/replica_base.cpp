@@ -94,8 +94,8 @@ Status Replica::Impl::open_base_locked() {
     }
     catalog = std::move(opened.value());
     servers.clear();
-    for (const Hit& hit : catalog.searcher().list_tools()) {
-        servers.insert(hit.server);
+    for (std::string& name : catalog.searcher().server_names()) {
+        servers.insert(servers.end(), std::move(name));  // in name order
     }
     const auto now = std::chrono::steady_clock::now();
     degraded_until.clear();

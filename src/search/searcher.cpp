@@ -95,6 +95,16 @@ std::vector<Hit> Searcher::list_tools(const SearchOptions& options) const {
     return out;
 }
 
+std::vector<std::string> Searcher::server_names() const {
+    const detail::ServerTable& servers = *pinned_->snapshot->servers;
+    std::vector<std::string> out;
+    out.reserve(servers.records.size());
+    for (const detail::ServerRecord& record : servers.records) {
+        out.push_back(record.name);
+    }
+    return out;
+}
+
 MemoryUsage Searcher::memory_usage() const noexcept {
     return detail::memory_usage(*pinned_->snapshot);
 }

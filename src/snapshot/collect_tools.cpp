@@ -119,6 +119,28 @@ bool take_remembered(const DocumentCache& documents,
     return true;
 }
 
+/// The server record at `index` of a snapshot that took the previous build's records, made to
+/// show `meta` (a server described anew keeps its place): the table is copied once per build,
+/// on the first record that differs (`copied`).
+void refresh_server_record(Snapshot& snap,
+                           std::size_t index,
+                           const ServerSpec& meta,
+                           std::shared_ptr<ServerTable>& copied) {
+    const ServerRecord& record = snap.servers->records[index];
+    if (record.description == meta.description && record.category == meta.category &&
+        record.environment == meta.environment) {
+        return;
+    }
+    if (!copied) {
+        copied = std::make_shared<ServerTable>(*snap.servers);
+        snap.servers = copied;
+    }
+    ServerRecord& changed = copied->records[index];
+    changed.description = meta.description;
+    changed.category = meta.category;
+    changed.environment = meta.environment;
+}
+
 }  // namespace
 
 Collected collect_tools(const BuildContext& ctx, const StagedCatalog& staged) {
@@ -183,11 +205,13 @@ Collected collect_tools(const BuildContext& ctx, const StagedCatalog& staged) {
     std::size_t at = 0;    // position in pending
     std::size_t next = 0;  // ToolId of the next tool
     std::size_t active = 0;
+    std::shared_ptr<ServerTable> refreshed;  // reuse's server table, once a record differs
     for (const auto& [server_name, server] : staged) {
         if (server->meta.status != ServerStatus::active) {
             continue;
         }
-        if (taken_whole[active++] != 0) {
+        const std::size_t server_at = active++;
+        if (taken_whole[server_at] != 0) {
             // Its records, copied from `reuse`, already view its unchanged tool specs; its
             // documents are the remembered ones at the same ids.
             const std::size_t count = server->tools.size();
@@ -200,6 +224,9 @@ Collected collect_tools(const BuildContext& ctx, const StagedCatalog& staged) {
             at += count;
             next += count;
             continue;
+        }
+        if (reuse != nullptr) {
+            refresh_server_record(snap, server_at, server->meta, refreshed);
         }
         const auto server_index = static_cast<std::uint32_t>(servers->records.size());
         ServerRecord record{server->meta.name,

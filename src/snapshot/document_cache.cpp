@@ -273,17 +273,16 @@ CachedDocument* DocumentCache::add(std::uint64_t key, CachedDocument document) {
 }
 
 TermId DocumentCache::intern(const std::string& term, std::size_t hash) {
-    if (auto it = vocabulary_->find(PrehashedTerm{term, hash}); it != vocabulary_->end()) {
-        return it->second;
+    if (const std::optional<TermId> id = vocabulary_->find(term, hash)) {
+        return *id;
     }
     if (writable_ == nullptr) {
-        auto copy = std::make_shared<Bm25Vocabulary>(*vocabulary_);
-        writable_ = copy.get();
-        vocabulary_ = std::move(copy);
+        // Shared with an index: extended, not copied (the shared terms stay where they are).
+        std::shared_ptr<Bm25Vocabulary> extended = Bm25Vocabulary::extending(vocabulary_);
+        writable_ = extended.get();
+        vocabulary_ = std::move(extended);
     }
-    const auto id = static_cast<TermId>(writable_->size());
-    writable_->emplace(term, id);
-    return id;
+    return writable_->add(term, hash);
 }
 
 std::shared_ptr<const Bm25Vocabulary> DocumentCache::vocabulary() {
@@ -343,7 +342,7 @@ void DocumentCache::seed(std::uint64_t generation,
                          std::vector<CachedDocument> docs) {
     clear();
     vocabulary_ = std::move(vocabulary);
-    writable_ = nullptr;  // the index's own: copied before a term is added
+    writable_ = nullptr;  // the index's own: extended before a term is added
     entries_.reserve(docs.size());
     std::vector<CachedDocument*> pointers;
     std::vector<Bm25DocumentTerms> terms;

@@ -124,7 +124,7 @@ private:
     std::unordered_map<std::uint64_t, CachedDocument> entries_;
     std::shared_ptr<const Bm25Vocabulary> vocabulary_ = std::make_shared<Bm25Vocabulary>();
     /// vocabulary_ while this cache alone holds it; null once vocabulary() handed it out or it
-    /// came from an index: copy before adding.
+    /// came from an index: extend (Bm25Vocabulary::extending) before adding.
     Bm25Vocabulary* writable_ = nullptr;
     std::uint64_t last_generation_ = 0;
     std::vector<CachedDocument*> last_docs_;

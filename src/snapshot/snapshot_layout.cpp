@@ -13,9 +13,8 @@ bool same_layout(const StagedCatalog& a, const StagedCatalog& b) noexcept {
         }
         const ServerSpec& p = x->meta;
         const ServerSpec& q = y->meta;
-        if (p.name != q.name || p.status != q.status || p.description != q.description ||
-            p.category != q.category || p.environment != q.environment ||
-            x->tools.size() != y->tools.size()) {
+        // A server described anew keeps its ToolIds: the build refreshes its record.
+        if (p.name != q.name || p.status != q.status || x->tools.size() != y->tools.size()) {
             return false;
         }
         return std::equal(

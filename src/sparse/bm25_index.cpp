@@ -18,13 +18,11 @@ void Bm25Index::Builder::add(const std::string& term, float weight) {
         return;
     }
     const auto doc = static_cast<ToolId>(doc_length_.size() - 1);
-    // try_emplace hashes first and builds a node only for a new term (emplace would copy the
-    // string into a node on every call).
-    auto [it, inserted] = vocabulary_.try_emplace(term, static_cast<TermId>(postings_.size()));
-    if (inserted) {
+    const TermId id = vocabulary_.intern(term, static_cast<std::size_t>(word_hash(term)));
+    if (id == postings_.size()) {
         postings_.emplace_back();
     }
-    auto& list = postings_[it->second];
+    auto& list = postings_[id];
     if (!list.empty() && list.back().first == doc) {
         list.back().second += weight;
     } else {
@@ -298,7 +296,7 @@ std::shared_ptr<const Bm25Vocabulary> Bm25Index::empty_vocabulary() {
 }
 
 std::unique_ptr<Bm25Index> Bm25Index::from_parts(std::size_t num_docs,
-                                                 std::vector<std::string> terms,
+                                                 std::span<const std::string_view> terms,
                                                  SharedArray<std::uint32_t> offsets,
                                                  SharedArray<ToolId> docids,
                                                  SharedArray<float> impacts) {
@@ -331,12 +329,9 @@ std::unique_ptr<Bm25Index> Bm25Index::from_parts(std::size_t num_docs,
             return nullptr;
         }
     }
-    auto vocabulary = std::make_shared<Bm25Vocabulary>();
-    vocabulary->reserve(terms.size());
-    for (std::size_t t = 0; t < terms.size(); ++t) {
-        if (!vocabulary->try_emplace(std::move(terms[t]), static_cast<TermId>(t)).second) {
-            return nullptr;
-        }
+    std::shared_ptr<const Bm25Vocabulary> vocabulary = Bm25Vocabulary::of_terms(terms);
+    if (!vocabulary) {
+        return nullptr;  // a term twice
     }
     auto index = std::make_unique<Bm25Index>();
     index->vocabulary_ = std::move(vocabulary);
@@ -349,8 +344,8 @@ std::unique_ptr<Bm25Index> Bm25Index::from_parts(std::size_t num_docs,
 
 std::vector<std::string_view> Bm25Index::terms() const {
     std::vector<std::string_view> out(num_terms());
-    for (const auto& [term, id] : *vocabulary_) {
-        out[id] = term;
+    for (std::size_t id = 0; id < out.size(); ++id) {
+        out[id] = vocabulary_->term(static_cast<TermId>(id));
     }
     return out;
 }
@@ -358,15 +353,12 @@ std::vector<std::string_view> Bm25Index::terms() const {
 std::size_t Bm25Index::memory_bytes() const noexcept {
     std::size_t bytes = offsets_.size() * sizeof(std::uint32_t) + docids_.size() * sizeof(ToolId) +
                         (impacts_.size() + tfs_.size()) * sizeof(float);
-    for (const auto& [term, id] : *vocabulary_) {
-        bytes += term.size() + sizeof(id) + 32;  // key, value, node overhead (approximate)
-    }
-    return bytes;
+    return bytes + vocabulary_->memory_bytes();
 }
 
 std::size_t Bm25Index::doc_freq(const std::string& term) const {
-    auto it = vocabulary_->find(term);
-    return it == vocabulary_->end() ? 0 : offsets_[it->second + 1] - offsets_[it->second];
+    const std::optional<TermId> id = vocabulary_->find(term);
+    return id ? offsets_[*id + 1] - offsets_[*id] : 0;
 }
 
 }  // namespace scout::detail

@@ -16,6 +16,7 @@
 
 #include "scout/options.hpp"
 
+#include "sparse/bm25_vocabulary.hpp"
 #include "util/bitset.hpp"
 #include "util/pod_vector.hpp"
 #include "util/shared_array.hpp"
@@ -23,29 +24,6 @@
 #include "util/word_hash.hpp"
 
 namespace scout::detail {
-
-using TermId = std::uint32_t;
-
-/// A term whose word_hash is already known, for a vocabulary lookup that does not hash again.
-struct PrehashedTerm {
-    std::string_view text;
-    std::size_t hash = 0;
-    friend bool operator==(const PrehashedTerm& a, const std::string& b) noexcept {
-        return a.text == b;
-    }
-};
-
-/// The vocabulary's hash: word_hash, looked up by any string or by a PrehashedTerm. Not
-/// noexcept on purpose: the standard library then keeps each node's hash, so a lookup compares
-/// hashes before bytes and never hashes a stored term again.
-struct TermHash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view term) const { return word_hash(term); }
-    std::size_t operator()(const PrehashedTerm& term) const { return term.hash; }
-};
-
-/// Term -> TermId. Immutable once an index holds it, so snapshots can share one.
-using Bm25Vocabulary = std::unordered_map<std::string, TermId, TermHash, std::equal_to<>>;
 
 /// One document as interned terms: its distinct terms with their weighted frequencies (each > 0)
 /// and its length, the float sum of those frequencies in order (as Builder::add sums them).
@@ -106,13 +84,11 @@ public:
 
     /// The id of `term`, or nullopt when no document of the index was built with it.
     [[nodiscard]] std::optional<TermId> term_id(std::string_view term) const {
-        auto it = vocabulary_->find(term);
-        return it == vocabulary_->end() ? std::nullopt : std::optional<TermId>(it->second);
+        return vocabulary_->find(term);
     }
     /// The same for a term whose word_hash is at hand.
     [[nodiscard]] std::optional<TermId> term_id(const PrehashedTerm& term) const {
-        auto it = vocabulary_->find(term);
-        return it == vocabulary_->end() ? std::nullopt : std::optional<TermId>(it->second);
+        return vocabulary_->find(term);
     }
     /// Document frequency of the term `id` (term_id's answer).
     [[nodiscard]] std::size_t doc_freq(TermId id) const noexcept {
@@ -147,11 +123,12 @@ public:
     /// checking every invariant a search relies on: offsets from 0, non-decreasing, ending at the
     /// postings; docids below num_docs and increasing within a term; finite impacts; unique
     /// terms. Null if any fails.
-    [[nodiscard]] static std::unique_ptr<Bm25Index> from_parts(std::size_t num_docs,
-                                                               std::vector<std::string> terms,
-                                                               SharedArray<std::uint32_t> offsets,
-                                                               SharedArray<ToolId> docids,
-                                                               SharedArray<float> impacts);
+    [[nodiscard]] static std::unique_ptr<Bm25Index> from_parts(
+        std::size_t num_docs,
+        std::span<const std::string_view> terms,
+        SharedArray<std::uint32_t> offsets,
+        SharedArray<ToolId> docids,
+        SharedArray<float> impacts);
     /// The terms by TermId, and the arrays, for the index file.
     [[nodiscard]] std::vector<std::string_view> terms() const;
     [[nodiscard]] std::span<const std::uint32_t> offsets() const noexcept {

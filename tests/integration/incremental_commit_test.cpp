@@ -45,8 +45,14 @@ public:
                 ""};
     }
 
+    /// An environment label, or none.
+    std::string environment() {
+        static const std::vector<std::string> kEnvironments = {"", "prod", "dev"};
+        return kEnvironments[pick(kEnvironments.size())];
+    }
+
     scout::ServerSpec server(const std::string& name) {
-        scout::ServerSpec s{name, word() + " " + word() + " service", "", "", {}, {}};
+        scout::ServerSpec s{name, word() + " " + word() + " service", "", environment(), {}, {}};
         const std::size_t tools = 1 + pick(6);
         for (std::size_t i = 0; i < tools; ++i) {
             s.tools.push_back(tool(word() + "_" + std::to_string(i)));
@@ -127,6 +133,28 @@ void require_same_as_fresh(const scout::Catalog& live,
             require_same(search(live, q, mode), search(*fresh, q, mode), q);
         }
     }
+    // The servers' records: the ACTIVE servers by name, and a scope by environment lists and
+    // searches the same tools.
+    std::vector<std::string> active;
+    for (const auto& [name, s] : servers) {
+        if (s.status == scout::ServerStatus::active) {
+            active.push_back(name);
+        }
+    }
+    CHECK(live.searcher().server_names() == active);
+    CHECK(fresh->searcher().server_names() == active);
+    for (const char* environment : {"prod", "dev"}) {
+        scout::SearchOptions scoped;
+        scoped.environment = environment;
+        scoped.top_k = scout::SearchOptions::kMaxTopK;
+        INFO("environment " << environment);
+        require_same(live.searcher().list_tools(scoped), fresh->searcher().list_tools(scoped), "");
+        auto got = live.searcher().search(queries.front(), scoped);
+        auto want = fresh->searcher().search(queries.front(), scoped);
+        REQUIRE(got.ok());
+        REQUIRE(want.ok());
+        require_same(got->hits, want->hits, queries.front());
+    }
 }
 
 }  // namespace
@@ -151,7 +179,7 @@ TEST_CASE("incremental commits search exactly like a catalog built from scratch"
         auto it =
             std::next(servers.begin(), static_cast<std::ptrdiff_t>(model.pick(servers.size())));
         scout::ServerSpec& s = it->second;
-        switch (model.pick(8)) {
+        switch (model.pick(9)) {
             case 0:
             case 1:
             case 2: {  // change an existing tool's contents
@@ -201,6 +229,13 @@ TEST_CASE("incremental commits search exactly like a catalog built from scratch"
                 scout::ServerSpec fresh = model.server("srv" + std::to_string(model.pick(9)));
                 REQUIRE(catalog->upsert_server(fresh).ok());
                 servers[fresh.name] = fresh;
+                break;
+            }
+            case 7: {  // the same server and tools described anew (its ToolIds stay)
+                s.description = model.word() + " " + model.word() + " service";
+                s.category = model.word();
+                s.environment = model.environment();
+                REQUIRE(catalog->upsert_server(s).ok());
                 break;
             }
             default: {  // remove a server, keeping a few

@@ -45,13 +45,13 @@ Corpus random_corpus(std::size_t num_docs, std::uint32_t seed) {
         std::vector<std::pair<TermId, float>> terms;
         std::vector<bool> seen(c.names.size() + words.size(), false);
         for (const std::string& w : words) {
-            auto [it, is_new] = c.vocabulary->try_emplace(w, static_cast<TermId>(c.names.size()));
-            if (is_new) {
+            const TermId id = c.vocabulary->intern(w, scout::detail::word_hash(w));
+            if (id == c.names.size()) {
                 c.names.push_back(w);
             }
-            if (!seen[it->second]) {
-                seen[it->second] = true;
-                terms.emplace_back(it->second, weight(rng));
+            if (!seen[id]) {
+                seen[id] = true;
+                terms.emplace_back(id, weight(rng));
             }
         }
         c.docs.push_back(std::move(terms));
@@ -124,7 +124,7 @@ TEST_CASE("patching the previous postings equals laying them out in full", "[bm2
         const std::size_t edits = 1 + rng() % std::min<std::size_t>(num_docs, 5);
         const auto before = c.docs;
         std::vector<scout::ToolId> changed;
-        auto vocabulary = std::make_shared<Bm25Vocabulary>(*c.vocabulary);
+        std::shared_ptr<Bm25Vocabulary> vocabulary = Bm25Vocabulary::extending(c.vocabulary);
         for (std::size_t e = 0; e < edits; ++e) {
             const auto d = static_cast<scout::ToolId>(rng() % num_docs);
             if (std::find(changed.begin(), changed.end(), d) != changed.end()) {
@@ -148,8 +148,8 @@ TEST_CASE("patching the previous postings equals laying them out in full", "[bm2
                     }
                     const std::string fresh =
                         "new" + std::to_string(round) + "_" + std::to_string(e);
-                    const auto id = static_cast<TermId>(c.names.size());
-                    vocabulary->emplace(fresh, id);
+                    const TermId id = vocabulary->add(fresh);
+                    REQUIRE(id == c.names.size());
                     c.names.push_back(fresh);
                     terms.emplace_back(id, weight(rng));
                     break;
@@ -194,7 +194,7 @@ TEST_CASE("patching the previous postings equals laying them out in full", "[bm2
     // An index read from a file keeps no tfs, and one of another size cannot be patched.
     const auto names = previous.terms();
     auto stored = Bm25Index::from_parts(previous.num_docs(),
-                                        {names.begin(), names.end()},
+                                        names,
                                         pod(previous.offsets()),
                                         pod(previous.docids()),
                                         pod(previous.impacts()));
@@ -216,15 +216,16 @@ TEST_CASE("stored postings whose offsets are out of order are refused", "[bm25]"
     const std::vector<std::uint32_t> offsets{0, 9, 2};
     const std::vector<scout::ToolId> docids{0, 1};
     const std::vector<float> impacts{0.5f, 0.25f};
+    const std::vector<std::string_view> terms{"alpha", "beta"};
     CHECK(Bm25Index::from_parts(2,
-                                {"alpha", "beta"},
+                                terms,
                                 pod(std::span<const std::uint32_t>(offsets)),
                                 pod(std::span<const scout::ToolId>(docids)),
                                 pod(std::span<const float>(impacts))) == nullptr);
     // The same lists with ordered offsets are accepted.
     const std::vector<std::uint32_t> ordered{0, 1, 2};
     CHECK(Bm25Index::from_parts(2,
-                                {"alpha", "beta"},
+                                terms,
                                 pod(std::span<const std::uint32_t>(ordered)),
                                 pod(std::span<const scout::ToolId>(docids)),
                                 pod(std::span<const float>(impacts))) != nullptr);

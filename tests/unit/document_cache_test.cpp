@@ -225,9 +225,9 @@ TEST_CASE("caching a document interns its terms and releases their strings", "[d
         const auto vocabulary = cache.vocabulary();
         REQUIRE(cached->term_ids.size() == terms.size());
         for (std::size_t t = 0; t < terms.size(); ++t) {
-            const auto it = vocabulary->find(terms[t].first);
-            REQUIRE(it != vocabulary->end());
-            CHECK(cached->term_ids[t].first == it->second);
+            const auto id = vocabulary->find(terms[t].first);
+            REQUIRE(id.has_value());
+            CHECK(cached->term_ids[t].first == *id);
             CHECK(cached->term_ids[t].second == terms[t].second);
         }
     }
