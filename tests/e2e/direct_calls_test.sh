@@ -17,13 +17,7 @@ cat >"$dir/servers.json" <<JSON
 { "mcpServers": { "alpha": { "command": "$backend" }, "beta": { "command": "$backend" } },
   "embedder": "none" }
 JSON
-mkfifo "$dir/in"
-"$gateway" --config "$dir/servers.json" <"$dir/in" >"$dir/out" 2>"$dir/stderr" &
-pid=$!
-exec 3>"$dir/in"
-send '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
-send '{"jsonrpc":"2.0","method":"notifications/initialized"}'
-answer 1 | grep -q '"protocolVersion"' || fail "no initialize answer"
+start_gateway --config "$dir/servers.json"
 wait_for "$dir/stderr" "backend '.*' ACTIVE" 2 || fail "backends not indexed: $(cat "$dir/stderr")"
 
 a=$(call 2 echo '{"text":"x"}')

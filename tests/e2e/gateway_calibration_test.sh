@@ -72,13 +72,7 @@ start --config "$dir/servers.json"
 
 # A good file: the catalog the gateway searches holds its settings (default dense weight: 0).
 write_config servers.json "$(server alpha)" fits/good.txt
-mkfifo "$dir/in"
-"$gateway" --config "$dir/servers.json" <"$dir/in" >"$dir/out" 2>"$dir/stderr" &
-pid=$!
-exec 3>"$dir/in"
-send '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
-send '{"jsonrpc":"2.0","method":"notifications/initialized"}'
-answer 1 | grep -q '"protocolVersion"' || fail "no initialize answer: $(cat "$dir/out")"
+start_gateway --config "$dir/servers.json"
 wait_for "$dir/stderr" "backend 'alpha' ACTIVE" 1 || fail "alpha was not indexed: $(cat "$dir/stderr")"
 line=$(grep "calibration: " "$dir/stderr")
 grep -q "calibration: $dir/fits/good.txt, model $model: fusion.method gated, .*fusion.gated_dense_weight 3," <<<"$line" ||

@@ -22,14 +22,7 @@ run() {  # run [FLAGS...]: the first and the last ranking of a gateway with FLAG
 { "mcpServers": { "alpha": { "command": "$backend" }, "beta": { "command": "$backend" } },
   "embedder": "none" }
 JSON
-  rm -f "$dir/in" "$dir/out"
-  mkfifo "$dir/in"
-  "$gateway" --config "$dir/servers.json" "$@" <"$dir/in" >"$dir/out" 2>"$dir/stderr" &
-  pid=$!
-  exec 3>"$dir/in"
-  send '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
-  send '{"jsonrpc":"2.0","method":"notifications/initialized"}'
-  answer 1 >/dev/null
+  start_gateway --config "$dir/servers.json" "$@"
   wait_for "$dir/stderr" "backend '.*' ACTIVE" 2 || fail "backends not indexed: $(cat "$dir/stderr")"
   before=$(ranking 2)
   second=${before##* }

@@ -22,14 +22,7 @@ execute() {  # execute ID SERVER TEXT: execute_tool of SERVER's echo; its answer
 }
 
 write_config "{ \"mcpServers\": { $(server alpha) }, \"embedder\": \"none\" }"
-mkfifo "$dir/in"
-"$gateway" --config "$dir/servers.json" --doctor-report "$dir/doctor.json" \
-  <"$dir/in" >"$dir/out" 2>"$dir/stderr" &
-pid=$!
-exec 3>"$dir/in"
-send '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
-send '{"jsonrpc":"2.0","method":"notifications/initialized"}'
-answer 1 | grep -q '"protocolVersion"' || fail "no initialize answer: $(cat "$dir/out")"
+start_gateway --config "$dir/servers.json" --doctor-report "$dir/doctor.json"
 wait_for "$dir/stderr" "backend 'alpha' ACTIVE" 1 || fail "alpha was not indexed: $(cat "$dir/stderr")"
 execute 2 alpha before | grep -q 'echo: before' || fail "alpha's echo before the reload"
 

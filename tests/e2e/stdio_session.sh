@@ -1,7 +1,8 @@
 # stdio_session.sh (sourced by the shell end-to-end tests that talk to scout-gateway over its
 # stdin and stdout): a temporary folder `dir` removed at exit with the gateway `pid` (killed) and
 # its input on fd 3 (closed), `fail` counting failures, and the request helpers: `send JSON` on
-# fd 3, `wait_for FILE PATTERN COUNT`, and `answer ID`, the line of "$dir/out" answering ID.
+# fd 3, `wait_for FILE PATTERN COUNT`, `answer ID`, the line of "$dir/out" answering ID, and
+# `start_gateway ARGS...`, which runs the test's "$gateway" and opens its MCP session.
 dir=$(mktemp -d)
 pid=
 cleanup() {
@@ -24,4 +25,18 @@ send() { printf '%s\n' "$1" >&3; }
 answer() {  # answer ID: the line answering request ID (waits for it)
   wait_for "$dir/out" "\"id\":$1[,}]" 1 || { echo "(no answer to $1)"; return; }
   grep -- "\"id\":$1[,}]" "$dir/out" | head -1
+}
+
+# start_gateway ARGS...: runs "$gateway" ARGS with its stdin on fd 3 (through "$dir/in"), stdout
+# in "$dir/out" and stderr in "$dir/stderr", sets `pid`, and initializes the MCP session (a
+# check). Removes the previous run's "$dir/in" and "$dir/out" first.
+start_gateway() {
+  rm -f "$dir/in" "$dir/out"
+  mkfifo "$dir/in"
+  "$gateway" "$@" <"$dir/in" >"$dir/out" 2>"$dir/stderr" &
+  pid=$!
+  exec 3>"$dir/in"
+  send '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
+  send '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+  answer 1 | grep -q '"protocolVersion"' || fail "no initialize answer: $(cat "$dir/out")"
 }
