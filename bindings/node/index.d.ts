@@ -10,6 +10,9 @@ export interface CatalogOptions {
   options?: Record<string, unknown>;
   /** Query vectors kept in an LRU cache (default 1024; 0 = none). */
   queryCache?: number;
+  /** A file written by `scout calibrate --out FILE` for this embedder: its fusion settings,
+   * under any given in `options`. A file for another model throws (code "embedder_mismatch"). */
+  calibration?: string;
 }
 
 export interface SearchOptions {

@@ -18,7 +18,7 @@ const native = require(addon);
 
 const SEARCH_KEYS = ['topK', 'mode', 'servers', 'environment', 'autoK', 'embedTimeoutMs',
   'outcomePrior', 'alternatives', 'maxTokens'];
-const CATALOG_KEYS = ['embedder', 'options', 'queryCache'];
+const CATALOG_KEYS = ['embedder', 'options', 'queryCache', 'calibration'];
 /** The largest topK a search takes (the smallest is 1). */
 const MAX_TOP_K = 20;
 
@@ -42,6 +42,7 @@ function catalogJson(options) {
   if (options.embedder !== undefined) config.embedder = options.embedder;
   if (options.options !== undefined) config.options = options.options;
   if (options.queryCache !== undefined) config.query_cache = options.queryCache;
+  if (options.calibration !== undefined) config.calibration = String(options.calibration);
   return JSON.stringify(config);
 }
 
@@ -62,9 +63,12 @@ function serversJson(what, servers) {
 /** A tool catalog: stage servers, commit, search. */
 class Catalog {
   /**
-   * @param {{embedder?: string | object, options?: object, queryCache?: number}} [options]
+   * @param {{embedder?: string | object, options?: object, queryCache?: number,
+   *   calibration?: string}} [options]
    *   embedder: "static" (default: the trained word model shipped in the package), "none",
    *   "static:PATH", "hashing[:DIM]", "transformer:DIR" or {kind: "http", url, model, ...}.
+   *   calibration: a file written by `scout calibrate --out FILE` for this embedder; its fusion
+   *   settings apply under any given in `options`.
    */
   constructor(options) {
     this._handle = native.create(catalogJson(checkKeys('Catalog', options, CATALOG_KEYS)));

@@ -1,7 +1,7 @@
 // scout.test.mjs: the Node.js package, run by ctest (node:test) against the build tree's package
 // folder (SCOUT_NODE_PACKAGE): search and scope, the shipped model, topK refused outside 1..20,
-// unknown options named, close(), errors carrying the status name, and `degraded` as scout.h
-// defines it.
+// unknown options named, close(), errors carrying the status name, `degraded` as scout.h
+// defines it, and a fusion calibration file.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
@@ -84,6 +84,47 @@ test('errors carry the status name; a closed catalog refuses', () => {
   assert.throws(() => catalog.removeServer('nobody'), { code: 'not_found' });
   catalog.close();
   assert.throws(() => catalog.search(QUERY), /the catalog is closed/);
+});
+
+function writeCalibration(dir, name, model, weight) {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, `scout-calibration 1\nmodel ${model}\nfusion.method gated\n` +
+    `fusion.gated_dense_weight ${weight}\nfusion.overlap_power 0\nend\n`);
+  return file;
+}
+
+function hashingScores(options) {
+  const catalog = new scout.Catalog({ embedder: 'hashing:16', ...options });
+  catalog.upsertServers(catalogFile);
+  catalog.commit();
+  const scores = catalog.search(QUERY, { topK: 10 }).matches.map((m) => [m.name, m.score]);
+  catalog.close();
+  return scores;
+}
+
+test('calibration: a scout calibrate file sets the fusion; bad files are refused by name', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scout-node-calibration-'));
+  try {
+    const good = writeCalibration(dir, 'good.txt', 'scout-hashing-v1-16', 3);
+    const plain = hashingScores({});
+    // The dense branch weighs in: the fused scores move.
+    assert.notDeepEqual(hashingScores({ calibration: good }), plain);
+    // Settings given in "options" win over the file's (here, back to the defaults).
+    const back = { fusion: { gated_dense_weight: 0, overlap_power: 2 } };
+    assert.deepEqual(hashingScores({ calibration: good, options: back }), plain);
+
+    const other = writeCalibration(dir, 'other.txt', 'scout-hashing-v1-32', 3);
+    assert.throws(() => new scout.Catalog({ embedder: 'hashing:16', calibration: other }),
+      (error) => error.code === 'embedder_mismatch' && error.message.includes(other));
+    const truncated = path.join(dir, 'truncated.txt');
+    fs.writeFileSync(truncated, 'scout-calibration 1\nmodel scout-hashing-v1-16\n');
+    assert.throws(() => new scout.Catalog({ embedder: 'hashing:16', calibration: truncated }),
+      { code: 'invalid_argument', message: /truncated/ });
+    assert.throws(() => new scout.Catalog({ embedder: 'hashing:16',
+      calibration: path.join(dir, 'missing.txt') }), { code: 'not_found', message: /missing\.txt/ });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('alternatives: other phrasings of the query, searched and fused', () => {
