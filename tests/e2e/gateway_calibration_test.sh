@@ -97,15 +97,5 @@ grep -q "config reloaded, 2 servers: added beta" "$dir/stderr" || fail "beta not
 grep -q "SIGHUP: the calibration changed .*needs a restart" "$dir/stderr" ||
   fail "the changed calibration is not reported: $(cat "$dir/stderr")"
 
-exec 3>&-
-for _ in $(seq 1 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
-wait "$pid"
-rc=$?
-pid=
-[ "$rc" = 0 ] || fail "exit status $rc after EOF on stdin"
-if [ "$failures" -ne 0 ]; then
-  cat "$dir/stderr"
-  echo "$failures check(s) failed"
-  exit 1
-fi
-echo "calibration: all checks passed"
+stop_gateway_at_eof
+report_checks "calibration"

@@ -52,16 +52,6 @@ execute 5 beta kept | grep -q 'echo: kept' || fail "a broken config did not keep
 grep -q "gamma" "$dir/out" && fail "the refused server reached the client"
 
 # EOF on stdin: a clean exit, the backend stopped.
-exec 3>&-
-for _ in $(seq 1 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
-wait "$pid"
-rc=$?
-pid=
-[ "$rc" = 0 ] || fail "exit status $rc after EOF on stdin"
+stop_gateway_at_eof
 pgrep -f -- "$dir/beta.log" >/dev/null && fail "beta's process outlived the gateway"
-if [ "$failures" -ne 0 ]; then
-  cat "$dir/stderr"
-  echo "$failures check(s) failed"
-  exit 1
-fi
-echo "stdio reload: all checks passed"
+report_checks "stdio reload"

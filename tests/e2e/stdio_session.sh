@@ -2,7 +2,8 @@
 # stdin and stdout): a temporary folder `dir` removed at exit with the gateway `pid` (killed) and
 # its input on fd 3 (closed), `fail` counting failures, and the request helpers: `send JSON` on
 # fd 3, `wait_for FILE PATTERN COUNT`, `answer ID`, the line of "$dir/out" answering ID, and
-# `start_gateway ARGS...`, which runs the test's "$gateway" and opens its MCP session.
+# `start_gateway ARGS...`, which runs the test's "$gateway" and opens its MCP session,
+# `stop_gateway_at_eof` and `report_checks NAME`.
 dir=$(mktemp -d)
 pid=
 cleanup() {
@@ -39,4 +40,27 @@ start_gateway() {
   send '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
   send '{"jsonrpc":"2.0","method":"notifications/initialized"}'
   answer 1 | grep -q '"protocolVersion"' || fail "no initialize answer: $(cat "$dir/out")"
+}
+
+# stop_gateway_at_eof: closes the gateway's stdin and waits (at most 10 s) for it to exit; an exit
+# status other than 0 is a failed check.
+stop_gateway_at_eof() {
+  local rc
+  exec 3>&-
+  for _ in $(seq 1 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+  wait "$pid"
+  rc=$?
+  pid=
+  [ "$rc" = 0 ] || fail "exit status $rc after EOF on stdin"
+}
+
+# report_checks NAME: the gateway's log and the count when a check failed (exit 1), else
+# "NAME: all checks passed".
+report_checks() {
+  if [ "$failures" -ne 0 ]; then
+    cat "$dir/stderr"
+    echo "$failures check(s) failed"
+    exit 1
+  fi
+  echo "$1: all checks passed"
 }
