@@ -98,10 +98,11 @@ class Catalog {
 
   /**
    * commit() on a worker thread: the event loop keeps running, and searches meanwhile answer
-   * from the last published catalog (they never wait for a commit). Commits run one at a time:
-   * a second call waits for the first, then publishes whatever was staged after it. Writes
-   * (upsertServers, removeServer, commit) wait for a commit in flight on the calling thread;
-   * close() takes effect at once for JavaScript and frees the catalog when the commit ends.
+   * from the last published catalog (they never wait for a commit). Commits run one at a time
+   * and settle in call order: a second call waits for the first, then publishes whatever was
+   * staged after it. Writes (upsertServers, removeServer, commit) wait for a commit in flight on
+   * the calling thread; close() takes effect at once for JavaScript and frees the catalog when
+   * the commit ends.
    */
   commitAsync() {
     try {

@@ -14,10 +14,16 @@
 #include <scout/scout.h>
 #include <scout/transformer/scout_transformer.h>
 
+typedef struct CommitWork CommitWork;
+
 typedef struct {
     scout_catalog* catalog;
     int closed;    /* close() was called: every later call throws */
     int in_flight; /* asynchronous commits not yet completed; only the JS thread changes it */
+    /* Commits waiting for the one running, in call order: the worker pool runs queued work in
+       any order, so only one commit of a catalog is handed to it at a time. */
+    CommitWork* waiting_head;
+    CommitWork* waiting_tail;
 } Handle;
 
 #define CALL(env, call)                                               \
@@ -126,15 +132,13 @@ static napi_value make_catalog(napi_env env, napi_callback_info info, int open) 
     if (status != SCOUT_OK) {
         return throw_status(env, status);
     }
-    handle = malloc(sizeof *handle);
+    handle = calloc(1, sizeof *handle);
     if (handle == NULL) {
         scout_catalog_free(catalog);
         throw_message(env, "internal", "out of memory");
         return NULL;
     }
     handle->catalog = catalog;
-    handle->closed = 0;
-    handle->in_flight = 0;
     if (napi_create_external(env, handle, finalize, NULL, &out) != napi_ok) {
         finalize(env, handle, NULL);
         throw_message(env, "internal", "Node-API call failed");
@@ -225,16 +229,17 @@ static napi_value stats(napi_env env, napi_callback_info info) {
 
 /* commitAsync(catalog): a Promise of commit()'s JSON text. The commit runs on a worker thread;
    the external value stays referenced until it ends, so neither the garbage collector nor
-   close() frees the catalog under it. */
-typedef struct {
+   close() frees the catalog under it. Commits of one catalog run and settle in call order. */
+struct CommitWork {
     Handle* handle;
+    CommitWork* next; /* in the handle's waiting list */
     napi_ref keep;
     napi_deferred deferred;
     napi_async_work work;
     scout_status status;
     char* json;  /* on success, from scout_catalog_commit */
     char* error; /* on failure, scout_last_error() of the worker thread, copied there */
-} CommitWork;
+};
 
 static char* copy_text(const char* text) {
     const size_t size = strlen(text) + 1;
@@ -254,26 +259,30 @@ static void commit_execute(napi_env env, void* data) {
     }
 }
 
-static void commit_complete(napi_env env, napi_status status, void* data) {
-    CommitWork* work = data;
-    Handle* handle = work->handle;
+/* Settles the work's promise with what the commit gave, or with `failure` when it did not run. */
+static void settle(napi_env env, CommitWork* work, napi_status status) {
     napi_value value = NULL;
     napi_value code = NULL;
     napi_value message = NULL;
     if (status == napi_ok && work->status == SCOUT_OK &&
         napi_create_string_utf8(env, work->json, NAPI_AUTO_LENGTH, &value) == napi_ok) {
         napi_resolve_deferred(env, work->deferred, value);
-    } else {
-        const char* name = status != napi_ok          ? "internal"
-                           : work->status != SCOUT_OK ? scout_status_name(work->status)
-                                                      : "internal";
-        const char* text = work->error != NULL ? work->error : "the commit did not run";
-        if (napi_create_string_utf8(env, name, NAPI_AUTO_LENGTH, &code) == napi_ok &&
-            napi_create_string_utf8(env, text, NAPI_AUTO_LENGTH, &message) == napi_ok &&
-            napi_create_error(env, code, message, &value) == napi_ok) {
-            napi_reject_deferred(env, work->deferred, value);
-        }
+        return;
     }
+    const char* name = status == napi_ok && work->status != SCOUT_OK
+                           ? scout_status_name(work->status)
+                           : "internal";
+    const char* text = work->error != NULL ? work->error : "the commit did not run";
+    if (napi_create_string_utf8(env, name, NAPI_AUTO_LENGTH, &code) == napi_ok &&
+        napi_create_string_utf8(env, text, NAPI_AUTO_LENGTH, &message) == napi_ok &&
+        napi_create_error(env, code, message, &value) == napi_ok) {
+        napi_reject_deferred(env, work->deferred, value);
+    }
+}
+
+/* Frees a settled work; the last one of a closed catalog frees the catalog. */
+static void finish(napi_env env, CommitWork* work) {
+    Handle* handle = work->handle;
     handle->in_flight -= 1;
     if (handle->closed && handle->in_flight == 0) {
         scout_catalog_free(handle->catalog);
@@ -284,6 +293,30 @@ static void commit_complete(napi_env env, napi_status status, void* data) {
     napi_delete_reference(env, work->keep);
     napi_delete_async_work(env, work->work);
     free(work);
+}
+
+/* Hands the oldest waiting commit to the worker pool; one that cannot be queued is rejected. */
+static void start_next(napi_env env, Handle* handle) {
+    while (handle->waiting_head != NULL) {
+        CommitWork* work = handle->waiting_head;
+        handle->waiting_head = work->next;
+        if (handle->waiting_head == NULL) {
+            handle->waiting_tail = NULL;
+        }
+        if (napi_queue_async_work(env, work->work) == napi_ok) {
+            return;
+        }
+        settle(env, work, napi_generic_failure);
+        finish(env, work);
+    }
+}
+
+static void commit_complete(napi_env env, napi_status status, void* data) {
+    CommitWork* work = data;
+    Handle* handle = work->handle;
+    settle(env, work, status);
+    finish(env, work);
+    start_next(env, handle);
 }
 
 static napi_value commit_async(napi_env env, napi_callback_info info) {
@@ -318,7 +351,14 @@ static napi_value commit_async(napi_env env, napi_callback_info info) {
         throw_message(env, "internal", "Node-API call failed");
         return NULL;
     }
-    if (napi_queue_async_work(env, work->work) != napi_ok) {
+    if (handle->in_flight > 0) { /* a commit is running: this one waits for it, in order */
+        if (handle->waiting_tail != NULL) {
+            handle->waiting_tail->next = work;
+        } else {
+            handle->waiting_head = work;
+        }
+        handle->waiting_tail = work;
+    } else if (napi_queue_async_work(env, work->work) != napi_ok) {
         /* The promise is dropped unsettled; the caller gets the exception instead. */
         napi_delete_async_work(env, work->work);
         napi_delete_reference(env, work->keep);

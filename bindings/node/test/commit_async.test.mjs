@@ -123,6 +123,31 @@ test('searches answer from the last published catalog while a commit is in fligh
   }
 });
 
+test('commits called together run and settle in call order', needsHttp, async () => {
+  const service = await embeddingService();
+  try {
+    const catalog = httpCatalog(service);
+    catalog.upsertServers([GITHUB]);
+    const first = await catalog.commitAsync();
+    catalog.upsertServers([PAGER]);
+    const held = service.hold();
+    const settled = [];
+    const commits = Array.from({ length: 6 }, (_, call) =>
+      catalog.commitAsync().then((info) => { settled.push(call); return info; }));
+    await held;  // one commit embeds pager's tool; the other five wait behind it
+    service.release();
+    const infos = await Promise.all(commits);
+    assert.deepEqual(infos.map((info) => info.generation),
+      infos.map((_, call) => first.generation + 1 + call));
+    assert.deepEqual(settled, [0, 1, 2, 3, 4, 5]);
+    assert.deepEqual(infos.map((info) => info.embedded), [1, 0, 0, 0, 0, 0]);
+    catalog.close();
+  } finally {
+    service.release();
+    await service.close();
+  }
+});
+
 test('close() during a commit: later calls refuse at once, the commit still ends', needsHttp, async () => {
   const service = await embeddingService();
   try {
