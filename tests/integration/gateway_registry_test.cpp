@@ -3,7 +3,8 @@
 // backend's listing is pushed into the registry and searchable here at once, and a change pushed
 // by another writer reaches its searches without a restart; its /metrics follows the replica's
 // position and failures; a backend that dies is pushed DEGRADED (another replica still serves
-// its tools, as degraded) and ACTIVE again once it is back.
+// its tools, as degraded) and ACTIVE again once it is back; with --learn, what its executions
+// teach reaches every replica of the fleet.
 #include <httplib.h>
 #include <signal.h>
 #include <sys/types.h>
@@ -141,6 +142,41 @@ bool finds(const reg::Replica& replica, const std::string& query, const std::str
         }
     }
     return false;
+}
+
+/// The servers of the "echo" hits of `query` on `replica`, in rank order, with or without the
+/// outcome prior.
+std::vector<std::string> echo_servers(const reg::Replica& replica,
+                                      const std::string& query,
+                                      bool prior) {
+    std::vector<std::string> servers;
+    auto result = replica.searcher().search(query, {.top_k = 8, .outcome_prior = prior});
+    if (result.ok()) {
+        for (const scout::Hit& hit : result->hits) {
+            if (hit.tool == "echo") {
+                servers.push_back(hit.server);
+            }
+        }
+    }
+    return servers;
+}
+
+/// The servers of the "echo" matches of tool_search's answer for `query`, in rank order.
+std::vector<std::string> echo_servers(GatewayProcess& gw, const std::string& query) {
+    std::vector<std::string> servers;
+    auto r =
+        gw.request("tools/call",
+                   Json{{"name", "tool_search"}, {"arguments", {{"query", query}, {"top_k", 8}}}},
+                   milliseconds(10000));
+    if (r && r->contains("result")) {
+        for (const Json& match :
+             (*r)["result"]["structuredContent"].value("matches", Json::array())) {
+            if (match.value("tool", "") == "echo") {
+                servers.push_back(match.value("server", ""));
+            }
+        }
+    }
+    return servers;
 }
 
 }  // namespace
@@ -351,6 +387,80 @@ TEST_CASE("scout-gateway --registry: a backend that dies is DEGRADED for the fle
     gw.close_stdin();
     const auto exited = gw.wait_exit(milliseconds(10000));
     CHECK(exited.has_value());
+}
+
+TEST_CASE("scout-gateway --registry --learn: executions through one gateway re-rank the fleet",
+          "[registry][gateway]") {
+    std::string why;
+    auto server = PgServer::start(why);
+    if (!server) {
+        SCOUT_SKIP_WITHOUT_FIXTURE(why);
+    }
+    REQUIRE(reg::init(connect_to(*server)).ok());
+    // Two backends offer the same echo tool, so a search ties them.
+    const Json config{{"mcpServers",
+                       {{"alpha", {{"command", SCOUT_FAKE_BACKEND_PATH}}},
+                        {"beta", {{"command", SCOUT_FAKE_BACKEND_PATH}}}}}};
+    const std::string config_path = server->dir().write("servers.json", config.dump());
+    GatewayProcess gw(SCOUT_GATEWAY_PATH,
+                      {"--config",
+                       config_path,
+                       "--registry",
+                       server->url(),
+                       "--learn",
+                       "--embedder",
+                       "hashing:16",
+                       "--startup-timeout-ms",
+                       "10000"},
+                      server->dir().file("gateway-stderr.txt"));
+    REQUIRE(gw.initialize());
+    INFO("gateway stderr:\n" << gw.stderr_text());
+
+    // Another replica of the fleet, in this process, with no backend and no executions.
+    reg::ReplicaOptions options;
+    options.connect = connect_to(*server);
+    auto made = reg::Replica::create(options, std::make_shared<scout::HashingEmbedder>(16));
+    REQUIRE(made.ok());
+    reg::Replica& other = *made.value();
+    const std::string query = "echo the given text back";
+    REQUIRE(sync_until(other, [&] { return echo_servers(other, query, true).size() == 2; }));
+    const std::vector<std::string> before = echo_servers(other, query, true);
+    CHECK(other.stats().outcome_seq == 0);
+
+    // The gateway's search offers both; the one it ranks second succeeds six times.
+    const std::vector<std::string> offered = echo_servers(gw, query);
+    REQUIRE(offered.size() == 2);
+    CHECK(offered == before);
+    const std::string second = offered[1];
+    for (int i = 0; i < 6; ++i) {
+        auto r = gw.request("tools/call",
+                            Json{{"name", "execute_tool"},
+                                 {"arguments",
+                                  {{"server_name", second},
+                                   {"tool_name", "echo"},
+                                   {"arguments", {{"text", "hi"}}}}}},
+                            milliseconds(10000));
+        REQUIRE(r.has_value());
+        CHECK_THAT(r->dump(), Catch::Contains("echo: hi"));
+    }
+
+    // The other replica learns them from the registry: its prior ranking puts `second` first,
+    // its ranking without the prior is unchanged, and the gateway's own searches agree.
+    const std::vector<std::string> learned{second, offered[0]};
+    CHECK(sync_until(other, [&] { return echo_servers(other, query, true) == learned; }));
+    CHECK(other.stats().outcome_seq == 6);
+    CHECK(echo_servers(other, query, false) == before);
+    std::vector<std::string> ranked;
+    for (int i = 0; i < 50 && ranked != learned; ++i) {
+        ranked = echo_servers(gw, query);
+        if (ranked != learned) {
+            std::this_thread::sleep_for(milliseconds(100));
+        }
+    }
+    CHECK(ranked == learned);
+
+    gw.close_stdin();
+    CHECK(gw.wait_exit(milliseconds(10000)).has_value());
 }
 
 TEST_CASE("scout-gateway --registry-base-dir starts its replica from the newest base",
