@@ -26,6 +26,7 @@
 #include "capi/doctor_json.hpp"
 #include "capi/json_bridge.hpp"
 #include "capi/token_budget_json.hpp"
+#include "py_values.hpp"
 
 #if SCOUT_PYTHON_REGISTRY
 #include "scout/registry/registry.hpp"
@@ -40,128 +41,14 @@ namespace {
 using nlohmann::json;
 using scout::Errc;
 using scout::Status;
-
-/// A non-ok Status on its way to Python (translated to the registered scout.Error subclass).
-struct StatusError {
-    Status status;
-};
-
-/// Python types the package registers at import: the scout.Error subclass of each status code,
-/// and SearchResults (a list with the result's metadata as attributes).
-struct Registered {
-    py::dict errors;  // int code -> class
-    py::object results;
-};
-
-Registered& registered() {
-    static auto* types = new Registered();  // never destroyed: outlives the interpreter's teardown
-    return *types;
-}
-
-void raise_if_error(const Status& status) {
-    if (!status.ok()) {
-        throw StatusError{status};
-    }
-}
-
-template <typename T>
-T take(scout::Result<T>&& result) {
-    raise_if_error(result.status());
-    return std::move(result).value();
-}
-
-/// UTF-8 to str; bytes that are not UTF-8 become U+FFFD rather than an exception.
-py::str text(const std::string& value) {
-    PyObject* object =
-        PyUnicode_DecodeUTF8(value.data(), static_cast<Py_ssize_t>(value.size()), "replace");
-    if (object == nullptr) {
-        throw py::error_already_set();
-    }
-    return py::reinterpret_steal<py::str>(object);
-}
-
-/// A str argument as UTF-8; anything else (or a str with lone surrogates) is invalid_argument.
-std::string utf8_argument(const py::handle& value, const char* what) {
-    if (!PyUnicode_Check(value.ptr())) {
-        throw StatusError{{Errc::invalid_argument, std::string(what) + " must be a str"}};
-    }
-    Py_ssize_t size = 0;
-    const char* data = PyUnicode_AsUTF8AndSize(value.ptr(), &size);
-    if (data == nullptr) {
-        PyErr_Clear();
-        throw StatusError{
-            {Errc::invalid_argument, std::string(what) + " is not encodable as UTF-8"}};
-    }
-    return {data, static_cast<std::size_t>(size)};
-}
-
-py::object to_python(const json& value) {
-    switch (value.type()) {
-        case json::value_t::object: {
-            py::dict out;
-            for (const auto& [key, item] : value.items()) {
-                out[text(key)] = to_python(item);
-            }
-            return out;
-        }
-        case json::value_t::array: {
-            py::list out(value.size());
-            std::size_t i = 0;
-            for (const json& item : value) {
-                out[i++] = to_python(item);
-            }
-            return out;
-        }
-        case json::value_t::string:
-            return text(value.get_ref<const std::string&>());
-        case json::value_t::boolean:
-            return py::bool_(value.get<bool>());
-        case json::value_t::number_integer:
-            return py::int_(value.get<std::int64_t>());
-        case json::value_t::number_unsigned:
-            return py::int_(value.get<std::uint64_t>());
-        case json::value_t::number_float:
-            return py::float_(value.get<double>());
-        default:
-            return py::none();
-    }
-}
-
-/// A fresh copy of the dicts and lists of a parsed JSON value; the leaves (str, int, float,
-/// bool, None) are immutable and shared. Raw C API: this runs for every hit's schema.
-PyObject* copy_containers(PyObject* value) {
-    if (PyDict_CheckExact(value)) {
-        PyObject* out = PyDict_New();
-        PyObject* key = nullptr;
-        PyObject* item = nullptr;
-        Py_ssize_t pos = 0;
-        while (out != nullptr && PyDict_Next(value, &pos, &key, &item)) {
-            PyObject* copy = copy_containers(item);
-            if (copy == nullptr || PyDict_SetItem(out, key, copy) != 0) {
-                Py_XDECREF(copy);
-                Py_DECREF(out);
-                return nullptr;
-            }
-            Py_DECREF(copy);
-        }
-        return out;
-    }
-    if (PyList_CheckExact(value)) {
-        const Py_ssize_t size = PyList_GET_SIZE(value);
-        PyObject* out = PyList_New(size);
-        for (Py_ssize_t i = 0; out != nullptr && i < size; ++i) {
-            PyObject* copy = copy_containers(PyList_GET_ITEM(value, i));
-            if (copy == nullptr) {
-                Py_DECREF(out);
-                return nullptr;
-            }
-            PyList_SET_ITEM(out, i, copy);  // steals the reference
-        }
-        return out;
-    }
-    Py_INCREF(value);
-    return value;
-}
+using scout_python::copy_containers;
+using scout_python::raise_if_error;
+using scout_python::registered;
+using scout_python::StatusError;
+using scout_python::take;
+using scout_python::text;
+using scout_python::to_python;
+using scout_python::utf8_argument;
 
 /// The catalog behind scout.Catalog.
 class PyCatalog {
