@@ -5,12 +5,14 @@
 #   - programs: a program (examples/gateway/, tools/) that includes a room of src/ instead of
 #     the public headers (scout/...), its own headers, or third-party and system ones;
 #   - format drift: clang-format --dry-run -Werror over every tracked C++ file (.clang-format);
+#   - size: a tracked C or C++ file over 700 lines, the generated Unicode tables aside (a file
+#     that long holds more than one job: docs/ARCHITECTURE.md);
 #   - clang-tidy findings over src/, examples/gateway/ and tools/ (the .clang-tidy allow-list),
 #     run over the translation units of the build in $SCOUT_LINT_BUILD (default build/, made by
 #     scripts/setup.sh): its unity batches, each holding up to 8 of those sources, and the sources
 #     compiled alone; a source that no compile command covers fails the check.
 # The format and tidy checks run one process per processor.
-# Usage: scripts/lint.sh [layers|programs|format|tidy|all]   (default all)
+# Usage: scripts/lint.sh [layers|programs|format|size|tidy|all]   (default all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what="${1:-all}"
@@ -163,6 +165,19 @@ fi
 if [ "$what" = "format" ] || [ "$what" = "all" ]; then
     git ls-files -z '*.cpp' '*.hpp' '*.h' '*.c' | xargs -0 -n 40 -P "$jobs" clang-format --dry-run -Werror
     echo "lint: format clean"
+fi
+
+if [ "$what" = "size" ] || [ "$what" = "all" ]; then
+    generated='^(src/tokens/unicode_tables|src/transformer/bert_unicode_tables)[.]cpp$'
+    long=$(git ls-files -z '*.cpp' '*.hpp' '*.h' '*.c' | xargs -0 wc -l |
+           awk -v generated="$generated" \
+               '$2 != "total" && $2 !~ generated && $1 > 700 { print $2 " (" $1 " lines)" }')
+    if [ -n "$long" ]; then
+        echo "lint: over 700 lines (split by job):" >&2
+        echo "$long" >&2
+        exit 1
+    fi
+    echo "lint: no source over 700 lines"
 fi
 
 if [ "$what" = "tidy" ] || [ "$what" = "all" ]; then
