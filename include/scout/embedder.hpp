@@ -56,6 +56,12 @@ public:
     /// catalog's vector cache is keyed by model id. Called from the committing thread, possibly
     /// while other threads embed queries. Default: nothing.
     virtual void fit(std::span<const std::string> corpus) { (void)corpus; }
+    /// Whether fit() reads its corpus now. False (the embedder is corpus-blind, or its fitted
+    /// state is fixed): Catalog::commit calls no fit() and renders the text of only the
+    /// documents it embeds or has no vector key for, so a catalog opened from an index file does
+    /// not render every stored tool's text again. May change with the embedder's state (a model
+    /// pinned later); read once per commit. Default: true.
+    [[nodiscard]] virtual bool reads_corpus() const { return true; }
     /// Optional, with fit(): what fit() learned, as bytes an index file keeps, so that opening
     /// the file restores the fitted model without reading the corpus again. Default: nothing.
     [[nodiscard]] virtual std::string fitted_state() const { return {}; }
@@ -77,6 +83,8 @@ public:
     [[nodiscard]] std::string model_id() const override;
     [[nodiscard]] std::size_t dim() const override { return dim_; }
     [[nodiscard]] Result<std::vector<float>> embed(std::span<const std::string> texts) override;
+    /// Corpus-blind: no fit().
+    [[nodiscard]] bool reads_corpus() const override { return false; }
 
 private:
     std::size_t dim_;
@@ -289,6 +297,7 @@ public:
     [[nodiscard]] Result<std::vector<float>> embed(std::span<const std::string> texts) override;
     /// Forwards to the inner embedder and empties the cache when its model id changes.
     void fit(std::span<const std::string> corpus) override;
+    [[nodiscard]] bool reads_corpus() const override { return inner_->reads_corpus(); }
     [[nodiscard]] std::string fitted_state() const override { return inner_->fitted_state(); }
     /// Forwards to the inner embedder and empties the cache when its model id changes.
     bool restore_fitted_state(std::string_view state) override;

@@ -36,6 +36,10 @@ public:
     [[nodiscard]] Result<std::vector<float>> embed(std::span<const std::string> texts) override;
     /// Forwarded unless a registry model is pinned: its fitted state came with it.
     void fit(std::span<const std::string> corpus) override;
+    /// False while a registry model is pinned (fit() then changes nothing), else the host's.
+    [[nodiscard]] bool reads_corpus() const override {
+        return pinned().empty() && inner_->reads_corpus();
+    }
     [[nodiscard]] std::string fitted_state() const override { return inner_->fitted_state(); }
     bool restore_fitted_state(std::string_view state) override;
     [[nodiscard]] std::shared_ptr<const WordVectors> word_vectors() const override {

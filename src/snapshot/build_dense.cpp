@@ -59,8 +59,9 @@ Result<std::vector<std::vector<float>>> embed_batch(Embedder& embedder,
 
 /// The documents one build embeds, and the rows of the previous build it may take instead.
 struct RowsToEmbed {
-    const std::vector<const std::string*>& texts;
-    const std::vector<std::uint64_t>& keys;  ///< the EmbeddingCache key of each text
+    /// The documents; the texts of only those embedded are read (rendered when not yet).
+    const std::vector<CachedDocument*>& docs;
+    const std::vector<std::uint64_t>& keys;  ///< the EmbeddingCache key of each document
     std::size_t dim = 0;
     /// May be null: rows of as many documents, under `before_keys`, taken where the key is the
     /// same.
@@ -75,7 +76,7 @@ Status embed_documents(const BuildContext& ctx,
                        Embedder& embedder,
                        const RowsToEmbed& job,
                        VectorStore& vectors) {
-    const std::vector<const std::string*>& texts = job.texts;
+    const std::vector<CachedDocument*>& docs = job.docs;
     const std::vector<std::uint64_t>& keys = job.keys;
     const VectorStore* before = job.before;
     const std::span<const std::uint64_t> before_keys = job.before_keys;
@@ -84,9 +85,11 @@ Status embed_documents(const BuildContext& ctx,
     // Rows `before` holds at the same position need neither the cache nor the embedder.
     const auto kept = [&](std::size_t i) { return before != nullptr && before_keys[i] == keys[i]; };
     std::vector<std::size_t> missing;
-    for (std::size_t i = 0; i < texts.size(); ++i) {
+    std::vector<const std::string*> texts;  // of the missing rows, rendered on this thread
+    for (std::size_t i = 0; i < docs.size(); ++i) {
         if (!kept(i) && cache.find(keys[i]) == nullptr) {
             missing.push_back(i);
+            texts.push_back(&ctx.documents.text_of(*docs[i]));
         }
     }
     const std::size_t batch = std::max<std::size_t>(ctx.options.embed_batch, 1);
@@ -105,7 +108,7 @@ Status embed_documents(const BuildContext& ctx,
                 std::vector<std::string> chunk;
                 chunk.reserve(last - first);
                 for (std::size_t j = first; j < last; ++j) {
-                    chunk.push_back(*texts[missing[j]]);
+                    chunk.push_back(*texts[j]);
                 }
                 results[b] = embed_batch(embedder, chunk, dim);
                 if (!results[b]) {
@@ -131,15 +134,15 @@ Status embed_documents(const BuildContext& ctx,
     if (before != nullptr) {
         // The previous rows' chunks, shared, except the chunks of the rows that changed.
         std::vector<std::size_t> changed;
-        for (std::size_t i = 0; i < texts.size(); ++i) {
+        for (std::size_t i = 0; i < docs.size(); ++i) {
             if (!kept(i)) {
                 changed.push_back(i);
             }
         }
         vectors = VectorStore::patched(*before, changed, row_of);
     } else {
-        PodVector<float> rows(texts.size() * dim);  // not zeroed: every row is written below
-        for (std::size_t i = 0; i < texts.size(); ++i) {
+        PodVector<float> rows(docs.size() * dim);  // not zeroed: every row is written below
+        for (std::size_t i = 0; i < docs.size(); ++i) {
             std::memcpy(rows.data() + i * dim, row_of(i), dim * sizeof(float));
         }
         vectors = VectorStore(dim, std::move(rows));
@@ -149,14 +152,15 @@ Status embed_documents(const BuildContext& ctx,
 }
 
 /// The EmbeddingCache keys of every document, reusing the ones computed by earlier commits.
-std::vector<std::uint64_t> embed_keys_of(const std::vector<CachedDocument*>& docs,
+std::vector<std::uint64_t> embed_keys_of(DocumentCache& documents,
+                                         const std::vector<CachedDocument*>& docs,
                                          const std::string& model) {
-    const std::uint64_t model_hash = fnv1a(model) | 1U;  // never 0, which means "not computed"
+    const std::uint64_t model_hash = embed_model_hash(model);
     std::vector<std::uint64_t> keys;
     keys.reserve(docs.size());
     for (CachedDocument* doc : docs) {
         if (doc->embed_model_hash != model_hash) {
-            doc->embed_key = EmbeddingCache::key(model, doc->text);
+            doc->embed_key = EmbeddingCache::key(model, documents.text_of(*doc));
             doc->embed_model_hash = model_hash;
         }
         keys.push_back(doc->embed_key);
@@ -236,8 +240,11 @@ void build_dense(const BuildContext& ctx, Embedder& embedder, const Collected& c
     const std::vector<CachedDocument*>& docs = collected.docs;
     Status s;
     try {
-        const std::vector<std::string>& corpus = ctx.documents.corpus(docs, collected.doc_keys);
-        embedder.fit(corpus);  // corpus statistics first, so model_id() names the fitted model
+        if (embedder.reads_corpus()) {
+            // Corpus statistics first, so model_id() names the fitted model. A corpus-blind
+            // embedder is not called: the texts of documents it does not embed stay unrendered.
+            embedder.fit(ctx.documents.corpus(docs, collected.doc_keys));
+        }
         snap.embedder_model = embedder.model_id();
         const std::size_t dim = embedder.dim();
         if (dim == 0) {
@@ -245,7 +252,7 @@ void build_dense(const BuildContext& ctx, Embedder& embedder, const Collected& c
                 Status{Errc::dimension_mismatch, "embedder reports dimension 0"}.to_string();
             return;
         }
-        snap.embed_keys = embed_keys_of(docs, snap.embedder_model);
+        snap.embed_keys = embed_keys_of(ctx.documents, docs, snap.embedder_model);
         if (previous != nullptr && previous->dense &&
             previous->embedder_model == snap.embedder_model &&
             previous->dense->vectors().dim() == dim && previous->embed_keys == snap.embed_keys) {
@@ -254,11 +261,6 @@ void build_dense(const BuildContext& ctx, Embedder& embedder, const Collected& c
             return;
         }
         seed_from_previous(previous, snap.embedder_model, dim, snap.embed_keys, ctx.cache);
-        std::vector<const std::string*> texts;
-        texts.reserve(docs.size());
-        for (const std::string& text : corpus) {
-            texts.push_back(&text);
-        }
         auto vectors = std::make_shared<VectorStore>();
         const bool aligned = previous != nullptr && previous->dense &&
                              previous->embedder_model == snap.embedder_model &&
@@ -266,7 +268,7 @@ void build_dense(const BuildContext& ctx, Embedder& embedder, const Collected& c
                              previous->dense->vectors().size() == docs.size() &&
                              previous->embed_keys.size() == docs.size();
         const RowsToEmbed job{
-            texts,
+            docs,
             snap.embed_keys,
             dim,
             aligned ? &previous->dense->vectors() : nullptr,
@@ -275,7 +277,7 @@ void build_dense(const BuildContext& ctx, Embedder& embedder, const Collected& c
         };
         s = embed_documents(ctx, embedder, job, *vectors);
         if (s.ok()) {
-            const std::size_t rows = texts.size();
+            const std::size_t rows = docs.size();
             ctx.report("dense", 0, rows);
             snap.dense = patched_dense(previous, snap, vectors, ctx.options.dense);
             if (snap.dense) {

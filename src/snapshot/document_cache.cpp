@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <functional>
 #include <iterator>
+#include <stdexcept>
 #include <string_view>
 #include <unordered_set>
 #include <utility>
@@ -308,15 +309,15 @@ const std::vector<std::string>& DocumentCache::corpus(std::span<CachedDocument* 
         corpus_.clear();
         corpus_keys_.clear();
         corpus_.reserve(docs.size());
-        for (const CachedDocument* doc : docs) {
-            corpus_.push_back(doc->text);
+        for (CachedDocument* doc : docs) {
+            corpus_.push_back(text_of(*doc));
         }
         corpus_keys_.assign(keys.begin(), keys.end());
         return corpus_;
     }
     for (std::size_t i = 0; i < keys.size(); ++i) {
         if (corpus_keys_[i] != keys[i]) {  // equal keys: equal contents, equal texts
-            corpus_[i] = docs[i]->text;
+            corpus_[i] = text_of(*docs[i]);
             corpus_keys_[i] = keys[i];
         }
     }
@@ -331,6 +332,8 @@ void DocumentCache::clear() {
     corpus_.clear();
     corpus_keys_.clear();
     entries_.clear();
+    seeded_source_.reset();
+    pending_texts_ = 0;
     auto fresh = std::make_shared<Bm25Vocabulary>();
     writable_ = fresh.get();
     vocabulary_ = std::move(fresh);
@@ -339,7 +342,8 @@ void DocumentCache::clear() {
 void DocumentCache::seed(std::uint64_t generation,
                          std::shared_ptr<const Bm25Vocabulary> vocabulary,
                          std::vector<std::uint64_t> keys,
-                         std::vector<CachedDocument> docs) {
+                         std::vector<CachedDocument> docs,
+                         std::shared_ptr<const StagedCatalog> source) {
     clear();
     vocabulary_ = std::move(vocabulary);
     writable_ = nullptr;  // the index's own: extended before a term is added
@@ -349,9 +353,16 @@ void DocumentCache::seed(std::uint64_t generation,
     pointers.reserve(docs.size());
     terms.reserve(docs.size());
     for (std::size_t i = 0; i < docs.size(); ++i) {
-        CachedDocument* doc = &entries_.try_emplace(keys[i], std::move(docs[i])).first->second;
+        auto [it, inserted] = entries_.try_emplace(keys[i], std::move(docs[i]));
+        CachedDocument* doc = &it->second;
+        if (inserted && doc->text_tool != nullptr) {
+            ++pending_texts_;
+        }
         pointers.push_back(doc);
         terms.push_back({doc->term_ids, doc->length});
+    }
+    if (pending_texts_ != 0) {
+        seeded_source_ = std::move(source);
     }
     remember(generation, std::move(pointers), std::move(keys), std::move(terms));
 }
@@ -365,8 +376,37 @@ void DocumentCache::retain(const std::vector<std::uint64_t>& live) {
     // Erasing in place keeps the surviving entries where they are (one hash per live key).
     std::unordered_set<std::uint64_t> keep(live.begin(), live.end());
     for (auto it = entries_.begin(); it != entries_.end();) {
-        it = keep.count(it->first) != 0 ? std::next(it) : entries_.erase(it);
+        if (keep.count(it->first) != 0) {
+            ++it;
+            continue;
+        }
+        if (it->second.text_tool != nullptr) {
+            --pending_texts_;
+        }
+        it = entries_.erase(it);
     }
+    if (pending_texts_ == 0) {
+        seeded_source_.reset();
+    }
+}
+
+const std::string& DocumentCache::text_of(CachedDocument& doc) {
+    if (doc.text_tool == nullptr) {
+        return doc.text;
+    }
+    const StagedTool& tool = *doc.text_tool;
+    auto rendered =
+        make_tool_document(*doc.text_server, tool, tool.parameters ? &*tool.parameters : nullptr);
+    if (!rendered) {
+        throw std::runtime_error("tool '" + tool.name + "' of an opened index does not render");
+    }
+    doc.text = rendered->text();
+    doc.text_server = nullptr;
+    doc.text_tool = nullptr;
+    if (--pending_texts_ == 0) {
+        seeded_source_.reset();
+    }
+    return doc.text;
 }
 
 }  // namespace scout::detail

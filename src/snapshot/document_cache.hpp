@@ -7,6 +7,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "analysis/tool_action.hpp"
 #include "snapshot/staged_catalog.hpp"
 #include "sparse/bm25_index.hpp"
+#include "util/hash.hpp"
 
 namespace scout::detail {
 
@@ -34,7 +36,12 @@ struct CachedDocument {
     /// released): hashed on the rendering threads, not again on the committing one.
     std::vector<std::size_t> term_hashes;
     float length = 0.0f;
+    /// The dense text; empty until DocumentCache::text_of renders it while `text_tool` is set.
     std::string text;
+    /// Set on a document seeded from an index file whose text is not rendered yet: the tool and
+    /// its server to render it from (the cache keeps them alive). Null once rendered.
+    const ServerSpec* text_server = nullptr;
+    const StagedTool* text_tool = nullptr;
     ToolAction action = ToolAction::none;  ///< read off the tool's name
     std::uint64_t embed_key = 0;           ///< EmbeddingCache key for embed_model below
     std::uint64_t embed_model_hash = 0;    ///< 0: embed_key not computed yet
@@ -74,6 +81,12 @@ public:
     void retain(const std::vector<std::uint64_t>& live);
     [[nodiscard]] std::size_t size() const noexcept { return entries_.size(); }
 
+    /// `doc`'s dense text, rendered now when seed() left it for later. Throws when a seeded
+    /// tool does not render (it did when the file was written).
+    const std::string& text_of(CachedDocument& doc);
+    /// Seeded documents whose text is not rendered yet (and not dropped since).
+    [[nodiscard]] std::size_t pending_texts() const noexcept { return pending_texts_; }
+
     /// Every term interned so far (terms of dropped documents included), for an index to share:
     /// later documents intern new terms into a copy, never into what was handed out.
     [[nodiscard]] std::shared_ptr<const Bm25Vocabulary> vocabulary();
@@ -82,11 +95,14 @@ public:
     void clear();
     /// Replaces the cache with the documents of build `generation` as an index file stored them
     /// (ToolId order, `keys` their keys, their term ids those of `vocabulary`), remembered like
-    /// a build's, so the next build renders only the tools that changed.
+    /// a build's, so the next build renders only the tools that changed. Documents with
+    /// `text_tool` set point into `source`, which the cache keeps until their texts are rendered
+    /// or they are dropped.
     void seed(std::uint64_t generation,
               std::shared_ptr<const Bm25Vocabulary> vocabulary,
               std::vector<std::uint64_t> keys,
-              std::vector<CachedDocument> docs);
+              std::vector<CachedDocument> docs,
+              std::shared_ptr<const StagedCatalog> source);
 
     /// The documents of build `generation`, their keys and their terms (which view the
     /// documents), in ToolId order, kept so that the next build takes the documents of servers
@@ -104,7 +120,8 @@ public:
     [[nodiscard]] std::uint64_t remembered_key(std::size_t id) const { return last_keys_[id]; }
     [[nodiscard]] std::size_t remembered_count() const noexcept { return last_docs_.size(); }
     /// The dense texts of `docs` (with their `keys`), in order, for the embedder: kept between
-    /// builds, so a build copies only the texts whose key changed at their position.
+    /// builds, so a build copies only the texts whose key changed at their position. Renders
+    /// the texts seed() left for later.
     [[nodiscard]] const std::vector<std::string>& corpus(std::span<CachedDocument* const> docs,
                                                          std::span<const std::uint64_t> keys);
     /// All of the remembered build's documents, keys and terms, by ToolId.
@@ -132,6 +149,14 @@ private:
     std::vector<Bm25DocumentTerms> last_terms_;
     std::vector<std::string> corpus_;
     std::vector<std::uint64_t> corpus_keys_;
+    /// What seeded documents render their texts from, while any of them has not.
+    std::shared_ptr<const StagedCatalog> seeded_source_;
+    std::size_t pending_texts_ = 0;
 };
+
+/// CachedDocument::embed_model_hash of a model id: never 0, which means "not computed".
+[[nodiscard]] inline std::uint64_t embed_model_hash(std::string_view model) noexcept {
+    return fnv1a(model) | 1U;
+}
 
 }  // namespace scout::detail

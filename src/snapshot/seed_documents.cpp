@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "analysis/tool_action.hpp"
-#include "document/tool_document.hpp"
 
 namespace scout::detail {
 
@@ -20,6 +19,11 @@ bool seed_documents(const Snapshot& opened, DocumentCache& documents) {
     std::vector<CachedDocument> docs(n);
     std::vector<std::uint64_t> keys;
     keys.reserve(n);
+    // A document's vector key is the snapshot's (the key of its model and text), so a commit
+    // that embeds with that model needs no text of a document that did not change: the texts
+    // are rendered when asked for (DocumentCache::text_of), not here.
+    const bool keyed = opened.embed_keys.size() == n && !opened.embedder_model.empty();
+    const std::uint64_t model_hash = keyed ? embed_model_hash(opened.embedder_model) : 0;
     // ToolId order: the ACTIVE servers by name, their tools by name (collect_tools' order).
     for (const auto& [server_name, server] : *staged) {
         if (server->meta.status != ServerStatus::active) {
@@ -30,12 +34,12 @@ bool seed_documents(const Snapshot& opened, DocumentCache& documents) {
             if (id == n) {
                 return false;
             }
-            auto rendered = make_tool_document(
-                server->meta, *tool, tool->parameters ? &*tool->parameters : nullptr);
-            if (!rendered) {
-                return false;
+            docs[id].text_server = &server->meta;
+            docs[id].text_tool = tool.get();
+            if (keyed) {
+                docs[id].embed_key = opened.embed_keys[id];
+                docs[id].embed_model_hash = model_hash;
             }
-            docs[id].text = rendered->text();
             docs[id].action = action_of_tool(server->meta.name, tool->name);
             docs[id].length = bm25.lengths()[id];
             keys.push_back(DocumentCache::key(server->meta, *tool));
@@ -61,7 +65,7 @@ bool seed_documents(const Snapshot& opened, DocumentCache& documents) {
             docs[docids[p]].term_ids.emplace_back(static_cast<TermId>(t), tfs[p]);
         }
     }
-    documents.seed(opened.generation, bm25.vocabulary(), std::move(keys), std::move(docs));
+    documents.seed(opened.generation, bm25.vocabulary(), std::move(keys), std::move(docs), staged);
     return true;
 }
 

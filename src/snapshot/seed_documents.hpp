@@ -9,7 +9,8 @@
 namespace scout::detail {
 
 /// Seeds `documents` with `opened`'s documents (DocumentCache::seed): their terms from the
-/// BM25 postings, their texts rendered without analysis. False, leaving `documents` as it is,
+/// BM25 postings, their vector keys from the snapshot's, their texts left to be rendered when a
+/// commit asks for them (DocumentCache::text_of). False, leaving `documents` as it is,
 /// when the snapshot's BM25 index keeps no weighted tfs (a file without a BMTF section) or its
 /// documents are not the staged catalog's ACTIVE tools.
 bool seed_documents(const Snapshot& opened, DocumentCache& documents);

@@ -1,14 +1,17 @@
 // index_weights_test.cpp: the BM25 weighted tfs and document lengths an index file keeps (its
 // BMTF section): the first commit after an open renders only the tools that changed and gives
 // the hits of a fresh build, and a section that is cut short, miscounted or disagrees with the
-// postings is refused.
+// postings is refused. An embedder that does not read the corpus is not fitted after an open, and
+// the stored tools' texts it is then asked to embed are the fresh build's.
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -89,6 +92,71 @@ std::vector<std::string> hits(const scout::Searcher& searcher) {
     return out;
 }
 
+/// The hashing embedder with a switch for reads_corpus() and a model variant that changes every
+/// vector (each text is embedded with the variant in front); records the corpora fit() was given
+/// and the texts embed() was asked for.
+class CorpusProbeEmbedder final : public scout::Embedder {
+public:
+    explicit CorpusProbeEmbedder(bool reads, std::string variant = "a")
+        : reads_(reads), variant_(std::move(variant)) {}
+    std::string model_id() const override {
+        std::lock_guard lock(mu_);
+        return "probe-" + variant_;
+    }
+    std::size_t dim() const override { return inner_.dim(); }
+    scout::Result<std::vector<float>> embed(std::span<const std::string> texts) override {
+        std::vector<std::string> marked;
+        {
+            std::lock_guard lock(mu_);
+            for (const std::string& text : texts) {
+                embedded_.push_back(text);
+                marked.push_back(variant_ + " " + text);
+            }
+        }
+        return inner_.embed(marked);
+    }
+    void fit(std::span<const std::string> corpus) override {
+        std::lock_guard lock(mu_);
+        fitted_.emplace_back(corpus.begin(), corpus.end());
+    }
+    bool reads_corpus() const override { return reads_; }
+
+    void set_variant(std::string variant) {
+        std::lock_guard lock(mu_);
+        variant_ = std::move(variant);
+    }
+    /// The texts embedded since the last call, sorted.
+    std::vector<std::string> take_embedded() {
+        std::lock_guard lock(mu_);
+        std::vector<std::string> out = std::move(embedded_);
+        embedded_.clear();
+        std::sort(out.begin(), out.end());
+        return out;
+    }
+    std::vector<std::vector<std::string>> fitted() const {
+        std::lock_guard lock(mu_);
+        return fitted_;
+    }
+
+private:
+    scout::HashingEmbedder inner_{32};
+    bool reads_;
+    mutable std::mutex mu_;
+    std::string variant_;
+    std::vector<std::string> embedded_;
+    std::vector<std::vector<std::string>> fitted_;
+};
+
+/// A catalog of `spec` committed with `embedder`.
+scout::Catalog build_with(const scout::CatalogSpec& spec,
+                          const std::shared_ptr<scout::Embedder>& embedder) {
+    auto c = scout::Catalog::create({}, embedder);
+    REQUIRE(c.ok());
+    REQUIRE(c->upsert_servers(spec).ok());
+    REQUIRE(c->commit().ok());
+    return std::move(c.value());
+}
+
 bool is_weights(const scout::detail::SectionOut& s) {
     return s.kind == scout::detail::fourcc("BMTF");
 }
@@ -127,6 +195,70 @@ TEST_CASE("the first commit after opening an index renders only the tools that c
     REQUIRE(info.ok());
     CHECK(info->rendered == 1);
     CHECK(hits(opened->searcher()) == hits(build(last).searcher()));
+    fs::remove_all(dir);
+}
+
+TEST_CASE("a corpus-blind embedder is not fitted after an open and embeds the stored texts",
+          "[persistence][bm25-weights]") {
+    const fs::path dir = weights_temp_dir();
+    REQUIRE(build_with(first_spec(), std::make_shared<CorpusProbeEmbedder>(false))
+                .save(dir / "base.scoutidx")
+                .ok());
+    scout::CatalogSpec last = first_spec();
+    last.servers[1].tools[3].description += " and archive it";
+
+    auto probe = std::make_shared<CorpusProbeEmbedder>(false);
+    auto opened = scout::Catalog::open(dir / "base.scoutidx", probe);
+    REQUIRE(opened.ok());
+    REQUIRE(opened->upsert_servers(last).ok());
+    auto info = opened->commit();
+    REQUIRE(info.ok());
+    CHECK(probe->fitted().empty());
+    CHECK(info->embedded == 1);
+    CHECK(probe->take_embedded().size() == 1);
+    auto fresh_a = std::make_shared<CorpusProbeEmbedder>(false);
+    CHECK(hits(opened->searcher()) == hits(build_with(last, fresh_a).searcher()));
+
+    // Another model: every vector is embedded again, from the texts of the tools the file
+    // stored (rendered now) and of the changed one, as a fresh build embeds them.
+    probe->set_variant("b");
+    last.servers[0].tools[0].description = "remove every file of a folder";
+    REQUIRE(opened->upsert_servers(last).ok());
+    (void)probe->take_embedded();
+    info = opened->commit();
+    REQUIRE(info.ok());
+    const std::size_t tools = 30 + 40 + 12;
+    CHECK(info->embedded == tools);
+    const std::vector<std::string> embedded = probe->take_embedded();
+    auto fresh_b = std::make_shared<CorpusProbeEmbedder>(false, "b");
+    scout::Catalog fresh = build_with(last, fresh_b);
+    CHECK(embedded == fresh_b->take_embedded());
+    CHECK(hits(opened->searcher()) == hits(fresh.searcher()));
+    CHECK(probe->fitted().empty());
+    fs::remove_all(dir);
+}
+
+TEST_CASE("an embedder that reads the corpus is fitted to every stored tool's text after an open",
+          "[persistence][bm25-weights]") {
+    const fs::path dir = weights_temp_dir();
+    REQUIRE(build_with(first_spec(), std::make_shared<CorpusProbeEmbedder>(true))
+                .save(dir / "base.scoutidx")
+                .ok());
+    scout::CatalogSpec last = first_spec();
+    last.servers[2].tools[5].description += " with care";
+    auto probe = std::make_shared<CorpusProbeEmbedder>(true);
+    auto opened = scout::Catalog::open(dir / "base.scoutidx", probe);
+    REQUIRE(opened.ok());
+    REQUIRE(opened->upsert_servers(last).ok());
+    auto info = opened->commit();
+    REQUIRE(info.ok());
+    CHECK(info->embedded == 1);
+    auto fresh = std::make_shared<CorpusProbeEmbedder>(true);
+    (void)build_with(last, fresh);
+    REQUIRE(probe->fitted().size() == 1);
+    REQUIRE(fresh->fitted().size() == 1);
+    CHECK(probe->fitted()[0].size() == 30 + 40 + 12);
+    CHECK(probe->fitted()[0] == fresh->fitted()[0]);
     fs::remove_all(dir);
 }
 

@@ -102,3 +102,10 @@ TEST_CASE("caching embedder: concurrency of hits and misses stays consistent",
     CHECK(cache.size() <= 16);
     CHECK(cache.hits() + cache.misses() == 1200);
 }
+
+TEST_CASE("caching embedder reads the corpus when the embedder it wraps does", "[embed]") {
+    // The hashing embedder ignores fit(); the default Embedder (CountingEmbedder) may read it.
+    CHECK_FALSE(scout::HashingEmbedder(8).reads_corpus());
+    CHECK_FALSE(CachingEmbedder(std::make_shared<scout::HashingEmbedder>(8)).reads_corpus());
+    CHECK(CachingEmbedder(std::make_shared<CountingEmbedder>()).reads_corpus());
+}

@@ -30,6 +30,8 @@ public:
     [[nodiscard]] std::string model_id() const override;
     [[nodiscard]] std::size_t dim() const override { return dim_; }
     [[nodiscard]] Result<std::vector<float>> embed(std::span<const std::string> texts) override;
+    /// Corpus-blind: no fit().
+    [[nodiscard]] bool reads_corpus() const override { return false; }
 
     /// HTTP requests sent so far, retries included (for tests and diagnostics).
     [[nodiscard]] std::size_t requests_sent() const noexcept;

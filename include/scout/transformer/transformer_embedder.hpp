@@ -40,6 +40,8 @@ public:
     [[nodiscard]] std::string model_id() const override;
     [[nodiscard]] std::size_t dim() const override;
     [[nodiscard]] Result<std::vector<float>> embed(std::span<const std::string> texts) override;
+    /// Corpus-blind: no fit().
+    [[nodiscard]] bool reads_corpus() const override { return false; }
 
     /// The token ids the model sees for `text`: [CLS], the word pieces (truncated), [SEP].
     [[nodiscard]] std::vector<std::int32_t> token_ids(std::string_view text) const;
