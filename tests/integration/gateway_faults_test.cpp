@@ -19,18 +19,7 @@
 #include "support/sanitized.hpp"
 #include "support/temp_dir.hpp"
 
-namespace {
-
-using scout::test::Clock;
-using scout::test::GatewayProcess;
-using scout::test::Json;
-using scout::test::TempDir;
-using std::chrono::milliseconds;
-
-using scout::test::kSanitized;
-using namespace scout::test::gateway_rig;
-
-}  // namespace
+using namespace scout::test::gateway_rig;  // Rig, its waits, Json, milliseconds
 
 TEST_CASE("backends that hang at initialize or tools/list do not take the gateway down",
           "[gateway][faults]") {

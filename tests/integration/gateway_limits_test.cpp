@@ -20,18 +20,7 @@
 #include "support/sanitized.hpp"
 #include "support/temp_dir.hpp"
 
-namespace {
-
-using scout::test::Clock;
-using scout::test::GatewayProcess;
-using scout::test::Json;
-using scout::test::TempDir;
-using std::chrono::milliseconds;
-
-using scout::test::kSanitized;
-using namespace scout::test::gateway_rig;
-
-}  // namespace
+using namespace scout::test::gateway_rig;  // Rig, its waits, Json, milliseconds
 
 namespace {
 

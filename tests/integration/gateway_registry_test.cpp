@@ -11,10 +11,12 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <regex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -127,6 +129,15 @@ bool stderr_shows(GatewayProcess& gw, const std::string& text) {
         std::this_thread::sleep_for(milliseconds(20));
     }
     return true;
+}
+
+/// Another replica of the fleet, in this process: no backend, the gateways' embedder.
+std::unique_ptr<reg::Replica> fleet_replica(const PgServer& server) {
+    reg::ReplicaOptions options;
+    options.connect = connect_to(server);
+    auto made = reg::Replica::create(options, std::make_shared<scout::HashingEmbedder>(16));
+    REQUIRE(made.ok());
+    return std::move(made.value());
 }
 
 /// Catches `replica` up until `done` holds (10 s at most); whether it did.
@@ -368,11 +379,8 @@ TEST_CASE("scout-gateway --registry: a backend that dies is DEGRADED for the fle
     INFO("gateway stderr:\n" << gw.stderr_text());
 
     // A second replica of the fleet, with no backend of its own.
-    reg::ReplicaOptions options;
-    options.connect = connect_to(*server);
-    auto made = reg::Replica::create(options, std::make_shared<scout::HashingEmbedder>(16));
-    REQUIRE(made.ok());
-    reg::Replica& other = *made.value();
+    const auto made = fleet_replica(*server);
+    reg::Replica& other = *made;
     const std::string query = "echo the given text back";
     REQUIRE(sync_until(other, [&] { return finds(other, query, "fake"); }));
     CHECK(other.stats().degraded_served.empty());
@@ -430,11 +438,8 @@ TEST_CASE("scout-gateway --registry --learn: executions through one gateway re-r
     INFO("gateway stderr:\n" << gw.stderr_text());
 
     // Another replica of the fleet, in this process, with no backend and no executions.
-    reg::ReplicaOptions options;
-    options.connect = connect_to(*server);
-    auto made = reg::Replica::create(options, std::make_shared<scout::HashingEmbedder>(16));
-    REQUIRE(made.ok());
-    reg::Replica& other = *made.value();
+    const auto made = fleet_replica(*server);
+    reg::Replica& other = *made;
     const std::string query = "echo the given text back";
     REQUIRE(sync_until(other, [&] { return echo_servers(other, query, true).size() == 2; }));
     const std::vector<std::string> before = echo_servers(other, query, true);

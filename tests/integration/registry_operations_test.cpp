@@ -24,11 +24,7 @@ namespace {
 
 using scout::CatalogSpec;
 using scout::Errc;
-using scout::detail::PgConnection;
-using scout::test::CountingEmbedder;
-using scout::test::PgServer;
-namespace reg = scout::registry;
-using namespace scout::test::registry_fixture;
+using namespace scout::test::registry_fixture;  // reg::, PgServer, connections, replicas
 
 }  // namespace
 
