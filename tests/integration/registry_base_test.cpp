@@ -29,6 +29,7 @@
 #include "support/counting_embedder.hpp"
 #include "support/fixture_skip.hpp"
 #include "support/pg_server.hpp"
+#include "support/registry_fixture.hpp"  // START_SERVER, with this file's connect_to
 #include "support/test_catalogs.hpp"
 
 namespace {
@@ -118,14 +119,6 @@ std::size_t documents_embedded(const CountingEmbedder& embedder,
     }
     return n;
 }
-
-#define START_SERVER(server)                       \
-    std::string why_no_server;                     \
-    auto server = PgServer::start(why_no_server);  \
-    if (!server) {                                 \
-        SCOUT_SKIP_WITHOUT_FIXTURE(why_no_server); \
-    }                                              \
-    REQUIRE(reg::init(connect_to(*server)).ok())
 
 }  // namespace
 

@@ -148,6 +148,27 @@ test('commits called together run and settle in call order', needsHttp, async ()
   }
 });
 
+test('close() with commits waiting: each still runs in order, then the catalog is freed', needsHttp, async () => {
+  const service = await embeddingService();
+  try {
+    const catalog = httpCatalog(service);
+    catalog.upsertServers([GITHUB, PAGER]);
+    const held = service.hold();
+    const commits = [catalog.commitAsync(), catalog.commitAsync(), catalog.commitAsync()];
+    await held;  // the first embeds; the other two wait behind it
+    catalog.close();
+    await assert.rejects(catalog.commitAsync(), /the catalog is closed/);
+    service.release();
+    const infos = await Promise.all(commits);
+    assert.deepEqual(infos.map((info) => info.generation), [1, 2, 3]);
+    assert.deepEqual(infos.map((info) => info.tools), [3, 3, 3]);
+    assert.throws(() => catalog.search('pull request', { mode: 'bm25' }), /the catalog is closed/);
+  } finally {
+    service.release();
+    await service.close();
+  }
+});
+
 test('close() during a commit: later calls refuse at once, the commit still ends', needsHttp, async () => {
   const service = await embeddingService();
   try {
