@@ -1,16 +1,10 @@
 // fusion_calibration.cpp: see fusion_calibration.hpp.
 #include "fusion_calibration.hpp"
 
-#include <cstddef>
 #include <string_view>
-
-#include "file_io.hpp"
 
 namespace scout::gateway {
 namespace {
-
-/// A calibration file is a few hundred bytes; the library's reader allows the same.
-constexpr std::size_t kMaxCalibrationFileBytes = std::size_t{64} * 1024;
 
 Status no_dense_branch(const std::string& path) {
     return Status{Errc::invalid_argument,
@@ -26,23 +20,8 @@ std::string calibration_path(const std::string& flag, const GatewayConfig& confi
     return flag.empty() ? config.calibration_path : flag;
 }
 
-Result<Calibration> load_calibration_file(const std::string& path) {
-    auto text = detail::read_text_file(path, kMaxCalibrationFileBytes);
-    if (!text) {
-        const std::string why = text.status().message();
-        // read_text_file's messages name the path already.
-        return Status{text.status().code(),
-                      why.find(path) == std::string::npos ? path + ": " + why : why};
-    }
-    auto calibration = parse_calibration(*text);
-    if (!calibration) {
-        return Status{calibration.status().code(), path + ": " + calibration.status().message()};
-    }
-    return calibration;
-}
-
 Status check_calibration_file(const std::string& path, const std::string& embedder_spec) {
-    if (auto calibration = load_calibration_file(path); !calibration) {
+    if (auto calibration = read_calibration(path); !calibration) {
         return calibration.status();
     }
     if (embedder_spec == "none") {
@@ -59,7 +38,7 @@ Result<std::optional<CalibrationFile>> start_calibration(const std::string& path
     if (path.empty()) {
         return std::optional<CalibrationFile>();
     }
-    auto calibration = load_calibration_file(path);
+    auto calibration = read_calibration(path);
     if (!calibration) {
         return calibration.status();
     }
@@ -85,7 +64,7 @@ Status check_reloaded_calibration(const std::string& path,
     change.clear();
     std::optional<CalibrationFile> reloaded;
     if (!path.empty()) {
-        auto calibration = load_calibration_file(path);
+        auto calibration = read_calibration(path);
         if (!calibration) {
             return calibration.status();
         }

@@ -30,9 +30,6 @@ struct CalibrationFile {
 /// "calibration"; "" for none.
 [[nodiscard]] std::string calibration_path(const std::string& flag, const GatewayConfig& config);
 
-/// Reads and parses `path` (a regular file of at most 64 KiB); every error starts with the path.
-[[nodiscard]] Result<Calibration> load_calibration_file(const std::string& path);
-
 /// What can be checked without an embedder (--check-config): the file reads and parses, and
 /// the embedder spec is not "none" (a calibration fuses a dense branch with BM25; with none
 /// there is none, and a calibration named anyway is a configuration error).

@@ -147,12 +147,16 @@ Result<Calibration> parse_calibration(std::string_view text) {
 Result<Calibration> read_calibration(const std::string& path) {
     auto bytes = detail::read_text_file(path, kMaxCalibrationBytes);
     if (!bytes) {
-        return Status{bytes.status().code(),
-                      "calibration file " + path + ": " + bytes.status().message()};
+        // The file reader's messages name the path already; name it once.
+        const std::string why = bytes.status().message();
+        return Status{
+            bytes.status().code(),
+            "calibration file " + (why.find(path) == std::string::npos ? path + ": " + why : why)};
     }
     auto calibration = parse_calibration(bytes.value());
     if (!calibration) {
-        return Status{calibration.status().code(), path + ": " + calibration.status().message()};
+        return Status{calibration.status().code(),
+                      "calibration file " + path + ": " + calibration.status().message()};
     }
     return calibration;
 }

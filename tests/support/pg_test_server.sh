@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # pg_test_server.sh: a throw-away PostgreSQL server for one test, in a directory of its own.
-#   pg_test_server.sh start DIR PORT OWNER_PID   initdb DIR/data, start on 127.0.0.1:PORT and a
+#   pg_test_server.sh start DIR PORT OWNER_PID   make DIR/data, start on 127.0.0.1:PORT and a
 #                                                Unix socket in DIR; stopped when OWNER_PID exits
 #   pg_test_server.sh stop DIR                   stop it (fast shutdown)
 #   pg_test_server.sh restart DIR                stop it (fast shutdown, every client is
@@ -8,6 +8,10 @@
 # The superuser is "scout" with the password "scout-test-password": trusted over the Unix socket,
 # asked for (SCRAM) over TCP. PostgreSQL refuses to run as root, so under root the server runs as
 # the unprivileged user nobody. Exit 77 when the PostgreSQL server binaries are not installed.
+# DIR/data is a copy of a template data directory that initdb makes once per PostgreSQL version,
+# initdb options and user, under ${TMPDIR:-/tmp}: initdb is about a second of every test that starts a server,
+# the copy a tenth of one. A template is complete when it exists (made under a lock in a
+# temporary directory, then renamed).
 set -euo pipefail
 
 find_bindir() {
@@ -31,6 +35,33 @@ as_server_user() {
     else
         "$@"
     fi
+}
+
+# How the template is made; its name holds a digest of these, so a change makes a new one.
+initdb_options=(-U scout --auth-local=trust --auth-host=scram-sha-256 -E UTF8 --no-sync)
+
+# Makes the template data directory "$1" (its data/ folder) unless it exists.
+make_template() {
+    local template="$1" tmp
+    [ -d "$template" ] && return 0
+    exec 9> "$template.lock"
+    flock 9
+    if [ ! -d "$template" ]; then
+        tmp="$template.tmp.$$"
+        rm -rf "$tmp"
+        mkdir -p "$tmp"
+        printf 'scout-test-password\n' > "$tmp/pwfile"
+        if [ "$(id -u)" = 0 ]; then
+            chown -R nobody:nogroup "$tmp"
+        fi
+        chmod 700 "$tmp"
+        as_server_user "$bindir/initdb" -D "$tmp/data" --pwfile="$tmp/pwfile" "${initdb_options[@]}" \
+            > "$tmp/initdb.log" 2>&1 ||
+            { cat "$tmp/initdb.log" >&2; rm -rf "$tmp"; exit 1; }
+        mv "$tmp" "$template"
+    fi
+    flock -u 9
+    exec 9>&-
 }
 
 cmd="${1:-}"
@@ -60,9 +91,11 @@ start)
             "be searchable by others" >&2
         exit 1
     fi
-    as_server_user "$bindir/initdb" -D "$dir/data" -U scout --pwfile="$dir/pwfile" \
-        --auth-local=trust --auth-host=scram-sha-256 -E UTF8 --no-sync > "$dir/initdb.log" 2>&1 ||
-        { cat "$dir/initdb.log" >&2; exit 1; }
+    version="$("$bindir/initdb" --version | tr -cd '0-9.')"
+    recipe="$(printf '%s ' "$version" "${initdb_options[@]}" | sha256sum | cut -c1-12)"
+    template="${TMPDIR:-/tmp}/scout-pg-template-$(id -u)-$recipe"
+    make_template "$template"
+    cp -a "$template/data" "$dir/data"
     # The test process (root or not) reaches the socket directory; nothing else is in it.
     chmod 711 "$dir"
     as_server_user "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 \

@@ -42,29 +42,26 @@ struct Served {
     std::unique_ptr<HttpTransport> transport;
     std::thread thread;
 
+    /// An empty catalog, and the two callers of two_callers() unless `with_auth` is false.
     explicit Served(HttpLimits limits = {},
                     bool with_auth = true,
                     std::optional<TlsFiles> tls = std::nullopt) {
         auto created = scout::Catalog::create({}, nullptr);
         REQUIRE(created.ok());
-        catalog = std::make_shared<scout::Catalog>(std::move(created.value()));
-        gateway = std::make_unique<Gateway>(*catalog,
-                                            std::vector<BackendSpec>{},
-                                            scout::mcp::Connector{},
-                                            BackendTimings{},
-                                            [](const std::string&, Gateway::Wait) {});
         HttpOptions options;
-        options.address = {"127.0.0.1", 0};
-        if (with_auth) {
-            options.auth = std::make_shared<const AuthTable>(two_callers());
-        }
+        options.auth = with_auth ? std::make_shared<const AuthTable>(two_callers()) : nullptr;
         options.limits = limits;
         options.tls = std::move(tls);
-        transport = std::make_unique<HttpTransport>(*gateway, std::move(options));
-        gateway->start(std::chrono::milliseconds(0));  // after the transport added its listener
-        REQUIRE(transport->bind().ok());
-        thread = std::thread([this] { transport->serve(); });
+        serve(std::make_shared<scout::Catalog>(std::move(created.value())), std::move(options));
     }
+    /// The test's own catalog and callers (a JWT section, say).
+    Served(std::shared_ptr<scout::Catalog> given, std::shared_ptr<const AuthTable> auth) {
+        HttpOptions options;
+        options.auth = std::move(auth);
+        serve(std::move(given), std::move(options));
+    }
+    Served(const Served&) = delete;
+    Served& operator=(const Served&) = delete;
     ~Served() {
         transport->stop();
         thread.join();
@@ -74,6 +71,21 @@ struct Served {
         httplib::Client c("127.0.0.1", transport->port());
         c.set_read_timeout(10, 0);
         return c;
+    }
+
+private:
+    void serve(std::shared_ptr<scout::Catalog> given, HttpOptions options) {
+        catalog = std::move(given);
+        gateway = std::make_unique<Gateway>(*catalog,
+                                            std::vector<BackendSpec>{},
+                                            scout::mcp::Connector{},
+                                            BackendTimings{},
+                                            [](const std::string&, Gateway::Wait) {});
+        options.address = {"127.0.0.1", 0};
+        transport = std::make_unique<HttpTransport>(*gateway, std::move(options));
+        gateway->start(std::chrono::milliseconds(0));  // after the transport added its listener
+        REQUIRE(transport->bind().ok());
+        thread = std::thread([this] { transport->serve(); });
     }
 };
 

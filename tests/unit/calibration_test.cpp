@@ -160,6 +160,33 @@ TEST_CASE("a truncated, mismatched or malformed calibration file is refused", "[
     }
 }
 
+TEST_CASE("a calibration file that cannot be read or parsed is refused, naming it once",
+          "[calibration]") {
+    const scout::test::TempDir dir;
+    const auto once = [](const scout::Status& s, const std::string& path, const std::string& why) {
+        INFO(s.message());
+        const std::string& m = s.message();
+        CHECK(m.rfind("calibration file " + path, 0) == 0);
+        CHECK(m.find(path, m.find(path) + path.size()) == std::string::npos);  // named once
+        CHECK(m.find(why) != std::string::npos);
+    };
+    const std::string missing = dir.file("missing.txt");
+    auto r = scout::read_calibration(missing);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().code() == scout::Errc::not_found);
+    once(r.status(), missing, "no such file");
+
+    const std::string truncated = dir.write("truncated.txt", "scout-calibration 1\nmodel m\n");
+    r = scout::read_calibration(truncated);
+    REQUIRE_FALSE(r.ok());
+    once(r.status(), truncated, "truncated");
+
+    const std::string good = dir.write("good.txt", scout::format_calibration(sample_calibration()));
+    r = scout::read_calibration(good);
+    REQUIRE(r.ok());
+    CHECK(r.value() == sample_calibration());
+}
+
 TEST_CASE("calibrated fusion settings survive an index's save and open", "[calibration]") {
     const Calibration c = sample_calibration();
     scout::CatalogOptions options;

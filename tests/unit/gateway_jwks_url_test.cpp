@@ -25,6 +25,7 @@
 #include "jwks_remote.hpp"
 #include "jwt_config.hpp"
 #include "support/jwt_signer.hpp"
+#include "support/served_gateway.hpp"
 
 using namespace scout::gateway;
 using Json = nlohmann::json;
@@ -307,24 +308,10 @@ TEST_CASE("jwks_url: /metrics of the HTTP listener carries the key set's series"
     REQUIRE(auth.ok());
     auto catalog = scout::Catalog::create({}, nullptr);
     REQUIRE(catalog.ok());
-    Gateway gateway(*catalog,
-                    {},
-                    scout::mcp::Connector{},
-                    BackendTimings{},
-                    [](const std::string&, Gateway::Wait) {});
-    HttpOptions options;
-    options.address = {"127.0.0.1", 0};
-    options.auth = std::make_shared<const AuthTable>(std::move(auth.value()));
-    HttpTransport transport(gateway, std::move(options));
-    gateway.start(std::chrono::milliseconds(0));
-    REQUIRE(transport.bind().ok());
-    std::thread serving([&] { transport.serve(); });
-    httplib::Client c("127.0.0.1", transport.port());
-    c.set_read_timeout(10, 0);
+    const http_test::Served served(std::make_shared<scout::Catalog>(std::move(catalog.value())),
+                                   std::make_shared<const AuthTable>(std::move(auth.value())));
+    httplib::Client c = served.client();
     auto r = c.Get("/metrics", {{"Authorization", "Bearer " + token(rsa.get(), "r1")}});
-    transport.stop();
-    serving.join();
-    gateway.shutdown();
     REQUIRE(r);
     CHECK(r->status == 200);
     CHECK(r->body.find("scout_jwks_fetches_total{result=\"ok\"} 1\n") != std::string::npos);

@@ -20,6 +20,7 @@
 #include "gateway.hpp"
 #include "http_transport.hpp"
 #include "support/jwt_signer.hpp"
+#include "support/served_gateway.hpp"
 #include "support/temp_dir.hpp"
 #include "support/test_catalogs.hpp"
 
@@ -50,15 +51,12 @@ struct JwtServed {
     scout::test::TempDir dir;
     Pkey rsa = scout::test::make_rsa_key();
     Pkey ec = scout::test::make_p256_key();
-    std::shared_ptr<scout::Catalog> catalog;
-    std::unique_ptr<Gateway> gateway;
-    std::unique_ptr<HttpTransport> transport;
-    std::thread thread;
+    std::unique_ptr<http_test::Served> served;
 
     explicit JwtServed(const std::string& jwt_extra = "") {
         auto created = scout::Catalog::create({}, nullptr);
         REQUIRE(created.ok());
-        catalog = std::make_shared<scout::Catalog>(std::move(created.value()));
+        auto catalog = std::make_shared<scout::Catalog>(std::move(created.value()));
         REQUIRE(catalog->upsert_servers(scout::testing::small_catalog()).ok());
         REQUIRE(catalog->commit().ok());
         dir.write("jwks.json",
@@ -72,31 +70,13 @@ struct JwtServed {
                           R"("}], "jwt": {"issuer": ")" + kIssuer + R"(", "audience": ")" +
                           kAudience + R"(", "jwks_file": "jwks.json")" + jwt_extra + "}}"));
         REQUIRE(auth.ok());
-        gateway = std::make_unique<Gateway>(*catalog,
-                                            std::vector<BackendSpec>{},
-                                            scout::mcp::Connector{},
-                                            BackendTimings{},
-                                            [](const std::string&, Gateway::Wait) {});
-        HttpOptions options;
-        options.address = {"127.0.0.1", 0};
-        options.auth = std::make_shared<const AuthTable>(std::move(auth.value()));
-        transport = std::make_unique<HttpTransport>(*gateway, std::move(options));
-        gateway->start(std::chrono::milliseconds(0));
-        REQUIRE(transport->bind().ok());
-        thread = std::thread([this] { transport->serve(); });
+        served = std::make_unique<http_test::Served>(
+            std::move(catalog), std::make_shared<const AuthTable>(std::move(auth.value())));
     }
-    ~JwtServed() {
-        transport->stop();
-        thread.join();
-        gateway->shutdown();
-    }
-    JwtServed(const JwtServed&) = delete;
-    JwtServed& operator=(const JwtServed&) = delete;
 
     httplib::Client client() const {
-        httplib::Client c("127.0.0.1", transport->port());
+        httplib::Client c = served->client();
         c.set_connection_timeout(5, 0);
-        c.set_read_timeout(10, 0);
         return c;
     }
 };
