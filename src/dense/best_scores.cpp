@@ -35,8 +35,8 @@ void best_scores(std::span<const float> scores,
         }
         floor = kth_largest_floor(maxima, k, scratch.counts);
     }
-    // The entries at or above the floor, as keys that order as RankOrder does; the blocks of
-    // the scan with none are skipped whole. With no floor (-infinity), every entry.
+    // The entries at or above the floor, as keys that order as RankOrder does. With no floor
+    // (-infinity), every entry.
     std::vector<std::uint64_t>& keys = scratch.keys;
     if (keys.size() < n + simd::kScanBlock) {
         keys.resize(n + simd::kScanBlock);
@@ -44,19 +44,35 @@ void best_scores(std::span<const float> scores,
     const float* v = scores.data();
     std::uint64_t* kept = keys.data();
     std::size_t count = 0;
+    const auto keep = [&](std::size_t pos, float above) {
+        kept[count] = rank_key(v[pos], static_cast<std::uint32_t>(pos));
+        count += static_cast<std::size_t>(v[pos] > above);
+    };
     if (floor == -std::numeric_limits<float>::infinity()) {
         for (; count < n; ++count) {
             kept[count] = rank_key(v[count], static_cast<std::uint32_t>(count));
         }
     } else {
-        const simd::Kernels& kern = simd::active();
+        // Only the blocks of four whose maximum passes can hold an entry that does: list them
+        // (branch-free), then read their entries, and the last few past the whole blocks. The
+        // keys kept, and their order, are those of a pass over every entry.
         const float above = std::nextafter(floor, -std::numeric_limits<float>::infinity());
-        std::size_t pos = 0;
-        while ((pos = kern.next_above(v, pos, n, above)) < n) {
-            for (const std::size_t end = std::min(pos + simd::kScanBlock, n); pos < end; ++pos) {
-                kept[count] = rank_key(v[pos], static_cast<std::uint32_t>(pos));
-                count += static_cast<std::size_t>(v[pos] > above);
+        const float* maxima = scratch.maxima.data();
+        std::vector<std::uint32_t>& passing = scratch.passing;
+        passing.resize(blocks);
+        std::size_t listed = 0;
+        for (std::size_t b = 0; b < blocks; ++b) {
+            passing[listed] = static_cast<std::uint32_t>(b);
+            listed += static_cast<std::size_t>(maxima[b] > above);
+        }
+        for (std::size_t i = 0; i < listed; ++i) {
+            const std::size_t first = std::size_t{passing[i]} * kBlock;
+            for (std::size_t pos = first; pos < first + kBlock; ++pos) {
+                keep(pos, above);
             }
+        }
+        for (std::size_t pos = blocks * kBlock; pos < n; ++pos) {
+            keep(pos, above);
         }
     }
     if (count > k) {

@@ -33,32 +33,33 @@ Int8Store quantize_int8(const VectorStore& vectors) {
 namespace {
 
 /// approx[j] = the int8 estimate of row id_of(j)'s score, for j < count. A template over
-/// id_of, so the unfiltered scan (id_of(j) = j) has no branch or lookup per row.
+/// id_of, so the unfiltered scan (id_of(j) = j) has no branch or lookup per row. Each group's
+/// integer sums are scaled as soon as they are made, while they are in registers.
 template <class IdOf>
 void approximate(const simd::Kernels& kern,
                  const Int8Store& codes,
                  const std::int8_t* qcodes,
                  std::size_t count,
                  IdOf id_of,
-                 std::vector<std::int32_t>& dots,
                  std::vector<float>& approx) {
     const std::size_t dim = codes.dim;
-    dots.resize(count);
+    approx.resize(count);
+    const float* scales = codes.scales.data();
     std::array<const std::int8_t*, simd::kRowGroup> rows{};
+    std::array<std::int32_t, simd::kRowGroup> dots{};
     std::size_t j = 0;
     for (; j + simd::kRowGroup <= count; j += simd::kRowGroup) {
         for (std::size_t r = 0; r < simd::kRowGroup; ++r) {
             rows[r] = codes.row(id_of(j + r));
         }
-        kern.dot_rows_i8(qcodes, rows.data(), dim, dots.data() + j);
+        kern.dot_rows_i8(qcodes, rows.data(), dim, dots.data());
+        for (std::size_t r = 0; r < simd::kRowGroup; ++r) {
+            approx[j + r] = scales[id_of(j + r)] * static_cast<float>(dots[r]);
+        }
     }
     for (; j < count; ++j) {
-        dots[j] = kern.dot_i8(qcodes, codes.row(id_of(j)), dim);
-    }
-    approx.resize(count);
-    const float* scales = codes.scales.data();
-    for (j = 0; j < count; ++j) {
-        approx[j] = scales[id_of(j)] * static_cast<float>(dots[j]);
+        approx[j] =
+            scales[id_of(j)] * static_cast<float>(kern.dot_i8(qcodes, codes.row(id_of(j)), dim));
     }
 }
 
@@ -77,7 +78,6 @@ void int8_search(const VectorStore& vectors,
     struct Scratch {
         std::vector<std::int8_t> qcodes;
         std::vector<ToolId> ids;  // the allowed rows, when filtered
-        std::vector<std::int32_t> dots;
         std::vector<float> approx;
         BestScoresScratch best;
         TopK top;
@@ -95,7 +95,6 @@ void int8_search(const VectorStore& vectors,
             s.qcodes.data(),
             s.ids.size(),
             [&](std::size_t j) { return s.ids[j]; },
-            s.dots,
             s.approx);
     } else {
         approximate(
@@ -104,7 +103,6 @@ void int8_search(const VectorStore& vectors,
             s.qcodes.data(),
             n,
             [](std::size_t j) { return static_cast<ToolId>(j); },
-            s.dots,
             s.approx);
     }
     best_scores(s.approx, s.ids, std::max(pool, k), s.best, out);
@@ -122,11 +120,26 @@ void int8_search(const VectorStore& vectors,
     for (std::size_t c = 0; c < out.size() && c < kAhead; ++c) {
         prefetch(out[c].id);
     }
+    // Four rows per kernel call: the query is loaded once for the four, and their eight
+    // accumulator chains overlap; dot_rows returns for each row the bits dot would.
     s.top.reset(k);
-    for (std::size_t c = 0; c < out.size(); ++c) {
-        if (c + kAhead < out.size()) {
-            prefetch(out[c + kAhead].id);
+    const std::size_t m = out.size();
+    std::array<const float*, simd::kRowGroup> rows{};
+    std::array<float, simd::kRowGroup> exact{};
+    std::size_t c = 0;
+    for (; c + simd::kRowGroup <= m; c += simd::kRowGroup) {
+        for (std::size_t r = 0; r < simd::kRowGroup; ++r) {
+            if (c + r + kAhead < m) {
+                prefetch(out[c + r + kAhead].id);
+            }
+            rows[r] = vectors.row(out[c + r].id);
         }
+        kern.dot_rows(query, rows.data(), vectors.dim(), exact.data());
+        for (std::size_t r = 0; r < simd::kRowGroup; ++r) {
+            s.top.push(out[c + r].id, exact[r]);
+        }
+    }
+    for (; c < m; ++c) {
         s.top.push(out[c].id, kern.dot(query, vectors.row(out[c].id), vectors.dim()));
     }
     s.top.drain_sorted(out);

@@ -154,10 +154,11 @@ void dot_rows_i8(const std::int8_t* q,
         a2 = madd_i8(qa, qv, rows[2] + i, a2);
         a3 = madd_i8(qa, qv, rows[3] + i, a3);
     }
-    out[0] = hsum_i32(a0);
-    out[1] = hsum_i32(a1);
-    out[2] = hsum_i32(a2);
-    out[3] = hsum_i32(a3);
+    // The four sums at once: each hadd halves the lanes of two rows, and the two 128-bit
+    // halves left hold the four rows' partial sums in order.
+    const __m256i h = _mm256_hadd_epi32(_mm256_hadd_epi32(a0, a1), _mm256_hadd_epi32(a2, a3));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out),
+                     _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1)));
 #endif
     for (std::size_t r = 0; r < kRowGroup; ++r) {
         out[r] += dot_i8_tail(q, rows[r], i, n);
