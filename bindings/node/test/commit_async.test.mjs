@@ -85,109 +85,96 @@ test('a build without scout::http refuses the http embedder, saying why',
     assert.throws(() => httpCatalog({ url: 'https://127.0.0.1:1/v1' }), /SCOUT_WITH_HTTP=OFF/);
   });
 
-test('searches answer from the last published catalog while a commit is in flight', needsHttp, async () => {
+/** Runs body(service) with an embeddings service, released and closed however body ends. */
+async function withEmbeddingService(body) {
   const service = await embeddingService();
   try {
-    const catalog = httpCatalog(service);
-    catalog.upsertServers([GITHUB]);
-    const first = await catalog.commitAsync();
-    assert.equal(first.dense_ready, true, first.dense_error);
-
-    catalog.upsertServers([PAGER]);
-    const held = service.hold();
-    const pending = catalog.commitAsync();
-    const second = catalog.commitAsync();  // waits for the first inside the library
-    await held;  // the first commit is embedding pager's tool, on a worker thread
-
-    const during = catalog.search('page the engineer on call', { mode: 'bm25', topK: 20 });
-    assert.equal(servers(during).has('pager'), false);
-    const old = catalog.search('open a pull request', { mode: 'bm25', topK: 20 });
-    assert.deepEqual([...servers(old)], ['github']);
-
-    service.release();
-    const info = await pending;
-    assert.equal(info.generation, first.generation + 1);
-    assert.equal(info.tools, 3);
-    assert.equal(info.dense_ready, true, info.dense_error);
-    const after = await second;  // nothing was staged after the first: the same tools
-    assert.ok(after.generation >= info.generation);
-    assert.equal(after.tools, 3);
-
-    // bm25: a hybrid search would embed the query through this very thread, which it blocks.
-    const found = catalog.search('page the engineer on call', { mode: 'bm25', topK: 1 });
-    assert.equal(found.matches[0].name, 'pager_page_oncall');
-    catalog.close();
+    await body(service);
   } finally {
     service.release();
     await service.close();
   }
-});
+}
 
-test('commits called together run and settle in call order', needsHttp, async () => {
-  const service = await embeddingService();
-  try {
-    const catalog = httpCatalog(service);
-    catalog.upsertServers([GITHUB]);
-    const first = await catalog.commitAsync();
-    catalog.upsertServers([PAGER]);
-    const held = service.hold();
-    const settled = [];
-    const commits = Array.from({ length: 6 }, (_, call) =>
-      catalog.commitAsync().then((info) => { settled.push(call); return info; }));
-    await held;  // one commit embeds pager's tool; the other five wait behind it
-    service.release();
-    const infos = await Promise.all(commits);
-    assert.deepEqual(infos.map((info) => info.generation),
-      infos.map((_, call) => first.generation + 1 + call));
-    assert.deepEqual(settled, [0, 1, 2, 3, 4, 5]);
-    assert.deepEqual(infos.map((info) => info.embedded), [1, 0, 0, 0, 0, 0]);
-    catalog.close();
-  } finally {
-    service.release();
-    await service.close();
-  }
-});
+test('searches answer from the last published catalog while a commit is in flight', needsHttp, () => withEmbeddingService(async (service) => {
+  const catalog = httpCatalog(service);
+  catalog.upsertServers([GITHUB]);
+  const first = await catalog.commitAsync();
+  assert.equal(first.dense_ready, true, first.dense_error);
 
-test('close() with commits waiting: each still runs in order, then the catalog is freed', needsHttp, async () => {
-  const service = await embeddingService();
-  try {
-    const catalog = httpCatalog(service);
-    catalog.upsertServers([GITHUB, PAGER]);
-    const held = service.hold();
-    const commits = [catalog.commitAsync(), catalog.commitAsync(), catalog.commitAsync()];
-    await held;  // the first embeds; the other two wait behind it
-    catalog.close();
-    await assert.rejects(catalog.commitAsync(), /the catalog is closed/);
-    service.release();
-    const infos = await Promise.all(commits);
-    assert.deepEqual(infos.map((info) => info.generation), [1, 2, 3]);
-    assert.deepEqual(infos.map((info) => info.tools), [3, 3, 3]);
-    assert.throws(() => catalog.search('pull request', { mode: 'bm25' }), /the catalog is closed/);
-  } finally {
-    service.release();
-    await service.close();
-  }
-});
+  catalog.upsertServers([PAGER]);
+  const held = service.hold();
+  const pending = catalog.commitAsync();
+  const second = catalog.commitAsync();  // waits for the first inside the library
+  await held;  // the first commit is embedding pager's tool, on a worker thread
 
-test('close() during a commit: later calls refuse at once, the commit still ends', needsHttp, async () => {
-  const service = await embeddingService();
-  try {
-    const catalog = httpCatalog(service);
-    catalog.upsertServers([GITHUB, PAGER]);
-    const held = service.hold();
-    const pending = catalog.commitAsync();
-    await held;
-    catalog.close();
-    assert.throws(() => catalog.search('pull request', { mode: 'bm25' }), /the catalog is closed/);
-    await assert.rejects(catalog.commitAsync(), /the catalog is closed/);
-    service.release();
-    const info = await pending;  // the catalog was freed only now
-    assert.equal(info.tools, 3);
-  } finally {
-    service.release();
-    await service.close();
-  }
-});
+  const during = catalog.search('page the engineer on call', { mode: 'bm25', topK: 20 });
+  assert.equal(servers(during).has('pager'), false);
+  const old = catalog.search('open a pull request', { mode: 'bm25', topK: 20 });
+  assert.deepEqual([...servers(old)], ['github']);
+
+  service.release();
+  const info = await pending;
+  assert.equal(info.generation, first.generation + 1);
+  assert.equal(info.tools, 3);
+  assert.equal(info.dense_ready, true, info.dense_error);
+  const after = await second;  // nothing was staged after the first: the same tools
+  assert.ok(after.generation >= info.generation);
+  assert.equal(after.tools, 3);
+
+  // bm25: a hybrid search would embed the query through this very thread, which it blocks.
+  const found = catalog.search('page the engineer on call', { mode: 'bm25', topK: 1 });
+  assert.equal(found.matches[0].name, 'pager_page_oncall');
+  catalog.close();
+}));
+
+test('commits called together run and settle in call order', needsHttp, () => withEmbeddingService(async (service) => {
+  const catalog = httpCatalog(service);
+  catalog.upsertServers([GITHUB]);
+  const first = await catalog.commitAsync();
+  catalog.upsertServers([PAGER]);
+  const held = service.hold();
+  const settled = [];
+  const commits = Array.from({ length: 6 }, (_, call) =>
+    catalog.commitAsync().then((info) => { settled.push(call); return info; }));
+  await held;  // one commit embeds pager's tool; the other five wait behind it
+  service.release();
+  const infos = await Promise.all(commits);
+  assert.deepEqual(infos.map((info) => info.generation),
+    infos.map((_, call) => first.generation + 1 + call));
+  assert.deepEqual(settled, [0, 1, 2, 3, 4, 5]);
+  assert.deepEqual(infos.map((info) => info.embedded), [1, 0, 0, 0, 0, 0]);
+  catalog.close();
+}));
+
+test('close() with commits waiting: each still runs in order, then the catalog is freed', needsHttp, () => withEmbeddingService(async (service) => {
+  const catalog = httpCatalog(service);
+  catalog.upsertServers([GITHUB, PAGER]);
+  const held = service.hold();
+  const commits = [catalog.commitAsync(), catalog.commitAsync(), catalog.commitAsync()];
+  await held;  // the first embeds; the other two wait behind it
+  catalog.close();
+  await assert.rejects(catalog.commitAsync(), /the catalog is closed/);
+  service.release();
+  const infos = await Promise.all(commits);
+  assert.deepEqual(infos.map((info) => info.generation), [1, 2, 3]);
+  assert.deepEqual(infos.map((info) => info.tools), [3, 3, 3]);
+  assert.throws(() => catalog.search('pull request', { mode: 'bm25' }), /the catalog is closed/);
+}));
+
+test('close() during a commit: later calls refuse at once, the commit still ends', needsHttp, () => withEmbeddingService(async (service) => {
+  const catalog = httpCatalog(service);
+  catalog.upsertServers([GITHUB, PAGER]);
+  const held = service.hold();
+  const pending = catalog.commitAsync();
+  await held;
+  catalog.close();
+  assert.throws(() => catalog.search('pull request', { mode: 'bm25' }), /the catalog is closed/);
+  await assert.rejects(catalog.commitAsync(), /the catalog is closed/);
+  service.release();
+  const info = await pending;  // the catalog was freed only now
+  assert.equal(info.tools, 3);
+}));
 
 test('commitAsync resolves to what commit() returns', needsHttp, async () => {
   const catalog = new scout.Catalog({ embedder: 'none' });
