@@ -11,7 +11,8 @@
 # Both builds are unity builds (SCOUT_UNITY_BUILD, on by default: the library, scout_mcp,
 # scout_registry, the gateway's parts, the tools and the test programs in batches of 8 files),
 # like the Release build.
-# Usage: scripts/sanitizers.sh [all|asan|tsan-build|tsan-test]   (default all: the three in turn)
+# Usage: scripts/sanitizers.sh [all|asan|tsan-build|tsan-test]   (default all: the three in turn;
+# tsan-test runs the tests of an existing tsan-build)
 # The parts let .ci/run build the TSan tests beside other work and run them later.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -50,6 +51,10 @@ tsan_build() {
 }
 
 tsan_test() {
+  if [ ! -f build-tsan/CTestTestfile.cmake ]; then
+    echo "sanitizers: build-tsan/ is not built; run '$0 tsan-build' first (or '$0' for all)" >&2
+    exit 1
+  fi
   TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/tests/tsan.supp" \
     ctest --test-dir build-tsan --output-on-failure -j"$jobs" -R "$tsan_tests"
 }
@@ -58,6 +63,6 @@ case "$what" in
   all) asan; tsan_build; tsan_test ;;
   asan) asan ;;
   tsan-build) tsan_build ;;
-  tsan-test) tsan_build; tsan_test ;;  # the build is up to date when tsan-build ran before
+  tsan-test) tsan_test ;;  # after tsan-build, which .ci/run runs in its lane
   *) echo "usage: $0 [all|asan|tsan-build|tsan-test]" >&2; exit 2 ;;
 esac
