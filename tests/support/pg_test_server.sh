@@ -9,9 +9,9 @@
 # asked for (SCRAM) over TCP. PostgreSQL refuses to run as root, so under root the server runs as
 # the unprivileged user nobody. Exit 77 when the PostgreSQL server binaries are not installed.
 # DIR/data is a copy of a template data directory that initdb makes once per PostgreSQL version,
-# initdb options and user, under ${TMPDIR:-/tmp}: initdb is about a second of every test that starts a server,
-# the copy a tenth of one. A template is complete when it exists (made under a lock in a
-# temporary directory, then renamed).
+# initdb options, password and user, under ${TMPDIR:-/tmp}: initdb is about a second of every
+# test that starts a server, the copy a tenth of one. A template is complete when it exists (made
+# under a lock in a temporary directory, then renamed).
 set -euo pipefail
 
 find_bindir() {
@@ -38,6 +38,7 @@ as_server_user() {
 }
 
 # How the template is made; its name holds a digest of these, so a change makes a new one.
+password='scout-test-password'
 initdb_options=(-U scout --auth-local=trust --auth-host=scram-sha-256 -E UTF8 --no-sync)
 
 # Makes the template data directory "$1" (its data/ folder) unless it exists.
@@ -50,7 +51,7 @@ make_template() {
         tmp="$template.tmp.$$"
         rm -rf "$tmp"
         mkdir -p "$tmp"
-        printf 'scout-test-password\n' > "$tmp/pwfile"
+        printf '%s\n' "$password" > "$tmp/pwfile"
         if [ "$(id -u)" = 0 ]; then
             chown -R nobody:nogroup "$tmp"
         fi
@@ -81,7 +82,7 @@ start)
     port="$3"
     owner="$4"
     mkdir -p "$dir"
-    printf 'scout-test-password\n' > "$dir/pwfile"
+    printf '%s\n' "$password" > "$dir/pwfile"
     if [ "$(id -u)" = 0 ]; then
         chown -R nobody:nogroup "$dir"
     fi
@@ -92,7 +93,7 @@ start)
         exit 1
     fi
     version="$("$bindir/initdb" --version | tr -cd '0-9.')"
-    recipe="$(printf '%s ' "$version" "${initdb_options[@]}" | sha256sum | cut -c1-12)"
+    recipe="$(printf '%s ' "$version" "$password" "${initdb_options[@]}" | sha256sum | cut -c1-12)"
     template="${TMPDIR:-/tmp}/scout-pg-template-$(id -u)-$recipe"
     make_template "$template"
     cp -a "$template/data" "$dir/data"
