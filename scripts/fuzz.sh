@@ -6,6 +6,8 @@
 # inputs in the same order (a time-bounded run only stops sooner or later). .ci/run sets it, so its
 # smoke run does not fail at random on an old, unrelated input some other seed happens to reach;
 # finding those is what the longer campaigns are for. Unset, as by hand, each run draws a seed.
+# SCOUT_FUZZ_PREBUILT=1 runs the targets build-asan/ already holds, without configuring or
+# building (.ci/run, right after `scripts/sanitizers.sh asan` built them); a missing one is an error.
 # Targets:
 #   index_reader    the index file reader, seeded with index files the scout CLI writes
 #   word_model      the static word model reader, seeded from tests/fuzz/seeds/word_model/
@@ -77,10 +79,19 @@ done
     embeddings_response search_json jsonrpc_reader gateway_config gateway_embedder_config c_abi_json
     outcome_codec gateway_auth gateway_http_rules gateway_modern gateway_argument_check gateway_templates
     gateway_jwt query_text json_shape registry_rows reranker_file calibration_file)
-source scripts/lib/asan-build.sh
-configure_asan_build
-cmake --build build-asan -j"$(nproc)" --target scout_cli $(printf 'scout_fuzz_%s ' "${targets[@]}")
 bin=build-asan/bin
+if [ "${SCOUT_FUZZ_PREBUILT:-0}" = "1" ]; then
+  for program in scout $(printf 'scout_fuzz_%s ' "${targets[@]}"); do
+    if [ ! -x "$bin/$program" ]; then
+      echo "fuzz: SCOUT_FUZZ_PREBUILT=1 but $bin/$program is not built (scripts/sanitizers.sh asan builds it)" >&2
+      exit 2
+    fi
+  done
+else
+  source scripts/lib/asan-build.sh
+  configure_asan_build
+  cmake --build build-asan -j"$(nproc)" --target scout_cli $(printf 'scout_fuzz_%s ' "${targets[@]}")
+fi
 out=build-asan/fuzz
 
 # Index seeds: a tiny catalog with and without vectors (small inputs keep executions fast).

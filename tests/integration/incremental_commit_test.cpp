@@ -13,6 +13,8 @@
 
 #include "scout/scout.hpp"
 
+#include "support/sanitized.hpp"
+
 namespace {
 
 const std::vector<std::string> kWords = {
@@ -175,7 +177,9 @@ TEST_CASE("incremental commits search exactly like a catalog built from scratch"
     REQUIRE(catalog->commit().ok());
     require_same_as_fresh(*catalog, servers, model);
 
-    for (int step = 0; step < 400; ++step) {
+    // Half the steps under a sanitizer, whose commits and fresh builds run several times slower.
+    const int steps = scout::test::kSanitized ? 200 : 400;
+    for (int step = 0; step < steps; ++step) {
         auto it =
             std::next(servers.begin(), static_cast<std::ptrdiff_t>(model.pick(servers.size())));
         scout::ServerSpec& s = it->second;

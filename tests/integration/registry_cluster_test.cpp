@@ -4,6 +4,8 @@
 // change that is due, so the rate holds on a busy machine) while the driver
 // searches every replica; every 2 s a random replica is SIGKILLed and started again, and
 // PostgreSQL is restarted once. Bounded: the whole case takes about a minute (ctest: 90 s).
+// Sanitizer builds make half the changes (20 s of them, PostgreSQL restarted at 8 s): the
+// sanitizers look for races and memory errors, which the kills and the restart exercise alike.
 //
 // What passes:
 // - staleness (push() called → the replica applied the change, so its searches hold it): p99
@@ -54,16 +56,16 @@ using std::chrono::milliseconds;
 using Clock = std::chrono::steady_clock;
 namespace reg = scout::registry;
 
+using scout::test::kSanitized;
+
 constexpr int kReplicas = 4;
 constexpr std::size_t kServers = 200;
 constexpr std::size_t kToolsPerServer = 10;
-constexpr int kChanges = 2000;
+constexpr int kChanges = kSanitized ? 1000 : 2000;
 constexpr milliseconds kChangeInterval{20};  // 50 changes per second
 constexpr milliseconds kKillInterval{2000};
-constexpr milliseconds kPgRestartAt{15000};  // after the first change
+constexpr milliseconds kPgRestartAt{kSanitized ? 8000 : 15000};  // after the first change
 constexpr milliseconds kSearchTimeout{5000};
-
-using scout::test::kSanitized;
 
 /// The p99 staleness bound (push called -> applied). Sanitizer builds push and apply several
 /// times slower, so there the bound only says replicas keep up; the 1 s target is the
@@ -482,7 +484,8 @@ TEST_CASE(
         UNSCOPED_INFO(failures[i]);
     }
     CHECK(failures.empty());
-    CHECK(kills >= 15);
+    // A kill every 2 s over the writes' 20 ms per change: at least three quarters of them.
+    CHECK(kills >= kChanges * 3 / 400);
     CHECK(staleness_ms.size() >= static_cast<std::size_t>(kChanges) * 2);
     CHECK(p99 < kStalenessP99BoundMs);
 }
