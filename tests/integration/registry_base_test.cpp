@@ -282,6 +282,9 @@ TEST_CASE("registry base: gc removes superseded bases and keeps the newest ones"
 
 TEST_CASE("registry base: a damaged or missing base is refused and the replica reads from 0",
           "[registry]") {
+    // One server and one published base for every damage below (a server and a publication per
+    // case cost ten times the checks): each damage starts from the base's bytes and row as
+    // published, restored before it.
     START_SERVER(server);
     const fs::path dir = server->dir().file("bases");
     const CatalogSpec spec = scout::testing::small_catalog();
@@ -293,6 +296,26 @@ TEST_CASE("registry base: a damaged or missing base is refused and the replica r
         "open a pull request", "send a chat message", "run a sql query", "list tables"};
     const auto expected = fresh_hits(spec, queries);
     const auto original = fs::file_size(file);
+    std::string published;
+    {
+        const std::ifstream in(file, std::ios::binary);
+        std::stringstream read;
+        read << in.rdbuf();
+        published = read.str();
+    }
+    REQUIRE(published.size() == original);
+    auto conn = scout::detail::PgConnection::connect(connect_to(*server));
+    REQUIRE(conn.ok());
+    const auto restore = [&] {
+        {
+            std::ofstream out(file, std::ios::binary | std::ios::trunc);
+            out << published;
+        }
+        REQUIRE(fs::file_size(file) == original);
+        REQUIRE(conn->run("UPDATE scout_bases SET digest = '" + base->digest + "', file_name = '" +
+                          base->file_name + "'")
+                    .ok());
+    };
 
     const auto check_fallback = [&](const char* why) {
         INFO(why);
@@ -306,11 +329,13 @@ TEST_CASE("registry base: a damaged or missing base is refused and the replica r
         return stats.base_error;
     };
 
-    SECTION("truncated") {
+    {  // truncated
+        restore();
         fs::resize_file(file, original / 2);
         CHECK_THAT(check_fallback("truncated"), Catch::Contains("SHA-256"));
     }
-    SECTION("one byte changed") {
+    {  // one byte changed
+        restore();
         std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
         f.seekg(static_cast<std::streamoff>(original / 3));
         const char c = static_cast<char>(f.get());
@@ -319,23 +344,20 @@ TEST_CASE("registry base: a damaged or missing base is refused and the replica r
         f.close();
         CHECK_THAT(check_fallback("byte changed"), Catch::Contains("SHA-256"));
     }
-    SECTION("missing") {
+    {  // missing
+        restore();
         fs::remove(file);
         CHECK_THAT(check_fallback("missing"), Catch::Contains("does not exist"));
     }
-    SECTION("a digest recorded for other bytes") {
-        auto conn = scout::detail::PgConnection::connect(connect_to(*server));
-        REQUIRE(conn.ok());
+    {  // a digest recorded for other bytes
+        restore();
         REQUIRE(conn->run("UPDATE scout_bases SET digest = repeat('0', 64)").ok());
         CHECK_THAT(check_fallback("digest"), Catch::Contains("the registry recorded"));
     }
-    SECTION("BM25 weights that disagree with the postings, under a matching digest") {
-        const std::ifstream in(file, std::ios::binary);
-        std::stringstream read;
-        read << in.rdbuf();
-        const std::string bytes = read.str();
+    {  // BM25 weights that disagree with the postings, under a matching digest
+        restore();
         auto view = scout::detail::read_container(
-            std::span(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()),
+            std::span(reinterpret_cast<const std::uint8_t*>(published.data()), published.size()),
             1,
             scout::kIndexFormatMajor);
         REQUIRE(view.ok());
@@ -358,18 +380,16 @@ TEST_CASE("registry base: a damaged or missing base is refused and the replica r
         }
         auto digest = scout::detail::file_sha256_hex(file);
         REQUIRE(digest.ok());
-        auto conn = scout::detail::PgConnection::connect(connect_to(*server));
-        REQUIRE(conn.ok());
         REQUIRE(conn->run("UPDATE scout_bases SET digest = '" + *digest + "'").ok());
         CHECK_THAT(check_fallback("weights"), Catch::Contains("BMTF section disagrees"));
     }
-    SECTION("a file name leaving the directory") {
-        auto conn = scout::detail::PgConnection::connect(connect_to(*server));
-        REQUIRE(conn.ok());
+    {  // a file name leaving the directory
+        restore();
         REQUIRE(conn->run("UPDATE scout_bases SET file_name = '../' || file_name").ok());
         CHECK_THAT(check_fallback("name"), Catch::Contains("file name"));
     }
-    SECTION("intact: opened") {
+    {  // intact: opened (after every damage above, restored)
+        restore();
         auto replica = replica_from(*server, dir, std::make_shared<CountingEmbedder>(kDim));
         REQUIRE(replica->sync().ok());
         CHECK(replica->stats().base_generation == 1);
