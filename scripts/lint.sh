@@ -9,8 +9,9 @@
 #     that long holds more than one job: docs/ARCHITECTURE.md);
 #   - clang-tidy findings over src/, examples/gateway/ and tools/ (the .clang-tidy allow-list),
 #     run over the translation units of the build in $SCOUT_LINT_BUILD (default build/, made by
-#     scripts/setup.sh): its unity batches, each holding up to 8 of those sources, and the sources
-#     compiled alone; a source that no compile command covers fails the check.
+#     scripts/setup.sh): its unity batches, each holding up to 8 of those sources (a target's
+#     batches joined four to a unit), and the sources compiled alone; a source that no compile
+#     command covers fails the check.
 # The format and tidy checks run one process per processor.
 # Usage: scripts/lint.sh [layers|programs|format|size|tidy|all]   (default all)
 set -euo pipefail
@@ -236,19 +237,22 @@ tools/cli/registry_unavailable.cpp
         echo "lint: configure $build as scripts/setup.sh does (every component on), or list the file above" >&2
         exit 1
     fi
+    # A target's batches are joined four to a unit (scripts/lib/tidy_units.py): clang-tidy
+    # spends most of a batch's time parsing the headers every batch includes alike.
+    mapfile -t tidy_units < <(printf '%s\n' "${!units[@]}" | python3 scripts/lib/tidy_units.py "$build" 4)
     # run-clang-tidy takes regular expressions: each unit's path, anchored, its dots and pluses
     # escaped (the other characters of a path of this tree are plain).
     unit_patterns=()
-    for unit in "${!units[@]}"; do
+    for unit in "${tidy_units[@]}"; do
         pattern="${unit//./\\.}"
         unit_patterns+=("^${pattern//+/\\+}\$")
     done
     # -Werror=reserved-identifier: the compiler's check of our names stands in for
     # bugprone-reserved-identifier (.clang-tidy says why).
-    run-clang-tidy -quiet -extra-arg=-Wno-unknown-warning-option -extra-arg=-Werror=reserved-identifier -p "$build" -j "$jobs" "${unit_patterns[@]}" > "$build/clang-tidy.log" 2>&1 || {
+    run-clang-tidy -quiet -extra-arg=-Wno-unknown-warning-option -extra-arg=-Werror=reserved-identifier -p "$build/tidy-units" -j "$jobs" "${unit_patterns[@]}" > "$build/clang-tidy.log" 2>&1 || {
         grep -E "(warning|error):" "$build/clang-tidy.log" | sort -u | head -100
         echo "lint: clang-tidy found problems (full log: $build/clang-tidy.log)" >&2
         exit 1
     }
-    echo "lint: clang-tidy clean over $tidied files (${#units[@]} translation units)"
+    echo "lint: clang-tidy clean over $tidied files (${#units[@]} translation units, checked as ${#tidy_units[@]})"
 fi
