@@ -41,7 +41,11 @@ bool seed_documents(const Snapshot& opened, DocumentCache& documents) {
                 docs[id].embed_key = opened.embed_keys[id];
                 docs[id].embed_model_hash = model_hash;
             }
-            docs[id].action = action_of_tool(server->meta.name, tool->name);
+            const ToolRecord& record = opened.tools[id];
+            if (record.tool != tool->name || record.server != server->meta.name) {
+                return false;  // not the snapshot's ToolId order
+            }
+            docs[id].action = record.action;  // read off the names when the file was opened
             docs[id].length = bm25.lengths()[id];
             keys.push_back(DocumentCache::key(server->meta, *tool));
         }
