@@ -275,10 +275,12 @@ std::string encode_bm25_weights(const Bm25Index& bm25) {
     return out;
 }
 
-/// Reads a BMTF section into `bm25`, which it must agree with (Bm25Index::adopt_weights).
+/// Reads a BMTF section into `bm25`, which it must agree with (Bm25Index::adopt_weights): its
+/// arrays viewed in place when aligned (kept alive by `owner`), copied otherwise.
 Status decode_bm25_weights(std::span<const std::uint8_t> bytes,
                            const Bm25Options& options,
-                           Bm25Index& bm25) {
+                           Bm25Index& bm25,
+                           const std::shared_ptr<const void>& owner) {
     Cursor in(bytes);
     const auto docs = in.one<std::uint64_t>("BMTF header");
     const auto postings = in.one<std::uint64_t>("BMTF header");
@@ -289,8 +291,8 @@ Status decode_bm25_weights(std::span<const std::uint8_t> bytes,
         return corrupt_index("BMTF section counts (" + std::to_string(docs) + " documents, " +
                              std::to_string(postings) + " postings) differ from the BM25 index's");
     }
-    auto tfs = in.take<float, PodVector<float>>(postings, "BMTF tfs");
-    auto lengths = in.take<float, PodVector<float>>(docs, "BMTF lengths");
+    auto tfs = in.array<float>(postings, "BMTF tfs", owner);
+    auto lengths = in.array<float>(docs, "BMTF lengths", owner);
     if (Status failed = in.status(); !failed.ok()) {
         return failed;
     }
@@ -653,7 +655,8 @@ Result<StoredIndex> decode_index(std::span<const std::uint8_t> bytes,
             if (Status failed = check_section(*weights); !failed.ok()) {
                 return failed;
             }
-            if (Status failed = decode_bm25_weights(weights->bytes, out.options.bm25, *out.bm25);
+            if (Status failed =
+                    decode_bm25_weights(weights->bytes, out.options.bm25, *out.bm25, owner);
                 !failed.ok()) {
                 return failed;
             }

@@ -49,7 +49,10 @@ std::uint64_t DocumentCache::key(const ServerSpec& server, const ToolSpec& tool)
 
 CachedDocument* DocumentCache::find(std::uint64_t key) {
     auto it = entries_.find(key);
-    return it == entries_.end() ? nullptr : &it->second;
+    if (it == entries_.end() || is_stale(it->second)) {
+        return nullptr;  // a stale seeded document's terms are in no index any more
+    }
+    return &it->second;
 }
 
 CachedDocument* DocumentCache::get(std::uint64_t key,
@@ -252,8 +255,9 @@ std::optional<CachedDocument> DocumentCache::render(const ServerSpec& server,
 }
 
 CachedDocument* DocumentCache::add(std::uint64_t key, CachedDocument document) {
-    if (CachedDocument* cached = find(key)) {
-        return cached;
+    const auto existing = entries_.find(key);
+    if (existing != entries_.end() && !is_stale(existing->second)) {
+        return &existing->second;
     }
     const bool hashed = document.term_hashes.size() == document.weighted_terms.size();
     document.term_ids.clear();
@@ -270,6 +274,14 @@ CachedDocument* DocumentCache::add(std::uint64_t key, CachedDocument document) {
     // each window of documents is rendered).
     std::vector<std::size_t>().swap(document.term_hashes);
     std::vector<std::pair<std::string, float>>().swap(document.weighted_terms);
+    if (existing != entries_.end()) {
+        // A stale seeded document: replaced in place (no build remembers it).
+        if (existing->second.text_tool != nullptr && --pending_texts_ == 0) {
+            seeded_source_.reset();
+        }
+        existing->second = std::move(document);
+        return &existing->second;
+    }
     return &entries_.emplace(key, std::move(document)).first->second;
 }
 
@@ -297,6 +309,21 @@ void DocumentCache::remember(std::uint64_t generation,
                              std::vector<Bm25DocumentTerms> terms) {
     // Entries whose keys are live survive retain() in place, so these pointers stay valid until
     // the next retain() or clear().
+    if (seeded_) {
+        // The seeded documents this build kept: their postings are now at their new ToolIds in
+        // this build's index (patched or laid out from the same terms). Those it left out keep
+        // the older generation and are stale from here on.
+        std::size_t kept = 0;
+        for (std::size_t id = 0; id < docs.size(); ++id) {
+            CachedDocument* doc = docs[id];
+            if (terms_in_postings(*doc)) {
+                doc->seeded_generation = generation;
+                doc->seeded_id = static_cast<ToolId>(id);
+                ++kept;
+            }
+        }
+        seeded_ = kept != 0;
+    }
     last_generation_ = generation;
     last_docs_ = std::move(docs);
     last_keys_ = std::move(keys);
@@ -334,6 +361,7 @@ void DocumentCache::clear() {
     entries_.clear();
     seeded_source_.reset();
     pending_texts_ = 0;
+    seeded_ = false;
     auto fresh = std::make_shared<Bm25Vocabulary>();
     writable_ = fresh.get();
     vocabulary_ = std::move(fresh);
@@ -345,6 +373,9 @@ void DocumentCache::seed(std::uint64_t generation,
                          std::vector<CachedDocument> docs,
                          std::shared_ptr<const StagedCatalog> source) {
     clear();
+    if (generation == 0) {
+        throw std::invalid_argument("seeding the document cache needs a build generation");
+    }
     vocabulary_ = std::move(vocabulary);
     writable_ = nullptr;  // the index's own: extended before a term is added
     entries_.reserve(docs.size());
@@ -358,6 +389,12 @@ void DocumentCache::seed(std::uint64_t generation,
         if (inserted && doc->text_tool != nullptr) {
             ++pending_texts_;
         }
+        if (inserted) {
+            // Its terms stay in the index's postings, at its ToolId.
+            doc->term_ids.clear();
+            doc->seeded_generation = generation;
+            doc->seeded_id = static_cast<ToolId>(i);
+        }
         pointers.push_back(doc);
         terms.push_back({doc->term_ids, doc->length});
     }
@@ -365,6 +402,7 @@ void DocumentCache::seed(std::uint64_t generation,
         seeded_source_ = std::move(source);
     }
     remember(generation, std::move(pointers), std::move(keys), std::move(terms));
+    seeded_ = !entries_.empty();  // after remember(): its documents are at their ids already
 }
 
 void DocumentCache::retain(const std::vector<std::uint64_t>& live) {

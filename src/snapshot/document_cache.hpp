@@ -30,7 +30,9 @@ struct CachedDocument {
     /// them (then released).
     std::vector<std::pair<std::string, float>> weighted_terms;
     /// The same terms interned in the cache's vocabulary, and their summed frequency: what the
-    /// BM25 index is built from without hashing a term again.
+    /// BM25 index is built from without hashing a term again. Empty for a document seeded from
+    /// an index file (seeded_generation below): its terms are the postings of document
+    /// seeded_id in the index of that build.
     std::vector<std::pair<TermId, float>> term_ids;
     /// word_hash of each of weighted_terms, from rendering until add() interns them (then
     /// released): hashed on the rendering threads, not again on the committing one.
@@ -45,6 +47,13 @@ struct CachedDocument {
     ToolAction action = ToolAction::none;  ///< read off the tool's name
     std::uint64_t embed_key = 0;           ///< EmbeddingCache key for embed_model below
     std::uint64_t embed_model_hash = 0;    ///< 0: embed_key not computed yet
+    /// Set on a document seeded from an index file (DocumentCache::seed): the generation of the
+    /// last build it was part of, where it is ToolId seeded_id, and whose BM25 postings hold its
+    /// terms. 0 for a rendered document. Moved on by every build that keeps the document
+    /// (DocumentCache::remember); a seeded document left out of a build is stale and never
+    /// handed out again (find() misses it, add() replaces it).
+    std::uint64_t seeded_generation = 0;
+    ToolId seeded_id = 0;
 };
 
 /// In-memory only (keys use std::hash, which need not be stable across builds). Not thread-safe:
@@ -93,11 +102,12 @@ public:
     /// Forgets every document and term, so the next build renders and interns afresh (drops the
     /// terms no document uses any more).
     void clear();
-    /// Replaces the cache with the documents of build `generation` as an index file stored them
-    /// (ToolId order, `keys` their keys, their term ids those of `vocabulary`), remembered like
-    /// a build's, so the next build renders only the tools that changed. Documents with
-    /// `text_tool` set point into `source`, which the cache keeps until their texts are rendered
-    /// or they are dropped.
+    /// Replaces the cache with the documents of build `generation` (> 0) as an index file stored
+    /// them (ToolId order, `keys` their keys, their term ids those of `vocabulary`), remembered
+    /// like a build's, so the next build renders only the tools that changed. Their terms are
+    /// left in the index's postings (terms_in_postings): a build reads them from there only for
+    /// the documents it needs them of. Documents with `text_tool` set point into `source`,
+    /// which the cache keeps until their texts are rendered or they are dropped.
     void seed(std::uint64_t generation,
               std::shared_ptr<const Bm25Vocabulary> vocabulary,
               std::vector<std::uint64_t> keys,
@@ -107,11 +117,17 @@ public:
     /// The documents of build `generation`, their keys and their terms (which view the
     /// documents), in ToolId order, kept so that the next build takes the documents of servers
     /// it shares with that one by position instead of hashing their tools. Call after
-    /// retain(keys).
+    /// retain(keys). Seeded documents among `docs` move on to `generation` at their new ToolId
+    /// (the build's index has their postings there).
     void remember(std::uint64_t generation,
                   std::vector<CachedDocument*> docs,
                   std::vector<std::uint64_t> keys,
                   std::vector<Bm25DocumentTerms> terms);
+    /// Whether `doc`'s terms are not in term_ids but in the postings of the remembered build's
+    /// index (document doc.seeded_id there): a seeded document no build has analyzed.
+    [[nodiscard]] bool terms_in_postings(const CachedDocument& doc) const noexcept {
+        return doc.seeded_generation != 0 && doc.seeded_generation == last_generation_;
+    }
     /// Whether remember() was told about `generation` (and nothing was cleared since).
     [[nodiscard]] bool remembers(std::uint64_t generation) const noexcept {
         return last_generation_ == generation && last_generation_ != 0;
@@ -136,6 +152,10 @@ public:
     }
 
 private:
+    /// A seeded document a build left out: its postings are in no index the cache remembers.
+    [[nodiscard]] bool is_stale(const CachedDocument& doc) const noexcept {
+        return doc.seeded_generation != 0 && doc.seeded_generation != last_generation_;
+    }
     TermId intern(const std::string& term, std::size_t hash);
 
     std::unordered_map<std::uint64_t, CachedDocument> entries_;
@@ -152,6 +172,8 @@ private:
     /// What seeded documents render their texts from, while any of them has not.
     std::shared_ptr<const StagedCatalog> seeded_source_;
     std::size_t pending_texts_ = 0;
+    /// Whether seed() put documents in since the last clear(): remember() then moves them on.
+    bool seeded_ = false;
 };
 
 /// CachedDocument::embed_model_hash of a model id: never 0, which means "not computed".

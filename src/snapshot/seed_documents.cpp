@@ -12,7 +12,8 @@ namespace scout::detail {
 bool seed_documents(const Snapshot& opened, DocumentCache& documents) {
     const Bm25Index& bm25 = opened.bm25;
     const std::size_t n = bm25.num_docs();
-    if (!bm25.has_weights() || opened.tools.size() != n || !opened.source) {
+    if (!bm25.has_weights() || opened.tools.size() != n || !opened.source ||
+        opened.generation == 0) {
         return false;
     }
     const std::shared_ptr<const StagedCatalog> staged = opened.source.get();
@@ -40,7 +41,11 @@ bool seed_documents(const Snapshot& opened, DocumentCache& documents) {
                 docs[id].embed_key = opened.embed_keys[id];
                 docs[id].embed_model_hash = model_hash;
             }
-            docs[id].action = action_of_tool(server->meta.name, tool->name);
+            const ToolRecord& record = opened.tools[id];
+            if (record.tool != tool->name || record.server != server->meta.name) {
+                return false;  // not the snapshot's ToolId order
+            }
+            docs[id].action = record.action;  // read off the names when the file was opened
             docs[id].length = bm25.lengths()[id];
             keys.push_back(DocumentCache::key(server->meta, *tool));
         }
@@ -48,23 +53,8 @@ bool seed_documents(const Snapshot& opened, DocumentCache& documents) {
     if (keys.size() != n) {
         return false;
     }
-    // The postings by document: each document's terms in TermId order (a build's are in
-    // first-occurrence order; only the stored length depends on that order).
-    const std::span<const std::uint32_t> offsets = bm25.offsets();
-    const std::span<const ToolId> docids = bm25.docids();
-    const std::span<const float> tfs = bm25.tfs();
-    std::vector<std::uint32_t> counts(n, 0);
-    for (const ToolId d : docids) {
-        ++counts[d];
-    }
-    for (std::size_t d = 0; d < n; ++d) {
-        docs[d].term_ids.reserve(counts[d]);
-    }
-    for (std::size_t t = 0; t + 1 < offsets.size(); ++t) {
-        for (std::uint32_t p = offsets[t]; p < offsets[t + 1]; ++p) {
-            docs[docids[p]].term_ids.emplace_back(static_cast<TermId>(t), tfs[p]);
-        }
-    }
+    // The documents' terms stay in the postings: a later build reads those of the documents it
+    // needs (layout_bm25), so none is listed per document here.
     documents.seed(opened.generation, bm25.vocabulary(), std::move(keys), std::move(docs), staged);
     return true;
 }

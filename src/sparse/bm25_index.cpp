@@ -42,17 +42,18 @@ Bm25Index Bm25Index::Builder::build(const Bm25Options& options) && {
     PodVector<ToolId>& docids = index.docids_.owned();
     offsets.reserve(postings_.size() + 1);
     docids.reserve(total_postings);
-    index.tfs_.reserve(total_postings);
+    PodVector<float>& tfs = index.tfs_.owned();
+    tfs.reserve(total_postings);
     offsets.push_back(0);
     for (const auto& list : postings_) {
         for (const auto& [doc, weighted_tf] : list) {
             docids.push_back(doc);
-            index.tfs_.push_back(weighted_tf);
+            tfs.push_back(weighted_tf);
         }
         offsets.push_back(static_cast<std::uint32_t>(docids.size()));
     }
     index.compute_impacts(doc_length_, options);
-    index.lengths_.assign(doc_length_.begin(), doc_length_.end());
+    index.lengths_.owned().assign(doc_length_.begin(), doc_length_.end());
     index.vocabulary_ = std::make_shared<const Bm25Vocabulary>(std::move(vocabulary_));
     return index;
 }
@@ -78,17 +79,18 @@ Bm25Index Bm25Index::from_documents(std::shared_ptr<const Bm25Vocabulary> vocabu
     }
     PodVector<ToolId>& docids = index.docids_.owned();
     docids.resize(offsets.back());
-    index.tfs_.resize(offsets.back());
+    PodVector<float>& tfs = index.tfs_.owned();
+    tfs.resize(offsets.back());
     std::vector<std::uint32_t> next(offsets.begin(), offsets.end() - 1);
     for (std::size_t d = 0; d < documents.size(); ++d) {
         for (const auto& [term, tf] : documents[d].terms) {
             const std::uint32_t p = next[term]++;
             docids[p] = static_cast<ToolId>(d);
-            index.tfs_[p] = tf;
+            tfs[p] = tf;
         }
     }
     index.compute_impacts(doc_length, options);
-    index.lengths_.assign(doc_length.begin(), doc_length.end());
+    index.lengths_.owned().assign(doc_length.begin(), doc_length.end());
     index.vocabulary_ = std::move(vocabulary);
     return index;
 }
@@ -143,12 +145,13 @@ std::unique_ptr<Bm25Index> Bm25Index::patched(const Bm25Index& previous,
     // Sized without zeroing: every element up to `out` is written below, the rest cut off.
     PodVector<ToolId>& new_docids = index->docids_.owned();
     PodVector<std::uint32_t>& offsets = index->offsets_.owned();
+    PodVector<float>& new_tfs = index->tfs_.owned();
     new_docids.resize(capacity);
-    index->tfs_.resize(capacity);
+    new_tfs.resize(capacity);
     index->impacts_.owned().resize(capacity);
     offsets.resize(vocabulary->size() + 1);
     ToolId* docids = new_docids.data();
-    float* tfs = index->tfs_.data();
+    float* tfs = new_tfs.data();
     const ToolId* old_docids = previous.docids_.data();
     const float* old_tfs = previous.tfs_.data();
     const std::size_t old_terms = previous.num_terms();
@@ -191,9 +194,9 @@ std::unique_ptr<Bm25Index> Bm25Index::patched(const Bm25Index& previous,
     }
     offsets.back() = out;
     new_docids.resize(out);
-    index->tfs_.resize(out);
+    new_tfs.resize(out);
     index->impacts_.owned().resize(out);
-    index->lengths_.assign(doc_length.begin(), doc_length.end());
+    index->lengths_.owned().assign(doc_length.begin(), doc_length.end());
     index->vocabulary_ = std::move(vocabulary);
     return index;
 }
@@ -234,8 +237,8 @@ void Bm25Index::term_impacts(std::size_t t,
     }
 }
 
-std::string Bm25Index::adopt_weights(PodVector<float> tfs,
-                                     PodVector<float> lengths,
+std::string Bm25Index::adopt_weights(SharedArray<float> tfs,
+                                     SharedArray<float> lengths,
                                      const Bm25Options& options) {
     if (tfs.size() != docids_.size()) {
         return "it has " + std::to_string(tfs.size()) + " weighted tfs for " +

@@ -138,8 +138,8 @@ public:
     [[nodiscard]] std::span<const float> impacts() const noexcept { return impacts_.span(); }
     /// The weighted tf of each posting and each document's length, which patched() needs; both
     /// empty in an index read from a file that did not store them.
-    [[nodiscard]] std::span<const float> tfs() const noexcept { return tfs_; }
-    [[nodiscard]] std::span<const float> lengths() const noexcept { return lengths_; }
+    [[nodiscard]] std::span<const float> tfs() const noexcept { return tfs_.span(); }
+    [[nodiscard]] std::span<const float> lengths() const noexcept { return lengths_.span(); }
     [[nodiscard]] bool has_weights() const noexcept {
         return tfs_.size() == docids_.size() && lengths_.size() == num_docs_;
     }
@@ -148,8 +148,8 @@ public:
     /// postings: one tf per posting and one length per document, all finite, tfs positive,
     /// each length the sum of its document's tfs, and the impacts they give equal to the stored
     /// ones (to float rounding). Empty when adopted; otherwise why not, changing nothing.
-    [[nodiscard]] std::string adopt_weights(PodVector<float> tfs,
-                                            PodVector<float> lengths,
+    [[nodiscard]] std::string adopt_weights(SharedArray<float> tfs,
+                                            SharedArray<float> lengths,
                                             const Bm25Options& options);
     /// The term ids this index was built over (shared with the build's document cache).
     [[nodiscard]] const std::shared_ptr<const Bm25Vocabulary>& vocabulary() const noexcept {
@@ -193,12 +193,13 @@ private:
     SharedArray<std::uint32_t> offsets_;  // term t's postings are [offsets_[t], offsets_[t + 1])
     SharedArray<ToolId> docids_;
     SharedArray<float> impacts_;
-    /// The weighted tf of each posting, which patched() recomputes impacts from; empty in an
-    /// index read from a file (its next commit lays out the postings in full).
-    PodVector<float> tfs_;
+    /// The weighted tf of each posting, which patched() recomputes impacts from: built, or an
+    /// index file's (its BMTF section) viewed in place; empty in an index read from a file
+    /// without them (its next commit lays out the postings in full).
+    SharedArray<float> tfs_;
     /// Each document's length (the sum of its weighted tfs, in its terms' order); empty with
     /// tfs_.
-    PodVector<float> lengths_;
+    SharedArray<float> lengths_;
     std::size_t num_docs_ = 0;
 
     [[nodiscard]] static std::shared_ptr<const Bm25Vocabulary> empty_vocabulary();

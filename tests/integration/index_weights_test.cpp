@@ -198,6 +198,39 @@ TEST_CASE("the first commit after opening an index renders only the tools that c
     fs::remove_all(dir);
 }
 
+TEST_CASE("seeded documents keep their terms in the postings through later commits",
+          "[persistence][bm25-weights]") {
+    const fs::path dir = weights_temp_dir();
+    REQUIRE(build(first_spec()).save(dir / "base.scoutidx").ok());
+    auto opened =
+        scout::Catalog::open(dir / "base.scoutidx", std::make_shared<scout::HashingEmbedder>(32));
+    REQUIRE(opened.ok());
+    scout::CatalogSpec last = first_spec();
+    const auto commit_and_compare = [&](std::size_t rendered) {
+        REQUIRE(opened->upsert_servers(last).ok());
+        auto info = opened->commit();
+        REQUIRE(info.ok());
+        CHECK(info->rendered == rendered);
+        CHECK(hits(opened->searcher()) == hits(build(last).searcher()));
+    };
+    // A tool removed: the layout changes, so every document's terms are read back from the
+    // opened index's postings; nothing is analyzed.
+    const scout::ToolSpec removed = last.servers[1].tools[5];
+    last.servers[1].tools.erase(last.servers[1].tools.begin() + 5);
+    commit_and_compare(0);
+    // The same tool back, unchanged: its seeded document was left out of the last build, so its
+    // terms are in no index at hand and it is analyzed again.
+    last.servers[1].tools.insert(last.servers[1].tools.begin() + 5, removed);
+    commit_and_compare(1);
+    // Patched twice on documents still seeded (their ToolIds moved with the layouts above).
+    last.servers[0].tools[2].description = "list every folder";
+    commit_and_compare(1);
+    last.servers[2].tools[7].description += " twice";
+    last.servers[0].tools[2].description = "list every folder of a drive";
+    commit_and_compare(2);
+    fs::remove_all(dir);
+}
+
 TEST_CASE("a corpus-blind embedder is not fitted after an open and embeds the stored texts",
           "[persistence][bm25-weights]") {
     const fs::path dir = weights_temp_dir();
