@@ -15,6 +15,7 @@
 #include "scout/scout.hpp"
 
 #include "support/parallel_catalogs.hpp"
+#include "support/sanitized.hpp"
 #include "support/temp_dir.hpp"
 #include "support/test_catalogs.hpp"
 
@@ -41,7 +42,12 @@ double recall(const scout::Catalog& graph, const scout::Catalog& exact) {
 
 TEST_CASE("a few changed vectors patch the HNSW graph, which keeps finding what exact search finds",
           "[concurrency][catalog][dense]") {
-    scout::CatalogSpec spec = catalog(150, 20, 29);  // 3,000 tools
+    // 3,000 tools; 2,000 under a sanitizer, where the time goes to the four graph builds below
+    // (this one, the fresh one, and the two a patch gives way to). The batches scale along.
+    const std::size_t servers = scout::test::kSanitized ? 100 : 150;
+    const std::size_t tools = servers * 20;
+    const std::size_t batch_size = tools * 3 / 100;  // 90 of 3,000: under a thirty-second
+    scout::CatalogSpec spec = catalog(servers, 20, 29);
     scout::Catalog graph = build(spec, 1, scout::DenseIndexKind::hnsw);
     std::atomic<bool> stop{false};
     std::atomic<int> failures{0};
@@ -99,11 +105,11 @@ TEST_CASE("a few changed vectors patch the HNSW graph, which keeps finding what 
     CHECK(patched >= 0.9);
     CHECK(patched >= rebuilt - 0.03);
 
-    // Patches re-link at most an eighth of the points between full builds: commits of 90
+    // Patches re-link at most an eighth of the points between full builds: commits of `batch_size`
     // changed vectors (under a thirty-second each) patch until that adds up, then one builds.
     std::vector<bool> patched_rounds;
     for (int round = 0; round < 6; ++round) {
-        for (std::size_t i = 0; i < 90; ++i) {
+        for (std::size_t i = 0; i < batch_size; ++i) {
             scout::ServerSpec& server = spec.servers[i];
             server.tools[1].description += " r" + std::to_string(round);
             REQUIRE(graph.upsert_tool(server.name, server.tools[1]).ok());
@@ -112,11 +118,16 @@ TEST_CASE("a few changed vectors patch the HNSW graph, which keeps finding what 
         REQUIRE(batch.ok());
         patched_rounds.push_back(batch->dense_patched);
     }
-    // 36 re-linked above; 36 + 3 * 90 = 306 <= 375 (3,000 / 8), the fourth batch would pass it.
+    // 36 re-linked above; 36 + 3 * 90 = 306 <= 375 (3,000 / 8), the fourth batch would pass it
+    // (2,000 tools: 36 + 3 * 60 = 216 <= 250, 276 with the fourth).
+    static_assert(36 + 3 * (150 * 20 * 3 / 100) <= 150 * 20 / 8 &&
+                  36 + 4 * (150 * 20 * 3 / 100) > 150 * 20 / 8);
+    static_assert(36 + 3 * (100 * 20 * 3 / 100) <= 100 * 20 / 8 &&
+                  36 + 4 * (100 * 20 * 3 / 100) > 100 * 20 / 8);
     CHECK(patched_rounds == std::vector<bool>{true, true, true, false, true, true});
 
     // Past a thirty-second of the vectors, the graph is built afresh.
-    for (scout::ServerSpec& server : spec.servers) {  // 150 of 3,000 vectors
+    for (scout::ServerSpec& server : spec.servers) {  // one vector in 20
         server.tools.front().description += " broad change";
         REQUIRE(graph.upsert_tool(server.name, server.tools.front()).ok());
     }
