@@ -10,7 +10,6 @@
 #include <filesystem>
 #include <fstream>
 #include <span>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -31,6 +30,7 @@
 #include "support/pg_server.hpp"
 #include "support/registry_fixture.hpp"  // START_SERVER, with this file's connect_to
 #include "support/test_catalogs.hpp"
+#include "util/file_io.hpp"
 
 namespace {
 
@@ -296,13 +296,9 @@ TEST_CASE("registry base: a damaged or missing base is refused and the replica r
         "open a pull request", "send a chat message", "run a sql query", "list tables"};
     const auto expected = fresh_hits(spec, queries);
     const auto original = fs::file_size(file);
-    std::string published;
-    {
-        const std::ifstream in(file, std::ios::binary);
-        std::stringstream read;
-        read << in.rdbuf();
-        published = read.str();
-    }
+    const auto read_back = scout::detail::read_text_file(file);
+    REQUIRE(read_back.ok());
+    const std::string& published = *read_back;
     REQUIRE(published.size() == original);
     auto conn = scout::detail::PgConnection::connect(connect_to(*server));
     REQUIRE(conn.ok());
