@@ -20,17 +20,30 @@ import sys
 
 SOURCES = ["bfcl", "metatool", "seal_tools"]
 L2_GRID = [0.1, 1.0, 10.0]
+# Held-out mean MRR a larger feature set must add to be chosen over a smaller one.
+PAYS = 0.002
 # Feature groups tried by LOSO (each a set of feature names; the model keeps the chosen one and
 # writes zero for the rest).
 SCORES = ["bm25_relative", "bm25_reciprocal_rank", "fused_relative"]
 DENSE = ["dense_cosine", "dense_relative", "dense_reciprocal_rank", "in_both"]
 COVER = ["cover_name", "cover_description", "cover_parameters", "cover_server", "cover_any"]
 NAMES = ["name_words_in_query", "name_in_query"]
+FIELDS = ["bm25_name", "bm25_description", "bm25_parameters", "bm25_server"]
+LATE = ["maxsim", "maxsim_relative"]
+MARGIN = ["bm25_top_margin"]
 GROUPS = {
     "scores": SCORES,
     "scores+dense": SCORES + DENSE,
     "scores+cover+names": SCORES + COVER + NAMES,
-    "all": SCORES + DENSE + COVER + NAMES,
+    "scores+fields+names": SCORES + FIELDS + NAMES,
+    "scores+cover+fields+names": SCORES + COVER + FIELDS + NAMES,
+    "scores+cover+names+late": SCORES + COVER + NAMES + LATE,
+    "scores+cover+fields+names+late": SCORES + COVER + FIELDS + NAMES + LATE,
+    "scores+margin": SCORES + MARGIN,
+    "scores+cover+names+margin": SCORES + COVER + NAMES + MARGIN,
+    "scores+cover+fields+names+margin": SCORES + COVER + FIELDS + NAMES + MARGIN,
+    "scores+cover+fields+names+late+margin": SCORES + COVER + FIELDS + NAMES + LATE + MARGIN,
+    "all": SCORES + DENSE + COVER + NAMES + FIELDS + LATE + MARGIN,
 }
 
 
@@ -180,7 +193,7 @@ def main():
     base = {s: fused_metrics(data[s], names) for s in SOURCES}
     for s in SOURCES:
         print(f"  {s:12s} fused hybrid        {base[s][0]:.3f} / {base[s][1]:.3f} / {base[s][2]:.3f}")
-    best = None
+    tried = []
     for group, feats in GROUPS.items():
         columns = [names.index(f) for f in feats]
         for l2 in L2_GRID:
@@ -193,10 +206,14 @@ def main():
             mean_h1 = sum(m[0] for m in held.values()) / len(SOURCES)
             row = "  ".join(f"{s} {m[0]:.3f}/{m[1]:.3f}/{m[2]:.3f}" for s, m in held.items())
             print(f"  {group:20s} l2={l2:<5g} {row}  mean H@1 {mean_h1:.3f} MRR {mean_mrr:.3f}")
-            # Chosen by mean held-out MRR, then Hit@1; the earlier (smaller) setting on a tie.
-            key = (round(mean_mrr, 6), round(mean_h1, 6))
-            if best is None or key > best[0]:
-                best = (key, group, l2)
+            tried.append((mean_mrr, mean_h1, len(feats), group, l2))
+    # A feature pays when it lifts the held-out mean MRR by more than PAYS over a smaller set:
+    # of the settings within PAYS of the best, the fewest features win, then the higher MRR
+    # and Hit@1, then the earlier setting.
+    top = max(t[0] for t in tried)
+    near = [t for t in tried if t[0] >= top - PAYS]
+    best = min(near, key=lambda t: (t[2], -round(t[0], 6), -round(t[1], 6)))
+    best = (None, best[3], best[4])
     _, group, l2 = best
     print(f"\nchosen by LOSO: features {group}, l2 {l2}")
     columns = [names.index(f) for f in GROUPS[group]]

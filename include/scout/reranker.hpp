@@ -32,8 +32,21 @@ enum class RerankFeature : std::uint8_t {
     cover_any,            ///< ... in any of those fields
     name_words_in_query,  ///< share of the tool name's words that the query holds
     name_in_query,        ///< 1 when the query holds all the tool name's words, in order
+    /// BM25 of the query's words over one field alone (k1 1.2, b 0.75, the field's mean length
+    /// over the candidates), over the best such score among the candidates
+    bm25_name,
+    bm25_description,
+    bm25_parameters,
+    bm25_server,
+    /// Late interaction: each query word's best cosine to a word of the tool's name, title and
+    /// description (the embedder's word vectors), IDF-weighted mean; 0 without word vectors
+    maxsim,
+    maxsim_relative,  ///< maxsim over the best maxsim among the candidates
+    /// BM25's confidence in its first place, on that candidate only (0 on the others):
+    /// (s1 - s2) / s1 of BM25's two best scores, so a model can learn when to keep BM25's top
+    bm25_top_margin,
 };
-inline constexpr std::size_t kRerankFeatureCount = 14;
+inline constexpr std::size_t kRerankFeatureCount = 21;
 
 /// The feature's name in a weights file ("bm25_relative", ...).
 [[nodiscard]] SCOUT_API std::string_view rerank_feature_name(RerankFeature feature) noexcept;

@@ -19,20 +19,12 @@ constexpr std::string_view kVersion = "1";
 constexpr std::size_t kMaxFileBytes = std::size_t{64} * 1024;
 
 constexpr std::string_view kFeatureNames[kRerankFeatureCount] = {
-    "bm25_relative",
-    "bm25_reciprocal_rank",
-    "dense_cosine",
-    "dense_relative",
-    "dense_reciprocal_rank",
-    "fused_relative",
-    "in_both",
-    "cover_name",
-    "cover_description",
-    "cover_parameters",
-    "cover_server",
-    "cover_any",
-    "name_words_in_query",
-    "name_in_query",
+    "bm25_relative",         "bm25_reciprocal_rank", "dense_cosine", "dense_relative",
+    "dense_reciprocal_rank", "fused_relative",       "in_both",      "cover_name",
+    "cover_description",     "cover_parameters",     "cover_server", "cover_any",
+    "name_words_in_query",   "name_in_query",        "bm25_name",    "bm25_description",
+    "bm25_parameters",       "bm25_server",          "maxsim",       "maxsim_relative",
+    "bm25_top_margin",
 };
 
 /// The file's lines, without their line ends; a last line without "\n" counts too.
@@ -107,7 +99,6 @@ std::string Reranker::serialize() const {
 
 Result<Reranker> Reranker::parse(std::string_view text) {
     const std::vector<std::string_view> lines = lines_of(text);
-    const std::size_t expected_lines = kRerankFeatureCount + 4;
     if (lines.empty() || value_after(lines[0], kMagic) == std::nullopt) {
         return Status{Errc::invalid_argument,
                       "not a reranker file (it must start with \"scout-reranker 1\")"};
@@ -124,15 +115,19 @@ Result<Reranker> Reranker::parse(std::string_view text) {
     if (!count) {
         return bad_line(1, "expected \"features N\"");
     }
-    if (*count != std::to_string(kRerankFeatureCount)) {
+    // A file lists the first N features of this build's list (N <= the build's count), so a
+    // file trained before features were added still reads: the ones it lacks weigh 0.
+    std::size_t listed = 0;
+    const auto [end, ec] = std::from_chars(count->data(), count->data() + count->size(), listed);
+    if (ec != std::errc() || end != count->data() + count->size() || listed == 0 ||
+        listed > kRerankFeatureCount) {
         return bad_line(1,
                         "the file has " + std::string(*count) + " features, this build computes " +
                             std::to_string(kRerankFeatureCount) +
-                            " (the file was trained for "
-                            "another version)");
+                            " (the file was trained for another version)");
     }
     Reranker model;
-    for (std::size_t i = 0; i < kRerankFeatureCount; ++i) {
+    for (std::size_t i = 0; i < listed; ++i) {
         const std::size_t at = 2 + i;
         if (at >= lines.size()) {
             return Status{Errc::invalid_argument,
@@ -151,7 +146,8 @@ Result<Reranker> Reranker::parse(std::string_view text) {
         }
         model.weights[i] = *weight;
     }
-    const std::size_t bias_at = 2 + kRerankFeatureCount;
+    const std::size_t bias_at = 2 + listed;
+    const std::size_t expected_lines = listed + 4;
     if (bias_at >= lines.size()) {
         return Status{Errc::invalid_argument, "reranker file is truncated: it has no bias line"};
     }

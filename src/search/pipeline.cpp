@@ -104,7 +104,17 @@ Result<SearchResult> search_unguarded(const Snapshot& snap,
     const std::size_t ranked = rerank ? std::max(d.k, 2 * d.solo_fetch) : d.k;
     result.hits = ranked_hits(snap, lists, ranked, options.fusion.value_or(snap.options.fusion));
     if (rerank) {
-        const std::vector<RerankFeatures> features = rerank_features(snap, query, result.hits);
+        // Late interaction looks up every candidate word's vector: only when it is asked for.
+        const auto weighs = [&options](RerankFeature f) {
+            return options.reranker != nullptr &&
+                   options.reranker->weights[static_cast<std::size_t>(f)] != 0.0;
+        };
+        const bool late = options.rerank_candidates || weighs(RerankFeature::maxsim) ||
+                          weighs(RerankFeature::maxsim_relative);
+        const std::shared_ptr<const WordVectors> word_vectors =
+            late && embedder != nullptr ? embedder->word_vectors() : nullptr;
+        const std::vector<RerankFeatures> features =
+            rerank_features(snap, query, result.hits, word_vectors.get());
         if (options.rerank_candidates) {
             result.candidates = rerank_candidates(result.hits, features);
         }

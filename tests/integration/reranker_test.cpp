@@ -85,9 +85,17 @@ TEST_CASE("a reranker file of other features or another version is refused", "[r
         t.replace(t.find(from), from.size(), to);
         return Reranker::parse(t);
     };
-    auto fewer = replaced("features 14", "features 13");
+    const std::string count = "features " + std::to_string(scout::kRerankFeatureCount);
+    auto more = replaced(count, "features " + std::to_string(scout::kRerankFeatureCount + 1));
+    REQUIRE_FALSE(more.ok());
+    CHECK(more.status().message().find(std::to_string(scout::kRerankFeatureCount + 1) +
+                                       " features") != std::string::npos);
+    // Fewer features than listed: the bias line is met where a feature was expected.
+    auto fewer = replaced(count, "features " + std::to_string(scout::kRerankFeatureCount - 1));
     REQUIRE_FALSE(fewer.ok());
-    CHECK(fewer.status().message().find("13 features") != std::string::npos);
+    CHECK(fewer.status().message().find("bias") != std::string::npos);
+    CHECK_FALSE(replaced(count, "features 0").ok());
+    CHECK_FALSE(replaced(count, "features x").ok());
 
     auto renamed = replaced("cover_name", "cover_title");
     REQUIRE_FALSE(renamed.ok());
@@ -106,6 +114,26 @@ TEST_CASE("a reranker file of other features or another version is refused", "[r
     auto missing = Reranker::open(dir.file("absent.txt"));
     REQUIRE_FALSE(missing.ok());
     CHECK(missing.status().code() == scout::Errc::not_found);
+}
+
+TEST_CASE("a reranker file of the first features only reads, the rest weighing 0", "[rerank]") {
+    // A file trained before the per-field, late-interaction and margin features were added
+    // lists the first 14.
+    const Reranker model = sample_model();
+    std::string text = "scout-reranker 1\nfeatures 14\n";
+    for (std::size_t i = 0; i < 14; ++i) {
+        const auto f = static_cast<RerankFeature>(i);
+        text += std::string(scout::rerank_feature_name(f)) + " " +
+                std::to_string(model.weights[i]) + "\n";
+    }
+    auto parsed = Reranker::parse(text + "bias 0.5\nend\n");
+    REQUIRE(parsed.ok());
+    for (std::size_t i = 0; i < scout::kRerankFeatureCount; ++i) {
+        INFO(scout::rerank_feature_name(static_cast<RerankFeature>(i)));
+        CHECK(parsed->weights[i] == (i < 14 ? std::stod(std::to_string(model.weights[i])) : 0.0));
+    }
+    CHECK(parsed->bias == 0.5);
+    CHECK_FALSE(Reranker::parse(text + "bias 0.5\n").ok());  // no "end": truncated
 }
 
 TEST_CASE("a reranker of zero weights keeps the fused order", "[rerank]") {
