@@ -22,6 +22,9 @@ SOURCES = ["bfcl", "metatool", "seal_tools"]
 L2_GRID = [0.1, 1.0, 10.0]
 # Held-out mean MRR a larger feature set must add to be chosen over a smaller one.
 PAYS = 0.002
+# How far into the fused list a model re-orders (0: every candidate); 5 keeps a top-5 search's
+# fused top 5 as a set.
+DEPTHS = [0, 10, 5]
 # Feature groups tried by LOSO (each a set of feature names; the model keeps the chosen one and
 # writes zero for the rest).
 SCORES = ["bm25_relative", "bm25_reciprocal_rank", "fused_relative"]
@@ -47,26 +50,46 @@ GROUPS = {
 }
 
 
-def read_candidates(path, max_queries):
-    """[(features list per candidate, relevance list)] per query, and the feature names."""
+def read_rows(path):
+    """{query index: (feature rows, relevance list)} in file order, and the feature names."""
     with open(path, encoding="utf-8") as f:
-        header = f.readline().split()
-        names = header[2:]
+        names = f.readline().split()[2:]
         queries = {}
-        order = []
         for line in f:
             parts = line.split()
-            q = int(parts[0])
-            if q not in queries:
-                queries[q] = ([], [])
-                order.append(q)
-            queries[q][0].append([float(v) for v in parts[2:]])
-            queries[q][1].append(int(parts[1]))
-    # Every k-th query when capped, so the subset spreads over the whole file.
+            rows, rel = queries.setdefault(int(parts[0]), ([], []))
+            rows.append([float(v) for v in parts[2:]])
+            rel.append(int(parts[1]))
+    return queries, names
+
+
+def sample(order, max_queries):
+    """Every k-th query when capped, so the subset spreads over the whole file."""
     if max_queries and len(order) > max_queries:
         step = len(order) / max_queries
-        order = [order[int(i * step)] for i in range(max_queries)]
-    return [queries[q] for q in order], names
+        return [order[int(i * step)] for i in range(max_queries)]
+    return order
+
+
+def read_candidates(path, max_queries, depth_path=None):
+    """[(feature rows, relevance list)] per query, and the feature names. With depth_path (the
+    same queries written with --rerank-depth N), each query's rows are those of depth_path (its
+    first N candidates, features computed over them alone) and its relevance still that of every
+    candidate in `path`, so that ranks past N count."""
+    queries, names = read_rows(path)
+    order = sample(list(queries), max_queries)
+    if depth_path is None:
+        return [queries[q] for q in order], names
+    shallow, shallow_names = read_rows(depth_path)
+    if shallow_names != names:
+        sys.exit(f"{depth_path}: its features differ from {path}'s")
+    out = []
+    for q in order:
+        rows, rel = shallow.get(q, ([], []))
+        if rel != queries[q][1][: len(rel)]:
+            sys.exit(f"{depth_path}: query {q}'s candidates differ from {path}'s")
+        out.append((rows, queries[q][1]))
+    return out, names
 
 
 def project(data, columns):
@@ -155,13 +178,15 @@ def loss(usable, w, l2):
     return total
 
 
-def metrics(data, w):
-    """Hit@1, Hit@5 and MRR of ordering each query's candidates by w (ties keep fused order);
-    every query counts, one without a relevant candidate as a miss."""
+def metrics(data, w, depth=0):
+    """Hit@1, Hit@5 and MRR of ordering each query's first `depth` candidates (all when 0; at
+    most those with feature rows) by w, the rest after them in fused order (ties keep fused
+    order); every query counts, one without a relevant candidate as a miss."""
     h1 = h5 = rr = 0.0
     for x, r in data:
-        s = [sum(wi * xi for wi, xi in zip(w, row)) for row in x]
-        order = sorted(range(len(x)), key=lambda c: -s[c])  # stable: fused order on ties
+        d = len(x) if depth == 0 else min(depth, len(x))
+        s = [sum(wi * xi for wi, xi in zip(w, row)) for row in x[:d]]
+        order = sorted(range(d), key=lambda c: -s[c]) + list(range(d, len(r)))  # stable sort
         for rank, c in enumerate(order, 1):
             if r[c]:
                 h1 += rank == 1
@@ -170,6 +195,11 @@ def metrics(data, w):
                 break
     n = max(len(data), 1)
     return h1 / n, h5 / n, rr / n
+
+
+def first(data, depth):
+    """Each query's first `depth` candidates (all when 0): what a model of that depth learns from."""
+    return data if depth == 0 else [(x[:depth], r[: len(x[:depth])]) for x, r in data]
 
 
 def fused_metrics(data, names):
@@ -187,6 +217,15 @@ def main():
     data, names = {}, None
     for src in SOURCES:
         data[src], names = read_candidates(os.path.join(args.candidates, src + ".txt"), args.max_queries)
+    # A model of depth N is trained and measured on rows written with --rerank-depth N
+    # (<source>.dN.txt), whose features are computed over the first N candidates, as it reads them.
+    at_depth = {0: data}
+    for depth in DEPTHS:
+        if depth:
+            at_depth[depth] = {
+                src: read_candidates(os.path.join(args.candidates, src + ".txt"), args.max_queries,
+                                     os.path.join(args.candidates, f"{src}.d{depth}.txt"))[0]
+                for src in SOURCES}
     print("queries per source:", {s: len(d) for s, d in data.items()})
 
     print("\nLOSO (train on two sources, measure on the third): Hit@1 / Hit@5 / MRR")
@@ -194,34 +233,46 @@ def main():
     for s in SOURCES:
         print(f"  {s:12s} fused hybrid        {base[s][0]:.3f} / {base[s][1]:.3f} / {base[s][2]:.3f}")
     tried = []
-    for group, feats in GROUPS.items():
-        columns = [names.index(f) for f in feats]
-        for l2 in L2_GRID:
-            held = {}
-            for s in SOURCES:
-                train_set = [q for o in SOURCES if o != s for q in project(data[o], columns)]
-                w = train(train_set, l2)
-                held[s] = metrics(project(data[s], columns), w)
-            mean_mrr = sum(m[2] for m in held.values()) / len(SOURCES)
-            mean_h1 = sum(m[0] for m in held.values()) / len(SOURCES)
-            row = "  ".join(f"{s} {m[0]:.3f}/{m[1]:.3f}/{m[2]:.3f}" for s, m in held.items())
-            print(f"  {group:20s} l2={l2:<5g} {row}  mean H@1 {mean_h1:.3f} MRR {mean_mrr:.3f}")
-            tried.append((mean_mrr, mean_h1, len(feats), group, l2))
-    # A feature pays when it lifts the held-out mean MRR by more than PAYS over a smaller set:
-    # of the settings within PAYS of the best, the fewest features win, then the higher MRR
-    # and Hit@1, then the earlier setting.
-    top = max(t[0] for t in tried)
-    near = [t for t in tried if t[0] >= top - PAYS]
-    best = min(near, key=lambda t: (t[2], -round(t[0], 6), -round(t[1], 6)))
-    best = (None, best[3], best[4])
-    _, group, l2 = best
-    print(f"\nchosen by LOSO: features {group}, l2 {l2}")
-    columns = [names.index(f) for f in GROUPS[group]]
-    w = train([q for s in SOURCES for q in project(data[s], columns)], l2)
-    weights = dict(zip(GROUPS[group], w))
+    for depth in DEPTHS:
+        for group, feats in GROUPS.items():
+            columns = [names.index(f) for f in feats]
+            for l2 in L2_GRID:
+                held = {}
+                for s in SOURCES:
+                    train_set = [q for o in SOURCES if o != s
+                                 for q in first(project(at_depth[depth][o], columns), depth)]
+                    w = train(train_set, l2)
+                    held[s] = metrics(project(at_depth[depth][s], columns), w, depth)
+                mean_mrr = sum(m[2] for m in held.values()) / len(SOURCES)
+                mean_h1 = sum(m[0] for m in held.values()) / len(SOURCES)
+                # Never worse than the fused order (BM25's, by default) on any held-out source.
+                safe = all(held[s][i] >= base[s][i] - 1e-9 for s in SOURCES for i in range(3))
+                row = "  ".join(f"{s} {m[0]:.3f}/{m[1]:.3f}/{m[2]:.3f}" for s, m in held.items())
+                print(f"  depth {depth or 'all':<3} {group:20s} l2={l2:<5g} {row}  "
+                      f"mean H@1 {mean_h1:.3f} MRR {mean_mrr:.3f}{'' if safe else '  (below fused)'}",
+                      flush=True)
+                tried.append((mean_mrr, mean_h1, len(feats), group, l2, depth, safe))
+    # Only a setting at or above the fused order on every held-out source and metric is eligible.
+    # A feature pays when it lifts the held-out mean MRR by more than PAYS over a smaller set: of
+    # the eligible settings within PAYS of the best, the fewest features win, then the higher MRR
+    # and Hit@1, then the smaller depth (a shorter reach into the fused list), then the earlier.
+    eligible = [t for t in tried if t[6]]
     lines = ["scout-reranker 1", f"features {len(names)}"]
-    lines += [f"{n} {repr(float(weights.get(n, 0.0)))}" for n in names]
-    lines += ["bias 0.0", "end"]
+    if not eligible:
+        print("\nno setting is at or above the fused order on every held-out source: zero weights")
+        lines += [f"{n} 0.0" for n in names] + ["bias 0.0", "end"]
+        weights = {}
+    else:
+        top = max(t[0] for t in eligible)
+        near = [t for t in eligible if t[0] >= top - PAYS]
+        best = min(near, key=lambda t: (t[2], -round(t[0], 6), -round(t[1], 6), t[5] or 10**9))
+        _, _, _, group, l2, depth, _ = best
+        print(f"\nchosen by LOSO: depth {depth or 'all'}, features {group}, l2 {l2}")
+        columns = [names.index(f) for f in GROUPS[group]]
+        w = train([q for s in SOURCES for q in first(project(at_depth[depth][s], columns), depth)], l2)
+        weights = dict(zip(GROUPS[group], w))
+        lines += [f"{n} {repr(float(weights.get(n, 0.0)))}" for n in names]
+        lines += ["bias 0.0"] + ([f"depth {depth}"] if depth else []) + ["end"]
     with open(args.out, "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
     print(f"wrote {args.out}")

@@ -1,7 +1,8 @@
-// reranker.hpp: a learned linear re-ranker over a search's fused candidates. Each candidate gets
-// features that carry across catalogs (the branches' scores and ranks, how much of the query
-// each field of the tool covers, name matches); the model's score sum(w_i x_i) + bias orders
-// them. The weights are a small text file (training/train_reranker.py writes it).
+// reranker.hpp: a learned linear re-ranker over a search's first fused candidates. Each
+// candidate gets features that carry across catalogs (the branches' scores and ranks, how much
+// of the query each field of the tool covers, per-field BM25, name matches, late interaction
+// over word vectors); the model's score sum(w_i x_i) + bias orders them. The weights are a
+// small text file (training/train_reranker.py writes it).
 #pragma once
 
 #include <array>
@@ -56,13 +57,18 @@ class SCOUT_API Reranker {
 public:
     std::array<double, kRerankFeatureCount> weights{};
     double bias = 0;
+    /// How many of the fused candidates, from the first, the model re-orders; the rest stay
+    /// after them in fused order. 0: every candidate. A depth of top_k or less keeps the fused
+    /// top k as a set (the default fusion's is BM25's), so Hit@k cannot fall below it.
+    std::size_t depth = 0;
 
     /// The model's score of one candidate's features.
     [[nodiscard]] double score(
         const std::array<float, kRerankFeatureCount>& features) const noexcept;
 
     /// The text form: "scout-reranker 1", "features N", one "name weight" line per feature in
-    /// order, "bias B", "end". Weights are written so that parsing them gives the same doubles.
+    /// order, "bias B", "depth D" when depth is not 0, "end". Weights are written so that
+    /// parsing them gives the same doubles.
     [[nodiscard]] std::string serialize() const;
     /// Reads the text form. Refuses (invalid_argument, naming the line) another format or
     /// version, a feature list other than this build's, a number that is not finite, and a

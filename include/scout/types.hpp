@@ -107,12 +107,16 @@ struct SearchOptions {
     /// results are exactly those without it.
     bool outcome_prior = false;
     /// A learned re-ranker (Reranker::open) that orders the fused candidates (the union of both
-    /// branches' fetched lists, not only the first top_k) by its features before the cut to
-    /// top_k; exact names still come first. Null (the default): the fused order.
+    /// branches' fetched lists, not only the first top_k, or the first Reranker::depth of them)
+    /// by its features before the cut to top_k; exact names still come first. Null (the
+    /// default): the fused order.
     std::shared_ptr<const Reranker> reranker = nullptr;
     /// Also return every fused candidate with its re-ranker features (SearchResult::candidates),
     /// for training a re-ranker. Off by default.
     bool rerank_candidates = false;
+    /// With rerank_candidates: return only the first N fused candidates, their features computed
+    /// over those N alone, as a re-ranker of depth N (Reranker::depth) computes them. 0: all.
+    std::size_t rerank_candidates_depth = 0;
     static constexpr double kMaxOutcomeBoost = 0.1;
     static constexpr std::size_t kMaxAlternatives = 8;
 };

@@ -17,6 +17,8 @@ constexpr std::string_view kMagic = "scout-reranker";
 constexpr std::string_view kVersion = "1";
 /// A weights file is a few hundred bytes; anything far larger is not one.
 constexpr std::size_t kMaxFileBytes = std::size_t{64} * 1024;
+/// A search ranks at most a few hundred candidates; a larger depth is not a trained setting.
+constexpr std::size_t kMaxDepth = 10000;
 
 constexpr std::string_view kFeatureNames[kRerankFeatureCount] = {
     "bm25_relative",         "bm25_reciprocal_rank", "dense_cosine", "dense_relative",
@@ -93,7 +95,11 @@ std::string Reranker::serialize() const {
     for (std::size_t i = 0; i < kRerankFeatureCount; ++i) {
         out += std::string(kFeatureNames[i]) + " " + number_text(weights[i]) + "\n";
     }
-    out += "bias " + number_text(bias) + "\nend\n";
+    out += "bias " + number_text(bias) + "\n";
+    if (depth != 0) {
+        out += "depth " + std::to_string(depth) + "\n";
+    }
+    out += "end\n";
     return out;
 }
 
@@ -147,7 +153,6 @@ Result<Reranker> Reranker::parse(std::string_view text) {
         model.weights[i] = *weight;
     }
     const std::size_t bias_at = 2 + listed;
-    const std::size_t expected_lines = listed + 4;
     if (bias_at >= lines.size()) {
         return Status{Errc::invalid_argument, "reranker file is truncated: it has no bias line"};
     }
@@ -157,12 +162,27 @@ Result<Reranker> Reranker::parse(std::string_view text) {
         return bad_line(bias_at, "expected \"bias B\" with a finite number");
     }
     model.bias = *bias;
-    if (bias_at + 1 >= lines.size() || lines[bias_at + 1] != "end") {
+    std::size_t end_at = bias_at + 1;
+    if (end_at < lines.size()) {
+        if (const auto depth_text = value_after(lines[end_at], "depth")) {
+            std::size_t depth = 0;
+            const char* const last = depth_text->data() + depth_text->size();
+            const auto read = std::from_chars(depth_text->data(), last, depth);
+            if (read.ec != std::errc() || read.ptr != last || depth == 0 || depth > kMaxDepth) {
+                return bad_line(end_at,
+                                "expected \"depth D\" with D a whole number from 1 to " +
+                                    std::to_string(kMaxDepth));
+            }
+            model.depth = depth;
+            ++end_at;
+        }
+    }
+    if (end_at >= lines.size() || lines[end_at] != "end") {
         return Status{Errc::invalid_argument,
                       "reranker file is truncated: it has no closing \"end\" line"};
     }
-    if (lines.size() > expected_lines) {
-        return bad_line(expected_lines, "unexpected text after \"end\"");
+    if (lines.size() > end_at + 1) {
+        return bad_line(end_at + 1, "unexpected text after \"end\"");
     }
     return model;
 }

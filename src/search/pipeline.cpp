@@ -99,9 +99,24 @@ Result<SearchResult> search_unguarded(const Snapshot& snap,
     result.mode = lists.ran_bm25 && lists.ran_dense ? Mode::hybrid
                                                     : (lists.ran_dense ? Mode::dense : Mode::bm25);
     const bool rerank = options.reranker != nullptr || options.rerank_candidates;
-    // Re-ranking reads every fused candidate (each branch fetched at most solo_fetch), not only
-    // the first k.
-    const std::size_t ranked = rerank ? std::max(d.k, 2 * d.solo_fetch) : d.k;
+    const std::size_t model_depth = options.reranker != nullptr ? options.reranker->depth : 0;
+    std::size_t ranked = d.k;
+    if (rerank) {
+        // Re-ranking reads the fused candidates a model of that depth re-orders (0: every one;
+        // each branch fetched at most solo_fetch), not only the first k.
+        const std::size_t every = std::max(d.k, 2 * d.solo_fetch);
+        const auto reach = [every](std::size_t depth) {
+            return depth == 0 ? every : std::min(depth, every);
+        };
+        std::size_t need = 0;
+        if (options.rerank_candidates) {
+            need = reach(options.rerank_candidates_depth);
+        }
+        if (options.reranker != nullptr) {
+            need = std::max(need, reach(model_depth));
+        }
+        ranked = std::max(d.k, need);
+    }
     result.hits = ranked_hits(snap, lists, ranked, options.fusion.value_or(snap.options.fusion));
     if (rerank) {
         // Late interaction looks up every candidate word's vector: only when it is asked for.
@@ -113,13 +128,21 @@ Result<SearchResult> search_unguarded(const Snapshot& snap,
                           weighs(RerankFeature::maxsim_relative);
         const std::shared_ptr<const WordVectors> word_vectors =
             late && embedder != nullptr ? embedder->word_vectors() : nullptr;
-        const std::vector<RerankFeatures> features =
-            rerank_features(snap, query, result.hits, word_vectors.get());
+        // Features are relative to the candidates they are computed over: a model of depth N
+        // reads them over the first N, as its training rows were written.
+        const auto features_over = [&](std::size_t depth) {
+            const std::size_t n =
+                depth == 0 ? result.hits.size() : std::min(depth, result.hits.size());
+            return rerank_features(
+                snap, query, std::span<const Hit>(result.hits).first(n), word_vectors.get());
+        };
         if (options.rerank_candidates) {
-            result.candidates = rerank_candidates(result.hits, features);
+            const std::vector<RerankFeatures> rows = features_over(options.rerank_candidates_depth);
+            result.candidates =
+                rerank_candidates(std::span<const Hit>(result.hits).first(rows.size()), rows);
         }
         if (options.reranker != nullptr) {
-            rerank_hits(*options.reranker, features, result.hits);
+            rerank_hits(*options.reranker, features_over(model_depth), result.hits);
         }
         result.hits.resize(std::min(result.hits.size(), d.k));
     }

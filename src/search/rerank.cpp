@@ -10,7 +10,10 @@ namespace scout::detail {
 void rerank_hits(const Reranker& model,
                  std::span<const RerankFeatures> features,
                  std::vector<Hit>& hits) {
-    const std::size_t n = std::min(features.size(), hits.size());
+    std::size_t n = std::min(features.size(), hits.size());
+    if (model.depth != 0) {
+        n = std::min(n, model.depth);
+    }
     std::vector<double> scores(n);
     for (std::size_t i = 0; i < n; ++i) {
         scores[i] = model.score(features[i]);
@@ -20,14 +23,21 @@ void rerank_hits(const Reranker& model,
     std::stable_sort(order.begin(), order.end(), [&scores](std::size_t a, std::size_t b) {
         return scores[a] > scores[b];
     });
+    const auto probability = [](double s) {
+        return static_cast<float>(1.0 / (1.0 + std::exp(-s)));
+    };
     std::vector<Hit> sorted;
     sorted.reserve(hits.size());
     for (const std::size_t i : order) {
-        hits[i].score = static_cast<float>(1.0 / (1.0 + std::exp(-scores[i])));
+        hits[i].score = probability(scores[i]);
         sorted.push_back(std::move(hits[i]));
     }
-    // Hits without a feature row (none in practice) keep their place after the scored ones.
+    // The hits past the depth (which have no feature row) keep their fused order and score
+    // after the re-ordered ones, capped so that scores still descend.
     for (std::size_t i = n; i < hits.size(); ++i) {
+        if (!sorted.empty()) {
+            hits[i].score = std::min(hits[i].score, sorted.back().score);
+        }
         sorted.push_back(std::move(hits[i]));
     }
     hits = std::move(sorted);

@@ -13,9 +13,11 @@
 
 namespace scout::detail {
 
-/// Orders `hits` by the model's score of `features` (one row per hit), best first; equal scores
-/// keep their order, so a model of zero weights changes nothing. Each hit's score becomes the
-/// model's probability 1 / (1 + e^-s), which descends with the order.
+/// Orders the first model.depth `hits` (all when 0; at most one per row of `features`, which
+/// holds the first hits' features) by the model's score, best first; equal scores keep their
+/// order, so a model of zero weights changes nothing, and the hits after them keep theirs. Each
+/// re-ordered hit's score becomes the model's probability 1 / (1 + e^-s); the later hits keep
+/// their fused score, capped by the score before them so that scores still descend.
 void rerank_hits(const Reranker& model,
                  std::span<const RerankFeatures> features,
                  std::vector<Hit>& hits);

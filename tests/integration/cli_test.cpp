@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <catch2/catch.hpp>
@@ -200,6 +201,33 @@ TEST_CASE("scout eval --rerank adds a re-ranked hybrid row and refuses a broken 
         relevant += is_relevant == 1 ? 1 : 0;
     }
     CHECK(relevant >= 1);
+
+    // --rerank-depth N: at most N rows per query.
+    const auto shallow = catalog.parent_path() / "candidates-2.txt";
+    REQUIRE(run("eval --catalog " + catalog.string() + " --queries " + queries.string() +
+                " --embedder hashing --rerank-candidates " + shallow.string() + " --rerank-depth 2")
+                .code == 0);
+    std::ifstream shallow_in(shallow);
+    REQUIRE(std::getline(shallow_in, header));
+    std::map<std::size_t, std::size_t> rows_per_query;
+    while (std::getline(shallow_in, line)) {
+        std::istringstream fields(line);
+        std::size_t query = 0;
+        fields >> query;
+        ++rows_per_query[query];
+    }
+    REQUIRE_FALSE(rows_per_query.empty());
+    for (const auto& [query, count] : rows_per_query) {
+        CHECK(count <= 2);
+    }
+    for (const char* bad : {" --rerank-depth 0", " --rerank-depth x"}) {
+        CHECK(run("eval --catalog " + catalog.string() + " --queries " + queries.string() +
+                  " --embedder hashing --rerank-candidates " + shallow.string() + bad)
+                  .code == 2);
+    }
+    CHECK(run("eval --catalog " + catalog.string() + " --queries " + queries.string() +
+              " --rerank-depth 2")
+              .code == 2);
 
     const auto truncated = write_temp("truncated.txt", model);
     CHECK(run("search --catalog " + catalog.string() + " --rerank " + truncated.string() +

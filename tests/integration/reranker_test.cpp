@@ -4,6 +4,8 @@
 // the candidate that has the feature.
 #include "scout/reranker.hpp"
 
+#include <algorithm>
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,6 +33,7 @@ Reranker sample_model() {
         m.weights[i] = (static_cast<double>(i) - 5.0) / 3.0 + 1e-9 * static_cast<double>(i);
     }
     m.bias = -0.1;
+    m.depth = 7;
     return m;
 }
 
@@ -48,6 +51,20 @@ std::vector<std::string> names_of(const scout::SearchResult& r) {
         names.push_back(h.name);
     }
     return names;
+}
+
+/// Eight tools that all say "ledger", in descriptions of growing length: BM25 ranks them all,
+/// in order.
+scout::CatalogSpec ledger_catalog() {
+    scout::CatalogSpec spec;
+    spec.servers.push_back({"books", "Bookkeeping.", "", "", scout::ServerStatus::active, {}});
+    std::string padding;
+    for (int i = 0; i < 8; ++i) {
+        spec.servers[0].tools.push_back(
+            {"tool_" + std::to_string(i), "", "Reads the ledger." + padding, "", ""});
+        padding += " Also notes item " + std::to_string(i) + " of the ledger.";
+    }
+    return spec;
 }
 
 }  // namespace
@@ -109,6 +126,17 @@ TEST_CASE("a reranker file of other features or another version is refused", "[r
     CHECK_FALSE(replaced("bias -0.1", "bias nan").ok());
     CHECK_FALSE(replaced("bias -0.1", "bias 1e999").ok());
     CHECK_FALSE(Reranker::parse(text + "extra\n").ok());
+    for (const char* depth : {"depth 0", "depth x", "depth 10001", "depth -1", "depth 7 7"}) {
+        INFO(depth);
+        auto bad = replaced("depth 7", depth);
+        REQUIRE_FALSE(bad.ok());
+        CHECK(bad.status().message().find("depth") != std::string::npos);
+    }
+    // Without its depth line the model re-orders every candidate.
+    auto all = replaced("depth 7\n", "");
+    REQUIRE(all.ok());
+    CHECK(all->depth == 0);
+    CHECK(all->serialize().find("depth") == std::string::npos);
 
     scout::test::TempDir dir;
     auto missing = Reranker::open(dir.file("absent.txt"));
@@ -153,6 +181,110 @@ TEST_CASE("a reranker of zero weights keeps the fused order", "[rerank]") {
         INFO(query);
         CHECK(names_of(a.value()) == names_of(b.value()));
     }
+}
+
+TEST_CASE("a reranker with a depth re-orders only the first candidates", "[rerank]") {
+    const scout::Catalog catalog = catalog_of(ledger_catalog());
+    const char* query = "ledger";
+    scout::SearchOptions plain;
+    plain.top_k = 6;
+    plain.exact_name_first = false;
+    auto fused = catalog.searcher().search(query, plain);
+    REQUIRE(fused.ok());
+    const std::vector<std::string> order = names_of(fused.value());
+    REQUIRE(order.size() == 6);
+
+    // BM25's reciprocal rank weighed negatively turns the candidates BM25 ranked upside down.
+    Reranker reverse;
+    reverse.weights[idx(RerankFeature::bm25_reciprocal_rank)] = -10.0;
+    scout::SearchOptions reranked = plain;
+    reverse.depth = 2;
+    reranked.reranker = std::make_shared<const Reranker>(reverse);
+    auto two = catalog.searcher().search(query, reranked);
+    REQUIRE(two.ok());
+    const std::vector<std::string> first_two = names_of(two.value());
+    REQUIRE(first_two.size() == order.size());
+    CHECK(first_two[0] == order[1]);
+    CHECK(first_two[1] == order[0]);
+    CHECK(std::equal(order.begin() + 2, order.end(), first_two.begin() + 2));
+    for (std::size_t i = 1; i < two->hits.size(); ++i) {
+        CHECK(two->hits[i].score <= two->hits[i - 1].score);
+    }
+
+    reverse.depth = 0;
+    reranked.reranker = std::make_shared<const Reranker>(reverse);
+    auto every = catalog.searcher().search(query, reranked);
+    REQUIRE(every.ok());
+    // Re-ordering every fused candidate brings ones from past the first six into view.
+    CHECK(names_of(every.value()) != first_two);
+    CHECK(every->hits[0].name != order[0]);
+}
+
+TEST_CASE("training rows of a depth are the features a model of that depth reads", "[rerank]") {
+    const scout::Catalog catalog = catalog_of(ledger_catalog());
+    const char* query = "ledger item";
+    scout::SearchOptions dump;
+    dump.top_k = 5;
+    dump.exact_name_first = false;
+    dump.rerank_candidates = true;
+    auto every = catalog.searcher().search(query, dump);
+    REQUIRE(every.ok());
+    REQUIRE(every->candidates.size() == 8);
+    dump.rerank_candidates_depth = 4;
+    auto four = catalog.searcher().search(query, dump);
+    REQUIRE(four.ok());
+    REQUIRE(four->candidates.size() == 4);
+    // The same first candidates, but features relative to the best of the four differ.
+    bool any_differs = false;
+    for (std::size_t i = 0; i < 4; ++i) {
+        CHECK(four->candidates[i].key.tool == every->candidates[i].key.tool);
+        any_differs = any_differs || four->candidates[i].features != every->candidates[i].features;
+    }
+    CHECK(any_differs);
+
+    // A model of depth 4 orders the first four as its training rows score them. The model is
+    // one whose order of the four differs when their features are computed over all eight, so
+    // that features over the wrong candidates would show.
+    const auto order_by = [](const Reranker& m, const std::vector<scout::RerankCandidate>& rows) {
+        std::vector<std::pair<double, std::string>> scored;
+        for (std::size_t i = 0; i < 4; ++i) {
+            std::array<float, scout::kRerankFeatureCount> row{};
+            std::copy(rows[i].features.begin(), rows[i].features.end(), row.begin());
+            scored.emplace_back(m.score(row), rows[i].key.tool);
+        }
+        std::stable_sort(scored.begin(), scored.end(), [](const auto& x, const auto& y) {
+            return x.first > y.first;
+        });
+        std::vector<std::string> names;
+        for (const auto& [score, name] : scored) {
+            names.push_back(name);
+        }
+        return names;
+    };
+    Reranker model;
+    model.depth = 4;
+    bool sensitive = false;
+    for (int a = 1; a <= 8 && !sensitive; ++a) {
+        for (int b = -8; b <= 0 && !sensitive; ++b) {
+            model.weights[idx(RerankFeature::bm25_description)] = a;
+            model.weights[idx(RerankFeature::bm25_relative)] = b;
+            sensitive = order_by(model, four->candidates) != order_by(model, every->candidates);
+        }
+    }
+    REQUIRE(sensitive);
+    const std::vector<std::string> expected = order_by(model, four->candidates);
+    scout::SearchOptions options;
+    options.top_k = 5;
+    options.exact_name_first = false;
+    options.reranker = std::make_shared<const Reranker>(model);
+    auto reranked = catalog.searcher().search(query, options);
+    REQUIRE(reranked.ok());
+    REQUIRE(reranked->hits.size() == 5);
+    for (std::size_t i = 0; i < 4; ++i) {
+        INFO(i);
+        CHECK(reranked->hits[i].tool == expected[i]);
+    }
+    CHECK(reranked->hits[4].tool == every->candidates[4].key.tool);
 }
 
 TEST_CASE("a tool whose name the query holds is raised by the name feature", "[rerank]") {

@@ -204,7 +204,13 @@ const CommandSpec& eval_spec() {
                           "",
                           "write every evaluable query's fused hybrid candidates with their "
                           "re-ranker features and relevance, one line each (the training data of "
-                          "training/train_reranker.py)"}}},
+                          "training/train_reranker.py)"},
+                         {"rerank-depth",
+                          "N",
+                          "",
+                          "with --rerank-candidates: only each query's first N fused candidates, "
+                          "their features computed over those N, as a re-ranker of depth N reads "
+                          "them"}}},
                        {"output", {json_option("print the report as JSON"), quiet_option()}}}};
         return s;
     }();

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "args/values.hpp"
 #include "cli/command_specs.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
@@ -103,6 +104,9 @@ int run_eval(int argc, char** argv) {
     const Args* args = &*parsed.args;
     if (!args->positional().empty()) {
         return fail("eval takes no positional arguments");
+    }
+    if (args->get("rerank-depth") && !args->get("rerank-candidates")) {
+        return fail("--rerank-depth applies to --rerank-candidates, which is not given");
     }
     const bool all_modes = args->get("mode") == "all";
     auto search = search_options(*args, /*read_mode=*/!all_modes);
@@ -235,6 +239,13 @@ int run_eval(int argc, char** argv) {
     if (auto file = args->get("rerank-candidates")) {
         SearchOptions options = search.value();
         options.reranker = nullptr;
+        if (auto depth = args->get("rerank-depth")) {
+            if (std::string refused = args::read_whole_into(
+                    *depth, 1, std::size_t{10000}, options.rerank_candidates_depth);
+                !refused.empty()) {
+                return fail("--rerank-depth " + refused);
+            }
+        }
         if (Status s = write_rerank_candidates(*file,
                                                loaded->searcher,
                                                queries.value(),
