@@ -119,7 +119,7 @@ double field_bm25(const RerankQueryWords& q, const float* tf, double length, dou
     const double norm = kFieldK1 * (1.0 - kFieldB + kFieldB * length / std::max(mean_length, 1.0));
     double sum = 0;
     for (std::size_t i = 0; i < q.distinct.size(); ++i) {
-        const double f = tf[i];
+        const auto f = static_cast<double>(tf[i]);
         sum += f > 0 ? q.idf[i] * f * (kFieldK1 + 1.0) / (f + norm) : 0.0;
     }
     return sum;
