@@ -13,25 +13,18 @@ import numpy as np
 from sklearn.ensemble import HistGradientBoostingClassifier
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from train_reranker import GROUPS, SOURCES, read_candidates  # noqa: E402
+from train_reranker import GROUPS, SOURCES, ranked_metrics, read_candidates  # noqa: E402
 
 SETTINGS = [(3, 100, 0.1), (4, 200, 0.05), (2, 300, 0.05)]  # depth, trees, learning rate
 TRIED = ["scores+cover+names", "scores+cover+fields+names+margin", "all"]
 
 
-def ranked_metrics(queries, score):
-    h1 = h5 = rr = 0.0
-    for x, r in queries:
-        s = score(np.array(x))
-        order = sorted(range(len(x)), key=lambda c: -s[c])
-        for rank, c in enumerate(order, 1):
-            if r[c]:
-                h1 += rank == 1
-                h5 += rank <= 5
-                rr += 1.0 / rank
-                break
-    n = max(len(queries), 1)
-    return h1 / n, h5 / n, rr / n
+def by_model(model, cols):
+    """The order of a query's candidates by the model's probability (ties keep fused order)."""
+    def order_of(x, r):
+        p = model.predict_proba(np.array(x)[:, cols])[:, 1]
+        return sorted(range(len(x)), key=lambda c: -p[c])
+    return order_of
 
 
 def main():
@@ -54,7 +47,7 @@ def main():
                 model = HistGradientBoostingClassifier(
                     max_depth=depth, max_iter=trees, learning_rate=rate, random_state=0)
                 model.fit(np.array(xs), np.array(ys))
-                held[s] = ranked_metrics(data[s], lambda a: model.predict_proba(a[:, cols])[:, 1])
+                held[s] = ranked_metrics(data[s], by_model(model, cols))
             row = " ".join(f"{s} {m[0]:.3f}/{m[1]:.3f}/{m[2]:.3f}" for s, m in held.items())
             mean_h1 = sum(m[0] for m in held.values()) / len(SOURCES)
             mean_mrr = sum(m[2] for m in held.values()) / len(SOURCES)

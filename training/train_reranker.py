@@ -178,16 +178,13 @@ def loss(usable, w, l2):
     return total
 
 
-def metrics(data, w, depth=0):
-    """Hit@1, Hit@5 and MRR of ordering each query's first `depth` candidates (all when 0; at
-    most those with feature rows) by w, the rest after them in fused order (ties keep fused
-    order); every query counts, one without a relevant candidate as a miss."""
+def ranked_metrics(data, order_of):
+    """Hit@1, Hit@5 and MRR over queries (feature rows, relevance), each ordered by
+    order_of(rows, relevance), a list of candidate positions; every query counts, one without a
+    relevant candidate as a miss."""
     h1 = h5 = rr = 0.0
     for x, r in data:
-        d = len(x) if depth == 0 else min(depth, len(x))
-        s = [sum(wi * xi for wi, xi in zip(w, row)) for row in x[:d]]
-        order = sorted(range(d), key=lambda c: -s[c]) + list(range(d, len(r)))  # stable sort
-        for rank, c in enumerate(order, 1):
+        for rank, c in enumerate(order_of(x, r), 1):
             if r[c]:
                 h1 += rank == 1
                 h5 += rank <= 5
@@ -195,6 +192,16 @@ def metrics(data, w, depth=0):
                 break
     n = max(len(data), 1)
     return h1 / n, h5 / n, rr / n
+
+
+def metrics(data, w, depth=0):
+    """ranked_metrics with each query's first `depth` candidates (all when 0; at most those with
+    feature rows) ordered by w, the rest after them in fused order (ties keep fused order)."""
+    def order_of(x, r):
+        d = len(x) if depth == 0 else min(depth, len(x))
+        s = [sum(wi * xi for wi, xi in zip(w, row)) for row in x[:d]]
+        return sorted(range(d), key=lambda c: -s[c]) + list(range(d, len(r)))  # stable sort
+    return ranked_metrics(data, order_of)
 
 
 def first(data, depth):
