@@ -78,9 +78,7 @@ RerankQueryWords query_words(const Snapshot& snap, std::string_view query) {
 /// `text`, and returns the number of words it holds (stop words left out). Porter stemming only
 /// rewrites a word's suffix, so a word whose first byte starts no query stem cannot match one
 /// and is not stemmed.
-std::size_t count_query_words(const RerankQueryWords& q,
-                              std::string_view text,
-                              std::vector<float>& tf) {
+std::size_t count_query_words(const RerankQueryWords& q, std::string_view text, float* tf) {
     thread_local std::string arena;
     thread_local std::vector<RawToken> tokens;
     arena.clear();
@@ -143,8 +141,8 @@ std::string_view server_description(const Snapshot& snap, const Hit& h) {
     return {};
 }
 
-/// Each candidate's query-stem counts and length per field: kFields x distinct stems counts,
-/// then kFields lengths.
+/// Each candidate's query-stem counts and word count per field, read once and shared by the
+/// coverage and per-field BM25 features.
 struct FieldCounts {
     std::size_t stems = 0;
     std::vector<float> tf;       // [candidate][field][stem]
@@ -163,10 +161,9 @@ FieldCounts count_fields(const Snapshot& snap,
     for (std::size_t c = 0; c < hits.size(); ++c) {
         const Hit& h = hits[c];
         const auto count = [&](Field f, std::string_view a, std::string_view b) {
-            std::vector<float> tf(counts.stems, 0.0f);
+            float* tf = counts.at(c, f);  // zeroed by assign above
             std::size_t length = count_query_words(q, a, tf);
             length += count_query_words(q, b, tf);
-            std::copy(tf.begin(), tf.end(), counts.at(c, f));
             counts.length[c * kFields + f] = static_cast<double>(length);
         };
         count(name_field, h.tool, h.title);
